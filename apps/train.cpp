@@ -1,0 +1,2 @@
+// Temporary: replaced by the driver in this session.
+int main() { return 0; }

@@ -1,0 +1,44 @@
+// ThreadPool: a fixed set of worker threads that run the chunks of one parallel_for at a time.
+// The calling thread runs chunk 0 itself, so a pool of T threads has T - 1 workers.
+// Not here: how work is split (exec.h) or what it computes (kernels).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace xtrain {
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int num_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // Runs task(i) for i in [0, num_tasks), num_tasks <= num_threads(), task i on thread i, and
+  // returns when all are done. The first exception thrown by a task is rethrown here.
+  void run(int num_tasks, const std::function<void(int)>& task);
+
+ private:
+  void worker_loop(int index);
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable start_;
+  std::condition_variable done_;
+  const std::function<void(int)>* task_ = nullptr;
+  int num_tasks_ = 0;
+  int pending_ = 0;
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+  std::exception_ptr error_;
+};
+
+}  // namespace xtrain

@@ -1,0 +1,36 @@
+// AlignedBuffer: one 64-byte aligned, zero-initialized allocation of floats (a cache line, an
+// AVX-512 vector). Parameters, gradients, optimizer state and plan arenas are each one of these.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace xtrain {
+
+class AlignedBuffer {
+ public:
+  static constexpr size_t kAlignment = 64;
+
+  AlignedBuffer() = default;
+  explicit AlignedBuffer(size_t num_floats);
+
+  float* data() { return data_.get(); }
+  const float* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+
+  // Rounds a float count up so that consecutive views stay aligned.
+  static size_t round_up(size_t num_floats) {
+    constexpr size_t kFloats = kAlignment / sizeof(float);
+    return (num_floats + kFloats - 1) / kFloats * kFloats;
+  }
+
+ private:
+  struct Free {
+    void operator()(float* p) const;
+  };
+  std::unique_ptr<float, Free> data_;
+  size_t size_ = 0;
+};
+
+}  // namespace xtrain

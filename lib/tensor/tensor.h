@@ -1,0 +1,34 @@
+// Tensor: a float tensor that owns its aligned storage (inputs, outputs, test data), and
+// TensorView, a non-owning view (parameters in a flat buffer, activations in a plan's arena).
+#pragma once
+
+#include "lib/tensor/aligned_buffer.h"
+#include "lib/tensor/shape.h"
+
+namespace xtrain {
+
+struct TensorView {
+  float* data = nullptr;
+  Shape shape;
+
+  int64_t numel() const { return shape.numel(); }
+  bool empty() const { return data == nullptr; }
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(Shape shape) : shape_(std::move(shape)), storage_(shape_.numel()) {}
+
+  float* data() { return storage_.data(); }
+  const float* data() const { return storage_.data(); }
+  const Shape& shape() const { return shape_; }
+  int64_t numel() const { return shape_.numel(); }
+  TensorView view() { return {data(), shape_}; }
+
+ private:
+  Shape shape_;
+  AlignedBuffer storage_;
+};
+
+}  // namespace xtrain
