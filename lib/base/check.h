@@ -28,7 +28,7 @@ class Error : public std::runtime_error {
 }  // namespace xtrain
 
 // XTRAIN_CHECK(condition, "fmt format {}", args...): throws xtrain::Error when condition is false.
-#define XTRAIN_CHECK(condition, ...)                                               \
-  do {                                                                             \
+#define XTRAIN_CHECK(condition, ...)                                                       \
+  do {                                                                                     \
     if (!(condition)) ::xtrain::throw_error(__FILE__, __LINE__, fmt::format(__VA_ARGS__)); \
   } while (0)

@@ -27,8 +27,8 @@ void batchnorm_forward_train(const BatchNormShape& s, const float* x, const floa
 
 // Evaluation forward: y = (x - running_mean) / sqrt(running_var + eps) * gamma + beta.
 void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float* gamma,
-                            const float* beta, const float* running_mean,
-                            const float* running_var, float* y, const Exec& ex);
+                            const float* beta, const float* running_mean, const float* running_var,
+                            float* y, const Exec& ex);
 
 // With xhat = (x - mean) * inv_std, per channel:
 //   dbeta += sum(dy)    dgamma += sum(dy * xhat)

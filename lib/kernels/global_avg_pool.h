@@ -10,8 +10,7 @@ struct GlobalAvgPoolShape {
 };
 
 // y[n, c] = mean over hw of x[n, hw, c]
-void global_avg_pool_forward(const GlobalAvgPoolShape& s, const float* x, float* y,
-                             const Exec& ex);
+void global_avg_pool_forward(const GlobalAvgPoolShape& s, const float* x, float* y, const Exec& ex);
 
 // dx[n, i, c] = dy[n, c] / HW. dx is overwritten.
 void global_avg_pool_backward(const GlobalAvgPoolShape& s, const float* dy, float* dx,

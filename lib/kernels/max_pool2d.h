@@ -1,5 +1,5 @@
-// MaxPool2d kernels. NHWC: x, dx [N, H, W, C]; y, dy [N, OH, OW, C], OH = (H + 2*pad - k)/stride + 1.
-// Padding never wins (it acts as -infinity). Ties go to the first maximum in window scan order
+// MaxPool2d kernels. NHWC: x, dx [N, H, W, C]; y, dy [N, OH, OW, C], OH = (H + 2*pad - k)/stride
+// + 1. Padding never wins (it acts as -infinity). Ties go to the first maximum in window scan order
 // (kernel row, then column), as PyTorch's CPU kernel does.
 #pragma once
 

@@ -35,7 +35,8 @@ TEST(ParallelFor, ChunksAreFixedByNAndThreadCount) {
 TEST(ParallelFor, SmallWorkStaysOnOneChunk) {
   ThreadPool pool(2);
   int calls = 0;
-  parallel_for(Exec{&pool}, 10, [&](int64_t b, int64_t e) { ++calls; }, /*min_chunk=*/64);
+  parallel_for(
+      Exec{&pool}, 10, [&](int64_t b, int64_t e) { ++calls; }, /*min_chunk=*/64);
   EXPECT_EQ(calls, 1);
 }
 

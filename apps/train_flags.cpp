@@ -1,0 +1,83 @@
+#include "apps/train_flags.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "models/registry.h"
+
+namespace xtrain {
+
+bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code) {
+  TrainFlags& f = *flags;
+  TrainerOptions& t = f.trainer;
+  CLI::App app{"xtrain: train an image classifier the way test_train_imagenet.py does", "train"};
+  app.option_defaults()->always_capture_default();
+
+  app.add_option("--model", f.model, "Architecture")->check(CLI::IsMember(model_names()));
+  app.add_flag("--fake_data", f.fake_data, "Train and test on all-zero images labelled 0");
+  app.add_option("--num_classes", f.num_classes, "Classifier outputs")->check(CLI::PositiveNumber);
+  app.add_option("--image_size", t.image_size, "Training and test image side, in pixels")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--batch_size", t.batch_size, "Training images per step, per core")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--test_set_batch_size", t.test_set_batch_size, "Test images per batch, per core")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--num_epochs", t.num_epochs, "Epochs to train")->check(CLI::NonNegativeNumber);
+  app.add_option("--num_steps", t.num_steps, "Training steps per epoch (0: the whole epoch)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--num_test_steps", t.num_test_steps, "Test batches per epoch, per core (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--test_only_at_end", t.test_only_at_end, "Evaluate after the last epoch only");
+  app.add_option("--log_steps", t.log_steps, "Steps between training log lines")
+      ->check(CLI::PositiveNumber);
+  CLI::Option* lr = app.add_option("--lr", t.lr_schedule.lr, "Learning rate (resnet50: 0.5)")
+                        ->check(CLI::NonNegativeNumber);
+  app.add_option("--momentum", t.sgd.momentum, "SGD momentum")->check(CLI::NonNegativeNumber);
+  app.add_option("--weight_decay", t.sgd.weight_decay, "SGD weight decay")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--nesterov", t.sgd.nesterov, "Nesterov momentum");
+  app.add_option("--label_smoothing", t.label_smoothing, "Cross-entropy label smoothing")
+      ->check(CLI::Range(0.0f, 1.0f));
+  CLI::Option* scheduler =
+      app.add_option("--lr_scheduler_type", t.lr_schedule.type,
+                     "LR schedule (resnet50: WarmupAndExponentialDecayScheduler; others: none)")
+          ->check(CLI::IsMember({"WarmupAndExponentialDecayScheduler", "none"}));
+  app.add_option("--lr_scheduler_divisor", t.lr_schedule.divisor, "LR divisor per decay")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--lr_scheduler_divide_every_n_epochs", t.lr_schedule.divide_every_n_epochs,
+                 "Epochs between LR decays")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--num_warmup_epochs", t.lr_schedule.num_warmup_epochs, "Epochs of LR warmup")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--target_accuracy", f.target_accuracy,
+                 "Exit with code 21 if the best top-1 accuracy stays below this");
+  app.add_option("--seed", t.seed, "Seed of the weight initialization");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    *exit_code = app.exit(e);
+    return false;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "train: error: " << e.what() << "\n";
+    *exit_code = 2;
+    return false;
+  }
+  if (!f.fake_data) {
+    std::cerr << "train: error: no data: pass --fake_data (image folders are not supported yet)\n";
+    *exit_code = 2;
+    return false;
+  }
+
+  // The XLA script's model-specific defaults, for flags the user did not set.
+  const bool is_resnet50 = f.model == "resnet50";
+  t.lr_schedule.lr = lr->count() > 0 ? t.lr_schedule.lr : (is_resnet50 ? 0.5f : 0.1f);
+  if (scheduler->count() == 0) {
+    t.lr_schedule.type = is_resnet50 ? "WarmupAndExponentialDecayScheduler" : "none";
+  }
+  return true;
+}
+
+}  // namespace xtrain

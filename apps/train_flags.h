@@ -1,0 +1,23 @@
+// The train driver's flags: names and defaults of test_train_imagenet.py (and torch_xla's
+// args_parse), plus xtrain's additions. Parsing reports bad input as one line naming the flag.
+#pragma once
+
+#include <string>
+
+#include "lib/train/trainer.h"
+
+namespace xtrain {
+
+struct TrainFlags {
+  std::string model = "resnet50";
+  bool fake_data = false;
+  int num_classes = 1000;
+  float target_accuracy = 0.0f;
+  TrainerOptions trainer;
+};
+
+// Parses argv. Returns false when the process should exit with *exit_code straight away
+// (--help, or an error already printed as one line).
+bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code);
+
+}  // namespace xtrain

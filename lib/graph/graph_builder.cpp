@@ -1,0 +1,73 @@
+#include "lib/graph/graph_builder.h"
+
+#include "lib/base/check.h"
+#include "lib/nn/adaptive_avg_pool2d.h"
+#include "lib/nn/add.h"
+#include "lib/nn/batchnorm2d.h"
+#include "lib/nn/conv2d.h"
+#include "lib/nn/linear.h"
+#include "lib/nn/max_pool2d.h"
+#include "lib/nn/relu.h"
+#include "lib/nn/shortcut_pad.h"
+
+namespace xtrain {
+
+GraphBuilder::GraphBuilder(int input_channels)
+    : graph_(std::make_unique<Graph>(input_channels)), channels_{input_channels} {}
+
+Value GraphBuilder::append(std::unique_ptr<Layer> layer, std::vector<int> inputs,
+                           int out_channels) {
+  const int id = graph_->add(std::move(layer), std::move(inputs));
+  channels_.push_back(out_channels);
+  return {id};
+}
+
+const std::string& GraphBuilder::name_of(Value x) const {
+  static const std::string kInputName = "input";
+  return x.id == Graph::kImage ? kInputName : graph_->nodes()[x.id - 1].layer->name();
+}
+
+Value GraphBuilder::conv2d(const std::string& name, Value x, int out_channels, int kernel_size,
+                           int stride, int padding, bool bias) {
+  return append(
+      std::make_unique<Conv2d>(name, channels(x), out_channels, kernel_size, stride, padding, bias),
+      {x.id}, out_channels);
+}
+
+Value GraphBuilder::batchnorm(const std::string& name, Value x) {
+  return append(std::make_unique<BatchNorm2d>(name, channels(x)), {x.id}, channels(x));
+}
+
+Value GraphBuilder::relu(Value x) {
+  return append(std::make_unique<ReLU>(name_of(x) + ".relu"), {x.id}, channels(x));
+}
+
+Value GraphBuilder::max_pool2d(const std::string& name, Value x, int kernel_size, int stride,
+                               int padding) {
+  return append(std::make_unique<MaxPool2d>(name, kernel_size, stride, padding), {x.id},
+                channels(x));
+}
+
+Value GraphBuilder::adaptive_avg_pool2d(const std::string& name, Value x) {
+  return append(std::make_unique<AdaptiveAvgPool2d>(name), {x.id}, channels(x));
+}
+
+Value GraphBuilder::linear(const std::string& name, Value x, int out_features) {
+  return append(std::make_unique<Linear>(name, channels(x), out_features), {x.id}, out_features);
+}
+
+Value GraphBuilder::add(Value a, Value b) {
+  return append(std::make_unique<Add>(name_of(a) + ".add"), {a.id, b.id}, channels(a));
+}
+
+Value GraphBuilder::shortcut_pad(const std::string& name, Value x, int out_channels, int stride) {
+  return append(std::make_unique<ShortcutPad>(name, out_channels, stride), {x.id}, out_channels);
+}
+
+std::shared_ptr<const Graph> GraphBuilder::finish() {
+  XTRAIN_CHECK(graph_ != nullptr, "GraphBuilder::finish called twice");
+  XTRAIN_CHECK(!graph_->nodes().empty(), "a model needs at least one layer");
+  return std::shared_ptr<const Graph>(std::move(graph_));
+}
+
+}  // namespace xtrain

@@ -1,0 +1,45 @@
+// GraphBuilder: builds a Graph with calls that read like torchvision's model code. Named layers
+// take their state_dict prefix ("layer1.0.conv1"); parameter-free ones are named after their
+// input ("layer1.0.bn1.relu") so every node has a name in profiles and errors.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "lib/graph/graph.h"
+
+namespace xtrain {
+
+struct Value {
+  int id;
+};
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(int input_channels);
+
+  Value input() const { return {Graph::kImage}; }
+  int channels(Value x) const { return channels_[x.id]; }
+
+  Value conv2d(const std::string& name, Value x, int out_channels, int kernel_size, int stride = 1,
+               int padding = 0, bool bias = false);
+  Value batchnorm(const std::string& name, Value x);
+  Value relu(Value x);
+  Value max_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding);
+  Value adaptive_avg_pool2d(const std::string& name, Value x);  // to [N, C]
+  Value linear(const std::string& name, Value x, int out_features);
+  Value add(Value a, Value b);
+  Value shortcut_pad(const std::string& name, Value x, int out_channels, int stride);
+
+  // The finished graph; its output is the last value added.
+  std::shared_ptr<const Graph> finish();
+
+ private:
+  Value append(std::unique_ptr<Layer> layer, std::vector<int> inputs, int out_channels);
+  const std::string& name_of(Value x) const;
+
+  std::unique_ptr<Graph> graph_;
+  std::vector<int> channels_;  // per value
+};
+
+}  // namespace xtrain

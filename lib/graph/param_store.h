@@ -1,0 +1,54 @@
+// ParamStore: every parameter, buffer and counter of one replica of a graph, each kind in one
+// flat allocation (tensors are views into it), named by torchvision's state_dict keys. The
+// gradient buffer mirrors the parameter buffer element for element, so zeroing, all-reduce and
+// the optimizer are loops over one array. Not here: optimizer state (replica.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/graph/graph.h"
+#include "lib/tensor/aligned_buffer.h"
+
+namespace xtrain {
+
+struct ParamEntry {
+  std::string name;  // "layer1.0.conv1.weight"
+  ParamSpec spec;
+  size_t offset;  // into the buffer of spec.kind
+};
+
+class ParamStore {
+ public:
+  explicit ParamStore(const Graph& graph);
+
+  const std::vector<ParamEntry>& entries() const { return entries_; }
+  // Entries of node i are entries()[first_entry(i) .. first_entry(i + 1)).
+  int first_entry(int node) const { return node_first_entry_[node]; }
+  // The entry with this name, or null.
+  const ParamEntry* find(const std::string& name) const;
+
+  float* params() { return params_.data(); }
+  float* grads() { return grads_.data(); }
+  float* buffers() { return buffers_.data(); }
+  int64_t* counters() { return counters_.data(); }
+  size_t num_params() const { return params_.size(); }  // floats in params() and grads()
+  size_t num_buffers() const { return buffers_.size(); }
+
+  // Where an entry's values live (parameters and buffers: floats; counters: int64).
+  float* data(const ParamEntry& e);
+  int64_t* counter(const ParamEntry& e);
+
+  // torchvision's initialization of every entry, from one seeded random stream in entry order.
+  void initialize(uint64_t seed);
+  void zero_grads();
+
+ private:
+  std::vector<ParamEntry> entries_;
+  std::vector<int> node_first_entry_;
+  AlignedBuffer params_, grads_, buffers_;
+  std::vector<int64_t> counters_;
+};
+
+}  // namespace xtrain

@@ -1,0 +1,59 @@
+// Plan: a graph compiled for one input shape, like an XLA executable. Compiling infers every
+// shape, lays out every activation, gradient, saved and scratch buffer in one arena and builds
+// each layer's Step once; forward and backward then only run kernels, and allocate nothing.
+// A value read by several layers (a residual block's input) gets one gradient buffer per reader;
+// they are summed, in reader order, before the producer's backward.
+// Not here: where parameters live (param_store.h), which plan to use (replica.h).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "lib/graph/graph.h"
+#include "lib/graph/param_store.h"
+
+namespace xtrain {
+
+enum class PlanMode {
+  kTrain,  // batch statistics, gradients
+  kEval,   // running statistics, forward only
+};
+
+class Plan {
+ public:
+  Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode mode,
+       float label_smoothing);
+
+  const Shape& input_shape() const { return input_shape_; }
+  PlanMode mode() const { return mode_; }
+  TensorView input() { return value_view(Graph::kImage); }   // [N, H, W, C], filled by the caller
+  int32_t* labels() { return labels_.data(); }               // [N]
+  TensorView logits() { return value_view(logits_value_); }  // [N, K] after forward
+
+  // Runs every layer and returns the mean loss over the batch.
+  float forward(const Exec& ex);
+  // Accumulates into the store's gradients (training plans only).
+  void backward(const Exec& ex);
+
+  size_t arena_bytes() const { return arena_.size() * sizeof(float); }
+
+ private:
+  TensorView value_view(int value) {
+    return {arena_.data() + value_offset_[value], shapes_[value]};
+  }
+
+  Shape input_shape_;
+  PlanMode mode_;
+  std::unique_ptr<Layer> loss_;
+  std::vector<const Layer*> layers_;  // the graph's nodes, then the loss
+  int logits_value_;
+  std::vector<Shape> shapes_;         // per value, the loss output last
+  std::vector<size_t> value_offset_;  // per value, into arena_
+  std::vector<Step> steps_;           // parallel to layers_
+  // Per value: extra gradient buffers (readers after the first) to add into the main one.
+  std::vector<std::vector<float*>> extra_grads_;
+  AlignedBuffer arena_;
+  std::vector<int32_t> labels_;
+};
+
+}  // namespace xtrain

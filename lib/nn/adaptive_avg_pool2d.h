@@ -1,0 +1,17 @@
+// AdaptiveAvgPool2d(1) followed by flatten, as at the head of every ResNet: [N, H, W, C] -> [N, C].
+#pragma once
+
+#include "lib/nn/layer.h"
+
+namespace xtrain {
+
+class AdaptiveAvgPool2d : public Layer {
+ public:
+  using Layer::Layer;
+  const char* type() const override { return "AdaptiveAvgPool2d"; }
+  Shape output_shape(const std::vector<Shape>& inputs) const override;
+  void forward(const Step& s) const override;
+  void backward(const Step& s) const override;
+};
+
+}  // namespace xtrain

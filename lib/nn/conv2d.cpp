@@ -1,0 +1,78 @@
+#include "lib/nn/conv2d.h"
+
+#include "lib/nn/nhwc.h"
+
+namespace xtrain {
+
+Conv2d::Conv2d(std::string name, int in_channels, int out_channels, int kernel_size, int stride,
+               int padding, bool bias)
+    : Layer(std::move(name)),
+      in_channels_(in_channels),
+      out_channels_(out_channels),
+      kernel_size_(kernel_size),
+      stride_(stride),
+      padding_(padding),
+      bias_(bias) {
+  XTRAIN_CHECK(in_channels > 0 && out_channels > 0 && kernel_size > 0 && stride > 0 && padding >= 0,
+               "Conv2d {}: invalid hyper-parameters", this->name());
+}
+
+std::vector<ParamSpec> Conv2d::param_specs() const {
+  const int k = kernel_size_;
+  std::vector<ParamSpec> specs = {{"weight", Shape{k, k, in_channels_, out_channels_},
+                                   ParamKind::kParameter, Init::kKaimingNormalFanOut,
+                                   int64_t{out_channels_} * k * k}};
+  if (bias_) {
+    specs.push_back({"bias", Shape{out_channels_}, ParamKind::kParameter, Init::kUniformFanIn,
+                     int64_t{in_channels_} * k * k});
+  }
+  return specs;
+}
+
+kernels::Conv2dShape Conv2d::kernel_shape(const Shape& x) const {
+  return {static_cast<int>(x[0]),
+          static_cast<int>(x[1]),
+          static_cast<int>(x[2]),
+          in_channels_,
+          out_channels_,
+          kernel_size_,
+          kernel_size_,
+          stride_,
+          padding_};
+}
+
+Shape Conv2d::output_shape(const std::vector<Shape>& inputs) const {
+  check_nhwc(name(), inputs[0], in_channels_);
+  const kernels::Conv2dShape k = kernel_shape(inputs[0]);
+  XTRAIN_CHECK(k.out_h() > 0 && k.out_w() > 0, "Conv2d {}: input {} is too small", name(),
+               inputs[0].str());
+  return Shape{k.n, k.out_h(), k.out_w(), out_channels_};
+}
+
+size_t Conv2d::workspace_floats(const std::vector<Shape>& inputs) const {
+  return kernels::conv2d_workspace_floats(kernel_shape(inputs[0]));
+}
+
+int64_t Conv2d::macs(const std::vector<Shape>& inputs) const {
+  const kernels::Conv2dShape k = kernel_shape(inputs[0]);
+  return k.rows() * k.patch() * k.c_out;
+}
+
+void Conv2d::forward(const Step& s) const {
+  const float* bias = bias_ ? s.params[1] : nullptr;
+  kernels::conv2d_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.params[0], bias,
+                          s.output.data, s.workspace, s.ex);
+}
+
+void Conv2d::backward(const Step& s) const {
+  const kernels::Conv2dShape k = kernel_shape(s.inputs[0].shape);
+  if (!s.dinputs[0].empty()) {
+    kernels::conv2d_backward_data(k, s.doutput.data, s.params[0], s.dinputs[0].data, s.workspace,
+                                  s.ex);
+  }
+  float* dbias = bias_ ? s.grads[1] : nullptr;
+  kernels::conv2d_backward_weight(k, s.inputs[0].data, s.doutput.data, s.grads[0], dbias,
+                                  s.workspace, s.ex);
+}
+
+}  // namespace xtrain

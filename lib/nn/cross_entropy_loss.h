@@ -1,0 +1,23 @@
+// CrossEntropyLoss as torch.nn.CrossEntropyLoss (mean reduction, optional label smoothing) over
+// logits [N, K] and the step's labels. Its output is the loss, shape [1]; it starts the backward.
+#pragma once
+
+#include "lib/nn/layer.h"
+
+namespace xtrain {
+
+class CrossEntropyLoss : public Layer {
+ public:
+  CrossEntropyLoss(std::string name, float label_smoothing);
+
+  const char* type() const override { return "CrossEntropyLoss"; }
+  Shape output_shape(const std::vector<Shape>& inputs) const override;
+  size_t saved_floats(const std::vector<Shape>& inputs) const override;  // softmax [N, K]
+  void forward(const Step& s) const override;
+  void backward(const Step& s) const override;
+
+ private:
+  float label_smoothing_;
+};
+
+}  // namespace xtrain

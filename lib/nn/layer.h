@@ -1,0 +1,80 @@
+// Layer: one operation of a model graph. A layer holds hyper-parameters and says which
+// parameters it has, what shape it produces and how much scratch it needs; forward and backward
+// call kernels on the views the plan hands it in a Step. Layers are immutable once built, so one
+// graph serves every replica. Not here: buffer allocation (graph/plan), threads (parallel/).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/parallel/exec.h"
+#include "lib/tensor/tensor.h"
+
+namespace xtrain {
+
+// What a named tensor of a layer is: a trainable parameter (has a gradient and optimizer state),
+// a float buffer (BatchNorm running statistics) or an int64 counter (num_batches_tracked).
+enum class ParamKind { kParameter, kBuffer, kCounter };
+
+// How a parameter or buffer starts out (torchvision's initialization).
+enum class Init {
+  kZeros,
+  kOnes,
+  kKaimingNormalFanOut,  // normal(0, sqrt(2 / fan)), fan = C_out * KH * KW
+  kUniformFanIn,         // uniform(-1/sqrt(fan), 1/sqrt(fan)), fan = in_features (nn.Linear)
+};
+
+struct ParamSpec {
+  std::string name;  // state_dict suffix: "weight", "running_var", ...
+  Shape shape;       // in the layout the kernels use (Conv2d weight: [KH, KW, C_in, C_out])
+  ParamKind kind = ParamKind::kParameter;
+  Init init = Init::kZeros;
+  int64_t fan = 0;
+};
+
+// The views a plan hands a layer for one call. Built once when a plan is compiled; a training
+// step only reads it. Parameters, buffers and counters come in the order of param_specs().
+struct Step {
+  std::vector<TensorView> inputs;
+  TensorView output;
+  std::vector<TensorView> dinputs;  // an empty view: that gradient is not needed (the stem's image)
+  TensorView doutput;
+  std::vector<float*> params;
+  std::vector<float*> grads;  // parallel to params
+  std::vector<float*> buffers;
+  std::vector<int64_t*> counters;
+  float* saved = nullptr;           // saved_floats(): kept from forward to backward
+  float* workspace = nullptr;       // workspace_floats(): scratch within one call
+  const int32_t* labels = nullptr;  // loss layers only
+  bool training = true;
+  Exec ex;
+};
+
+class Layer {
+ public:
+  explicit Layer(std::string name) : name_(std::move(name)) {}
+  virtual ~Layer() = default;
+
+  const std::string& name() const { return name_; }
+  virtual const char* type() const = 0;  // PyTorch's class name: "Conv2d"
+
+  virtual std::vector<ParamSpec> param_specs() const { return {}; }
+
+  // The output shape for these inputs; throws xtrain::Error naming the layer on a mismatch.
+  virtual Shape output_shape(const std::vector<Shape>& inputs) const = 0;
+  virtual size_t saved_floats(const std::vector<Shape>& inputs) const { return 0; }
+  virtual size_t workspace_floats(const std::vector<Shape>& inputs) const { return 0; }
+  // Multiply-adds of one forward pass over these inputs (the whole batch).
+  virtual int64_t macs(const std::vector<Shape>& inputs) const { return 0; }
+
+  virtual void forward(const Step& s) const = 0;
+  // Writes every non-empty dinput (overwriting) and accumulates into grads.
+  virtual void backward(const Step& s) const = 0;
+
+ private:
+  std::string name_;
+};
+
+}  // namespace xtrain

@@ -1,0 +1,27 @@
+// Linear as torch.nn.Linear: y = x weight^T + bias, weight [out, in] (PyTorch's layout), both
+// initialized uniform(-1/sqrt(in), 1/sqrt(in)) as nn.Linear's reset_parameters does.
+#pragma once
+
+#include "lib/kernels/linear.h"
+#include "lib/nn/layer.h"
+
+namespace xtrain {
+
+class Linear : public Layer {
+ public:
+  Linear(std::string name, int in_features, int out_features);
+
+  const char* type() const override { return "Linear"; }
+  std::vector<ParamSpec> param_specs() const override;
+  Shape output_shape(const std::vector<Shape>& inputs) const override;
+  int64_t macs(const std::vector<Shape>& inputs) const override;
+  void forward(const Step& s) const override;
+  void backward(const Step& s) const override;
+
+ private:
+  kernels::LinearShape kernel_shape(const Shape& x) const;
+
+  int in_features_, out_features_;
+};
+
+}  // namespace xtrain

@@ -1,0 +1,24 @@
+// MaxPool2d(kernel_size, stride, padding) as torch.nn.MaxPool2d (no dilation, floor mode).
+#pragma once
+
+#include "lib/kernels/max_pool2d.h"
+#include "lib/nn/layer.h"
+
+namespace xtrain {
+
+class MaxPool2d : public Layer {
+ public:
+  MaxPool2d(std::string name, int kernel_size, int stride, int padding);
+
+  const char* type() const override { return "MaxPool2d"; }
+  Shape output_shape(const std::vector<Shape>& inputs) const override;
+  void forward(const Step& s) const override;
+  void backward(const Step& s) const override;
+
+ private:
+  kernels::MaxPool2dShape kernel_shape(const Shape& x) const;
+
+  int kernel_size_, stride_, padding_;
+};
+
+}  // namespace xtrain

@@ -1,0 +1,17 @@
+// ReLU: y = max(x, 0); the backward masks dy with y > 0.
+#pragma once
+
+#include "lib/nn/layer.h"
+
+namespace xtrain {
+
+class ReLU : public Layer {
+ public:
+  using Layer::Layer;
+  const char* type() const override { return "ReLU"; }
+  Shape output_shape(const std::vector<Shape>& inputs) const override { return inputs[0]; }
+  void forward(const Step& s) const override;
+  void backward(const Step& s) const override;
+};
+
+}  // namespace xtrain

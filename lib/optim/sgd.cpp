@@ -1,0 +1,34 @@
+#include "lib/optim/sgd.h"
+
+#include "lib/base/check.h"
+
+namespace xtrain {
+
+SGD::SGD(const SGDOptions& options) : options_(options) {
+  XTRAIN_CHECK(options.momentum >= 0.0f, "--momentum must be >= 0, got {}", options.momentum);
+  XTRAIN_CHECK(options.weight_decay >= 0.0f, "--weight_decay must be >= 0, got {}",
+               options.weight_decay);
+  XTRAIN_CHECK(!options.nesterov || options.momentum > 0.0f, "--nesterov needs a momentum > 0");
+}
+
+void SGD::step(size_t n, float* params, const float* grads, float* momentum_buffer, float lr,
+               const Exec& ex) const {
+  const float mu = options_.momentum, wd = options_.weight_decay;
+  const bool nesterov = options_.nesterov;
+  parallel_for(
+      ex, static_cast<int64_t>(n),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          float d = grads[i] + wd * params[i];
+          if (mu != 0.0f) {
+            const float buf = mu * momentum_buffer[i] + d;
+            momentum_buffer[i] = buf;
+            d = nesterov ? d + mu * buf : buf;
+          }
+          params[i] -= lr * d;
+        }
+      },
+      /*min_chunk=*/1 << 14);
+}
+
+}  // namespace xtrain

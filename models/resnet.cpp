@@ -1,0 +1,73 @@
+#include "models/resnet.h"
+
+#include <string>
+#include <vector>
+
+#include "lib/graph/graph_builder.h"
+
+namespace xtrain {
+namespace {
+
+enum class Block { kBasic, kBottleneck };
+
+int expansion(Block block) { return block == Block::kBasic ? 1 : 4; }
+
+Value downsample_if_needed(GraphBuilder& g, const std::string& name, Value x, int out_channels,
+                           int stride) {
+  if (stride == 1 && g.channels(x) == out_channels) return x;
+  return g.batchnorm(name + ".downsample.1",
+                     g.conv2d(name + ".downsample.0", x, out_channels, 1, stride));
+}
+
+Value basic_block(GraphBuilder& g, const std::string& name, Value x, int planes, int stride) {
+  Value out =
+      g.relu(g.batchnorm(name + ".bn1", g.conv2d(name + ".conv1", x, planes, 3, stride, 1)));
+  out = g.batchnorm(name + ".bn2", g.conv2d(name + ".conv2", out, planes, 3, 1, 1));
+  return g.relu(g.add(out, downsample_if_needed(g, name, x, planes, stride)));
+}
+
+Value bottleneck(GraphBuilder& g, const std::string& name, Value x, int planes, int stride) {
+  const int out_channels = planes * expansion(Block::kBottleneck);
+  Value out = g.relu(g.batchnorm(name + ".bn1", g.conv2d(name + ".conv1", x, planes, 1)));
+  out = g.relu(g.batchnorm(name + ".bn2", g.conv2d(name + ".conv2", out, planes, 3, stride, 1)));
+  out = g.batchnorm(name + ".bn3", g.conv2d(name + ".conv3", out, out_channels, 1));
+  return g.relu(g.add(out, downsample_if_needed(g, name, x, out_channels, stride)));
+}
+
+std::shared_ptr<const Graph> resnet(Block block, const std::vector<int>& layers, int num_classes) {
+  GraphBuilder g(/*input_channels=*/3);
+  Value x = g.relu(g.batchnorm("bn1", g.conv2d("conv1", g.input(), 64, 7, 2, 3)));
+  x = g.max_pool2d("maxpool", x, 3, 2, 1);
+  const int planes[] = {64, 128, 256, 512};
+  for (int stage = 0; stage < 4; ++stage) {
+    for (int i = 0; i < layers[stage]; ++i) {
+      const std::string name = "layer" + std::to_string(stage + 1) + "." + std::to_string(i);
+      const int stride = (stage > 0 && i == 0) ? 2 : 1;
+      x = block == Block::kBasic ? basic_block(g, name, x, planes[stage], stride)
+                                 : bottleneck(g, name, x, planes[stage], stride);
+    }
+  }
+  x = g.adaptive_avg_pool2d("avgpool", x);
+  g.linear("fc", x, num_classes);
+  return g.finish();
+}
+
+}  // namespace
+
+std::shared_ptr<const Graph> resnet18(int num_classes) {
+  return resnet(Block::kBasic, {2, 2, 2, 2}, num_classes);
+}
+std::shared_ptr<const Graph> resnet34(int num_classes) {
+  return resnet(Block::kBasic, {3, 4, 6, 3}, num_classes);
+}
+std::shared_ptr<const Graph> resnet50(int num_classes) {
+  return resnet(Block::kBottleneck, {3, 4, 6, 3}, num_classes);
+}
+std::shared_ptr<const Graph> resnet101(int num_classes) {
+  return resnet(Block::kBottleneck, {3, 4, 23, 3}, num_classes);
+}
+std::shared_ptr<const Graph> resnet152(int num_classes) {
+  return resnet(Block::kBottleneck, {3, 8, 36, 3}, num_classes);
+}
+
+}  // namespace xtrain

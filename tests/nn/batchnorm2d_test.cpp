@@ -1,0 +1,31 @@
+#include "lib/nn/batchnorm2d.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/nn/grad_check.h"
+
+namespace xtrain {
+namespace {
+
+TEST(BatchNorm2d, GradientsMatchFiniteDifferences) {
+  BatchNorm2d bn("bn", /*num_features=*/3);
+  check_layer_gradients(bn, {Shape{2, 5, 5, 3}}, testing::GradCheckOptions{});
+}
+
+TEST(BatchNorm2d, ParametersAndBuffersAreTorchvisions) {
+  BatchNorm2d bn("bn1", 4);
+  const std::vector<ParamSpec> specs = bn.param_specs();
+  ASSERT_EQ(specs.size(), 5u);
+  EXPECT_EQ(specs[0].name, "weight");
+  EXPECT_EQ(specs[0].init, Init::kOnes);
+  EXPECT_EQ(specs[1].name, "bias");
+  EXPECT_EQ(specs[2].name, "running_mean");
+  EXPECT_EQ(specs[2].kind, ParamKind::kBuffer);
+  EXPECT_EQ(specs[3].name, "running_var");
+  EXPECT_EQ(specs[3].init, Init::kOnes);
+  EXPECT_EQ(specs[4].name, "num_batches_tracked");
+  EXPECT_EQ(specs[4].kind, ParamKind::kCounter);
+}
+
+}  // namespace
+}  // namespace xtrain

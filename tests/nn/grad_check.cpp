@@ -1,0 +1,135 @@
+#include "tests/nn/grad_check.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "tests/test_util.h"
+
+namespace xtrain::testing {
+namespace {
+
+std::vector<float> draw(size_t n, InputValues kind, uint32_t seed) {
+  std::vector<float> v = random_floats(n, seed);
+  if (kind == InputValues::kAwayFromZero) {
+    for (float& x : v) x = (x < 0 ? -1.0f : 1.0f) * (0.2f + 0.8f * std::fabs(x));
+  } else if (kind == InputValues::kDistinct) {
+    std::vector<int> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), std::mt19937(seed));
+    for (size_t i = 0; i < n; ++i) v[i] = 0.05f * (static_cast<float>(order[i]) - n / 2.0f);
+  }
+  return v;
+}
+
+// Everything one layer call needs, owned here instead of by a plan.
+struct LayerHarness {
+  std::vector<std::vector<float>> inputs, dinputs, params, grads, buffers;
+  std::vector<int64_t> counters;
+  std::vector<float> output, doutput, saved, workspace;
+  std::vector<int32_t> labels;
+  Step step;
+
+  LayerHarness(const Layer& layer, const std::vector<Shape>& shapes, const GradCheckOptions& o) {
+    const Shape out_shape = layer.output_shape(shapes);
+    uint32_t seed = o.seed;
+    for (const Shape& s : shapes) {
+      inputs.push_back(draw(s.numel(), o.inputs, seed++));
+      dinputs.emplace_back(s.numel());
+    }
+    const std::vector<ParamSpec> specs = layer.param_specs();
+    for (const ParamSpec& spec : specs) {
+      const size_t n = std::max<int64_t>(1, spec.shape.numel());
+      if (spec.kind == ParamKind::kParameter) {
+        params.push_back(draw(n, InputValues::kUniform, seed++));
+        grads.emplace_back(n);
+      } else if (spec.kind == ParamKind::kBuffer) {
+        buffers.push_back(draw(n, InputValues::kUniform, seed++));
+        for (float& b : buffers.back()) b = std::fabs(b) + 0.5f;  // a plausible variance
+      } else {
+        counters.push_back(0);
+      }
+    }
+    output.resize(out_shape.numel());
+    doutput = o.loss ? std::vector<float>(out_shape.numel(), 1.0f)
+                     : random_floats(out_shape.numel(), seed++);
+    saved.resize(layer.saved_floats(shapes));
+    workspace.resize(layer.workspace_floats(shapes));
+    labels.resize(shapes[0][0]);
+    for (size_t i = 0; i < labels.size(); ++i) {
+      labels[i] =
+          o.num_classes_for_labels > 0 ? static_cast<int32_t>(i * 7 % o.num_classes_for_labels) : 0;
+    }
+
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      step.inputs.push_back({inputs[i].data(), shapes[i]});
+      step.dinputs.push_back({dinputs[i].data(), shapes[i]});
+    }
+    step.output = {output.data(), out_shape};
+    step.doutput = {doutput.data(), out_shape};
+    for (size_t i = 0; i < params.size(); ++i) {
+      step.params.push_back(params[i].data());
+      step.grads.push_back(grads[i].data());
+    }
+    for (auto& b : buffers) step.buffers.push_back(b.data());
+    for (auto& c : counters) step.counters.push_back(&c);
+    step.saved = saved.data();
+    step.workspace = workspace.data();
+    step.labels = labels.data();
+    step.training = true;
+  }
+
+  double objective(const Layer& layer) {
+    layer.forward(step);
+    double sum = 0.0;
+    for (size_t i = 0; i < output.size(); ++i) sum += double{output[i]} * doutput[i];
+    return sum;
+  }
+};
+
+void compare(const char* what, size_t index, double analytic, double numeric,
+             const GradCheckOptions& o, int* failures) {
+  const double tol = o.atol + o.rtol * std::fabs(numeric);
+  if (std::fabs(analytic - numeric) > tol && ++*failures <= 5) {
+    ADD_FAILURE() << what << "[" << index << "]: backward " << analytic << ", finite difference "
+                  << numeric;
+  }
+}
+
+// Perturbs every element of `values` and compares with `analytic`.
+void check_elements(const Layer& layer, LayerHarness& h, std::vector<float>& values,
+                    const std::vector<float>& analytic, const char* what,
+                    const GradCheckOptions& o) {
+  int failures = 0;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const float original = values[i];
+    values[i] = original + o.step;
+    const double plus = h.objective(layer);
+    values[i] = original - o.step;
+    const double minus = h.objective(layer);
+    values[i] = original;
+    compare(what, i, analytic[i], (plus - minus) / (2.0 * o.step), o, &failures);
+  }
+}
+
+}  // namespace
+
+void check_layer_gradients(const Layer& layer, const std::vector<Shape>& input_shapes,
+                           const GradCheckOptions& o) {
+  LayerHarness h(layer, input_shapes, o);
+  h.objective(layer);
+  layer.backward(h.step);
+  const auto dinputs = h.dinputs;
+  const auto grads = h.grads;
+  for (size_t i = 0; i < h.inputs.size(); ++i) {
+    check_elements(layer, h, h.inputs[i], dinputs[i], "d(input)", o);
+  }
+  for (size_t i = 0; i < h.params.size(); ++i) {
+    check_elements(layer, h, h.params[i], grads[i], "d(param)", o);
+  }
+}
+
+}  // namespace xtrain::testing

@@ -1,0 +1,33 @@
+// Finite-difference gradient checks for layers. The objective is L = sum(output * r) for a fixed
+// random r, so its gradient is the layer's backward with doutput = r; every input element and
+// every parameter element is perturbed by +-step and (L+ - L-) / (2 step) compared with it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lib/nn/layer.h"
+
+namespace xtrain::testing {
+
+// How the random inputs are drawn, to keep perturbations away from kinks.
+enum class InputValues {
+  kUniform,       // uniform in [-1, 1)
+  kAwayFromZero,  // |x| in [0.2, 1): ReLU never switches
+  kDistinct,      // a shuffled ramp with gaps of 0.05: max-pool never switches
+};
+
+struct GradCheckOptions {
+  float step = 1e-2f;
+  float rtol = 1e-3f;
+  float atol = 1e-3f;
+  InputValues inputs = InputValues::kUniform;
+  uint32_t seed = 1;
+  int num_classes_for_labels = 0;  // > 0: the layer reads labels in [0, this)
+  bool loss = false;  // the layer is a loss: it starts the backward, so r = 1 (L = the loss)
+};
+
+void check_layer_gradients(const Layer& layer, const std::vector<Shape>& input_shapes,
+                           const GradCheckOptions& options);
+
+}  // namespace xtrain::testing

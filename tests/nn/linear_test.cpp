@@ -1,0 +1,27 @@
+#include "lib/nn/linear.h"
+
+#include <gtest/gtest.h>
+
+#include "lib/base/check.h"
+#include "tests/nn/grad_check.h"
+
+namespace xtrain {
+namespace {
+
+TEST(Linear, GradientsMatchFiniteDifferences) {
+  Linear fc("fc", /*in=*/6, /*out=*/4);
+  check_layer_gradients(fc, {Shape{3, 6}}, testing::GradCheckOptions{});
+}
+
+TEST(Linear, ShapesAndInitAreNnLinears) {
+  Linear fc("fc", 512, 1000);
+  EXPECT_EQ(fc.output_shape({Shape{2, 512}}), (Shape{2, 1000}));
+  EXPECT_THROW(fc.output_shape({Shape{2, 511}}), Error);
+  const std::vector<ParamSpec> specs = fc.param_specs();
+  EXPECT_EQ(specs[0].shape, (Shape{1000, 512}));
+  EXPECT_EQ(specs[0].init, Init::kUniformFanIn);
+  EXPECT_EQ(specs[1].fan, 512);
+}
+
+}  // namespace
+}  // namespace xtrain
