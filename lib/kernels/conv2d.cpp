@@ -1,0 +1,166 @@
+#include "lib/kernels/conv2d.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "lib/kernels/gemm.h"
+
+namespace xtrain::kernels {
+namespace {
+
+// The im2col buffer holds a tile of output rows at a time, so it stays a few MB whatever the
+// batch (a whole-batch im2col of ResNet-50's first 3x3 layer at batch 32 would be 230 MB).
+constexpr int64_t kWorkspaceBudgetFloats = int64_t{1} << 20;
+constexpr int64_t kMinTileRows = 64;
+// Channels per chunk when threads split col2im and dbias by channel.
+constexpr int64_t kMinChannelChunk = 8;
+
+int64_t tile_rows(const Conv2dShape& s) {
+  return std::min(s.rows(), std::max(kMinTileRows, kWorkspaceBudgetFloats / s.patch()));
+}
+
+// Calls fn(n, ih, iw, tap) for each of the kh*kw taps of output row r; ih or iw may fall in the
+// padding (outside [0, h) x [0, w)).
+template <typename Fn>
+inline void for_each_tap(const Conv2dShape& s, int64_t r, Fn&& fn) {
+  const int64_t ohw = int64_t{s.out_h()} * s.out_w();
+  const int n = static_cast<int>(r / ohw);
+  const int oh = static_cast<int>(r % ohw) / s.out_w();
+  const int ow = static_cast<int>(r % ohw) % s.out_w();
+  for (int ky = 0; ky < s.kh; ++ky) {
+    for (int kx = 0; kx < s.kw; ++kx) {
+      fn(n, oh * s.stride - s.pad + ky, ow * s.stride - s.pad + kx, ky * s.kw + kx);
+    }
+  }
+}
+
+bool inside(const Conv2dShape& s, int ih, int iw) {
+  return ih >= 0 && ih < s.h && iw >= 0 && iw < s.w;
+}
+
+// Offset of x[n, ih, iw, 0] in an input-shaped tensor.
+int64_t pixel_offset(const Conv2dShape& s, int n, int ih, int iw) {
+  return ((int64_t{n} * s.h + ih) * s.w + iw) * s.c_in;
+}
+
+// col[r - r0, :] = the receptive field of output row r, in weight order (ky, kx, c_in).
+void im2col(const Conv2dShape& s, const float* x, int64_t r0, int64_t r1, float* col,
+            const Exec& ex) {
+  parallel_for(
+      ex, r1 - r0,
+      [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          float* row = col + i * s.patch();
+          for_each_tap(s, r0 + i, [&](int n, int ih, int iw, int tap) {
+            float* dst = row + int64_t{tap} * s.c_in;
+            if (inside(s, ih, iw)) {
+              std::memcpy(dst, x + pixel_offset(s, n, ih, iw), sizeof(float) * s.c_in);
+            } else {
+              std::memset(dst, 0, sizeof(float) * s.c_in);
+            }
+          });
+        }
+      },
+      16);
+}
+
+// dx += col2im(dcol) for output rows [r0, r1). Threads own channel ranges, so overlapping
+// receptive fields never race and every dx element is summed in row order.
+void col2im_add(const Conv2dShape& s, const float* dcol, int64_t r0, int64_t r1, float* dx,
+                const Exec& ex) {
+  parallel_for(
+      ex, s.c_in,
+      [&](int64_t c0, int64_t c1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const float* row = dcol + (r - r0) * s.patch();
+          for_each_tap(s, r, [&](int n, int ih, int iw, int tap) {
+            if (!inside(s, ih, iw)) return;
+            float* dst = dx + pixel_offset(s, n, ih, iw);
+            const float* src = row + int64_t{tap} * s.c_in;
+            for (int64_t c = c0; c < c1; ++c) dst[c] += src[c];
+          });
+        }
+      },
+      kMinChannelChunk);
+}
+
+}  // namespace
+
+size_t conv2d_workspace_floats(const Conv2dShape& s) {
+  return s.is_pointwise() ? 0 : static_cast<size_t>(tile_rows(s) * s.patch());
+}
+
+void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
+                    float* y, float* workspace, const Exec& ex) {
+  const int64_t m = s.rows(), k = s.patch();
+  if (s.is_pointwise()) {
+    gemm(false, false, m, s.c_out, k, 1.0f, x, k, weight, s.c_out, 0.0f, y, s.c_out, ex);
+  } else {
+    const int64_t tile = tile_rows(s);
+    for (int64_t r0 = 0; r0 < m; r0 += tile) {
+      const int64_t r1 = std::min(m, r0 + tile);
+      im2col(s, x, r0, r1, workspace, ex);
+      gemm(false, false, r1 - r0, s.c_out, k, 1.0f, workspace, k, weight, s.c_out, 0.0f,
+           y + r0 * s.c_out, s.c_out, ex);
+    }
+  }
+  if (bias == nullptr) return;
+  parallel_for(
+      ex, m,
+      [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          float* row = y + r * s.c_out;
+          for (int c = 0; c < s.c_out; ++c) row[c] += bias[c];
+        }
+      },
+      256);
+}
+
+void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* weight, float* dx,
+                          float* workspace, const Exec& ex) {
+  const int64_t m = s.rows(), k = s.patch();
+  if (s.is_pointwise()) {
+    gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, 0.0f, dx, k, ex);
+    return;
+  }
+  const int64_t dx_size = int64_t{s.n} * s.h * s.w * s.c_in;
+  parallel_for(
+      ex, dx_size,
+      [&](int64_t b, int64_t e) { std::memset(dx + b, 0, sizeof(float) * (e - b)); }, 1 << 16);
+  const int64_t tile = tile_rows(s);
+  for (int64_t r0 = 0; r0 < m; r0 += tile) {
+    const int64_t r1 = std::min(m, r0 + tile);
+    gemm(false, true, r1 - r0, k, s.c_out, 1.0f, dy + r0 * s.c_out, s.c_out, weight, s.c_out,
+         0.0f, workspace, k, ex);
+    col2im_add(s, workspace, r0, r1, dx, ex);
+  }
+}
+
+void conv2d_backward_weight(const Conv2dShape& s, const float* x, const float* dy, float* dweight,
+                            float* dbias, float* workspace, const Exec& ex) {
+  const int64_t m = s.rows(), k = s.patch();
+  if (s.is_pointwise()) {
+    gemm(true, false, k, s.c_out, m, 1.0f, x, k, dy, s.c_out, 1.0f, dweight, s.c_out, ex);
+  } else {
+    const int64_t tile = tile_rows(s);
+    for (int64_t r0 = 0; r0 < m; r0 += tile) {
+      const int64_t r1 = std::min(m, r0 + tile);
+      im2col(s, x, r0, r1, workspace, ex);
+      gemm(true, false, k, s.c_out, r1 - r0, 1.0f, workspace, k, dy + r0 * s.c_out, s.c_out,
+           1.0f, dweight, s.c_out, ex);
+    }
+  }
+  if (dbias == nullptr) return;
+  parallel_for(
+      ex, s.c_out,
+      [&](int64_t c0, int64_t c1) {
+        for (int64_t c = c0; c < c1; ++c) {
+          double sum = 0.0;
+          for (int64_t r = 0; r < m; ++r) sum += dy[r * s.c_out + c];
+          dbias[c] += static_cast<float>(sum);
+        }
+      },
+      kMinChannelChunk);
+}
+
+}  // namespace xtrain::kernels

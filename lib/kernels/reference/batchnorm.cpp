@@ -1,0 +1,61 @@
+#include "lib/kernels/reference/batchnorm.h"
+
+#include <cmath>
+
+namespace xtrain::kernels::reference {
+
+void batchnorm_forward_train(const BatchNormShape& s, const float* x, const float* gamma,
+                             const float* beta, float* y, float* mean, float* inv_std,
+                             float* running_mean, float* running_var, float momentum) {
+  for (int c = 0; c < s.c; ++c) {
+    double mu = 0.0;
+    for (int64_t r = 0; r < s.m; ++r) mu += x[r * s.c + c];
+    mu /= s.m;
+    double var = 0.0;
+    for (int64_t r = 0; r < s.m; ++r) var += (x[r * s.c + c] - mu) * (x[r * s.c + c] - mu);
+    var /= s.m;
+    const double istd = 1.0 / std::sqrt(var + s.eps);
+    for (int64_t r = 0; r < s.m; ++r) {
+      y[r * s.c + c] = static_cast<float>((x[r * s.c + c] - mu) * istd * gamma[c] + beta[c]);
+    }
+    mean[c] = static_cast<float>(mu);
+    inv_std[c] = static_cast<float>(istd);
+    running_mean[c] = static_cast<float>((1 - momentum) * running_mean[c] + momentum * mu);
+    running_var[c] = static_cast<float>((1 - momentum) * running_var[c] +
+                                        momentum * var * s.m / (s.m - 1));
+  }
+}
+
+void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float* gamma,
+                            const float* beta, const float* running_mean, const float* running_var,
+                            float* y) {
+  for (int64_t r = 0; r < s.m; ++r) {
+    for (int c = 0; c < s.c; ++c) {
+      y[r * s.c + c] = static_cast<float>((x[r * s.c + c] - running_mean[c]) /
+                                              std::sqrt(double{running_var[c]} + s.eps) * gamma[c] +
+                                          beta[c]);
+    }
+  }
+}
+
+void batchnorm_backward(const BatchNormShape& s, const float* x, const float* dy,
+                        const float* gamma, const float* mean, const float* inv_std, float* dx,
+                        float* dgamma, float* dbeta) {
+  for (int c = 0; c < s.c; ++c) {
+    double sum_dy = 0.0, sum_dy_xhat = 0.0;
+    for (int64_t r = 0; r < s.m; ++r) {
+      sum_dy += dy[r * s.c + c];
+      sum_dy_xhat += double{dy[r * s.c + c]} * (x[r * s.c + c] - mean[c]) * inv_std[c];
+    }
+    dbeta[c] += static_cast<float>(sum_dy);
+    dgamma[c] += static_cast<float>(sum_dy_xhat);
+    if (dx == nullptr) continue;
+    for (int64_t r = 0; r < s.m; ++r) {
+      const double xhat = (x[r * s.c + c] - mean[c]) * double{inv_std[c]};
+      dx[r * s.c + c] = static_cast<float>(gamma[c] * inv_std[c] *
+                                           (dy[r * s.c + c] - sum_dy / s.m - xhat * sum_dy_xhat / s.m));
+    }
+  }
+}
+
+}  // namespace xtrain::kernels::reference

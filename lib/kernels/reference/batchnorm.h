@@ -1,0 +1,18 @@
+// Plain-loop twin of lib/kernels/batchnorm.h: two-pass statistics in double, textbook formulas.
+#pragma once
+
+#include "lib/kernels/batchnorm.h"
+
+namespace xtrain::kernels::reference {
+
+void batchnorm_forward_train(const BatchNormShape& s, const float* x, const float* gamma,
+                             const float* beta, float* y, float* mean, float* inv_std,
+                             float* running_mean, float* running_var, float momentum);
+void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float* gamma,
+                            const float* beta, const float* running_mean, const float* running_var,
+                            float* y);
+void batchnorm_backward(const BatchNormShape& s, const float* x, const float* dy,
+                        const float* gamma, const float* mean, const float* inv_std, float* dx,
+                        float* dgamma, float* dbeta);
+
+}  // namespace xtrain::kernels::reference
