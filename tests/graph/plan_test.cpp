@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "lib/graph/replica.h"
@@ -38,22 +39,40 @@ TEST(Plan, ParameterGradientsOfASmallResNetMatchFiniteDifferences) {
   plan.backward(ex);
   const std::vector<float> analytic(store.grads(), store.grads() + store.num_params());
 
-  const float step = 2e-3f;
-  int failures = 0;
-  for (size_t i = 0; i < store.num_params(); ++i) {
-    float& p = store.params()[i];
+  // ReLU kinks: with BatchNorm over a few pixels, many pre-activations sit within a step of
+  // zero, and a difference that crosses one is off for that parameter and that step. A wiring
+  // bug (a lost residual gradient, a wrong buffer) is off for whole layers at every step, so the
+  // check is on the whole vector: a small relative error overall and few parameters off.
+  // Measured: 1.5% and 50 of 3,399 off; without the residual gradient sum, 68% and 1,062 off.
+  auto central_difference = [&](float& p, float step) {
     const float original = p;
     p = original + step;
     const double plus = plan.forward(ex);
     p = original - step;
     const double minus = plan.forward(ex);
     p = original;
-    const double numeric = (plus - minus) / (2.0 * step);
-    if (std::fabs(analytic[i] - numeric) > 2e-3 + 2e-2 * std::fabs(numeric) && ++failures <= 10) {
-      ADD_FAILURE() << "param " << i << ": backward " << analytic[i] << ", finite difference "
-                    << numeric;
+    return (plus - minus) / (2.0 * step);
+  };
+  double error_sq = 0.0, norm_sq = 0.0;
+  int off = 0;
+  for (size_t i = 0; i < store.num_params(); ++i) {
+    // The step nearest to the backward's value: a kink spoils one step, a bug all of them.
+    double numeric = 0.0;
+    for (float step : {1e-3f, 2e-4f}) {
+      const double d = central_difference(store.params()[i], step);
+      if (step == 1e-3f || std::fabs(d - analytic[i]) < std::fabs(numeric - analytic[i])) {
+        numeric = d;
+      }
     }
+    error_sq += (analytic[i] - numeric) * (analytic[i] - numeric);
+    norm_sq += numeric * numeric;
+    if (std::fabs(analytic[i] - numeric) > 2e-3 + 2e-2 * std::fabs(numeric)) ++off;
   }
+  const double relative_error = std::sqrt(error_sq / norm_sq);
+  std::printf("relative error %g, %d of %zu parameters off\n", relative_error, off,
+              store.num_params());
+  EXPECT_LT(relative_error, 5e-2);
+  EXPECT_LE(off, static_cast<int>(store.num_params() / 20));
 }
 
 TEST(Plan, IsCompiledOncePerShapeAndMode) {
