@@ -8,6 +8,26 @@
 #include "models/registry.h"
 
 namespace xtrain {
+namespace {
+
+// CLI11's PositiveNumber prints the whole range of a double; this says what is allowed in words:
+// "--batch_size: expected a number > 0, got '0'".
+CLI::Validator number_above(double bound, bool inclusive) {
+  const std::string allowed = fmt::format("a number {} {}", inclusive ? ">=" : ">", bound);
+  return CLI::Validator(
+      [=](std::string& value) -> std::string {
+        double number = 0.0;
+        const bool ok = CLI::detail::lexical_cast(value, number) &&
+                        (inclusive ? number >= bound : number > bound);
+        return ok ? std::string() : fmt::format("expected {}, got '{}'", allowed, value);
+      },
+      allowed);
+}
+
+const CLI::Validator kPositive = number_above(0, /*inclusive=*/false);
+const CLI::Validator kNonNegative = number_above(0, /*inclusive=*/true);
+
+}  // namespace
 
 bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code) {
   TrainFlags& f = *flags;
@@ -17,26 +37,26 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
 
   app.add_option("--model", f.model, "Architecture")->check(CLI::IsMember(model_names()));
   app.add_flag("--fake_data", f.fake_data, "Train and test on all-zero images labelled 0");
-  app.add_option("--num_classes", f.num_classes, "Classifier outputs")->check(CLI::PositiveNumber);
+  app.add_option("--num_classes", f.num_classes, "Classifier outputs")->check(kPositive);
   app.add_option("--image_size", t.image_size, "Training and test image side, in pixels")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   app.add_option("--batch_size", t.batch_size, "Training images per step, per core")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   app.add_option("--test_set_batch_size", t.test_set_batch_size, "Test images per batch, per core")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--num_epochs", t.num_epochs, "Epochs to train")->check(CLI::NonNegativeNumber);
+      ->check(kPositive);
+  app.add_option("--num_epochs", t.num_epochs, "Epochs to train")->check(kNonNegative);
   app.add_option("--num_steps", t.num_steps, "Training steps per epoch (0: the whole epoch)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   app.add_option("--num_test_steps", t.num_test_steps, "Test batches per epoch, per core (0: all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   app.add_flag("--test_only_at_end", t.test_only_at_end, "Evaluate after the last epoch only");
   app.add_option("--log_steps", t.log_steps, "Steps between training log lines")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   CLI::Option* lr = app.add_option("--lr", t.lr_schedule.lr, "Learning rate (resnet50: 0.5)")
-                        ->check(CLI::NonNegativeNumber);
-  app.add_option("--momentum", t.sgd.momentum, "SGD momentum")->check(CLI::NonNegativeNumber);
+                        ->check(kNonNegative);
+  app.add_option("--momentum", t.sgd.momentum, "SGD momentum")->check(kNonNegative);
   app.add_option("--weight_decay", t.sgd.weight_decay, "SGD weight decay")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   app.add_flag("--nesterov", t.sgd.nesterov, "Nesterov momentum");
   app.add_option("--label_smoothing", t.label_smoothing, "Cross-entropy label smoothing")
       ->check(CLI::Range(0.0f, 1.0f));
@@ -45,12 +65,12 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
                      "LR schedule (resnet50: WarmupAndExponentialDecayScheduler; others: none)")
           ->check(CLI::IsMember({"WarmupAndExponentialDecayScheduler", "none"}));
   app.add_option("--lr_scheduler_divisor", t.lr_schedule.divisor, "LR divisor per decay")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   app.add_option("--lr_scheduler_divide_every_n_epochs", t.lr_schedule.divide_every_n_epochs,
                  "Epochs between LR decays")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   app.add_option("--num_warmup_epochs", t.lr_schedule.num_warmup_epochs, "Epochs of LR warmup")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   app.add_option("--target_accuracy", f.target_accuracy,
                  "Exit with code 21 if the best top-1 accuracy stays below this");
   app.add_option("--seed", t.seed, "Seed of the weight initialization");

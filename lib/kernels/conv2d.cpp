@@ -84,6 +84,13 @@ void col2im_add(const Conv2dShape& s, const float* dcol, int64_t r0, int64_t r1,
       kMinChannelChunk);
 }
 
+// Calls fn(r0, r1) for each tile [r0, r1) of output rows, in order.
+template <typename Fn>
+void for_each_tile(const Conv2dShape& s, Fn&& fn) {
+  const int64_t m = s.rows(), tile = tile_rows(s);
+  for (int64_t r0 = 0; r0 < m; r0 += tile) fn(r0, std::min(m, r0 + tile));
+}
+
 }  // namespace
 
 size_t conv2d_workspace_floats(const Conv2dShape& s) {
@@ -96,13 +103,11 @@ void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, c
   if (s.is_pointwise()) {
     gemm(false, false, m, s.c_out, k, 1.0f, x, k, weight, s.c_out, 0.0f, y, s.c_out, ex);
   } else {
-    const int64_t tile = tile_rows(s);
-    for (int64_t r0 = 0; r0 < m; r0 += tile) {
-      const int64_t r1 = std::min(m, r0 + tile);
+    for_each_tile(s, [&](int64_t r0, int64_t r1) {
       im2col(s, x, r0, r1, workspace, ex);
       gemm(false, false, r1 - r0, s.c_out, k, 1.0f, workspace, k, weight, s.c_out, 0.0f,
            y + r0 * s.c_out, s.c_out, ex);
-    }
+    });
   }
   if (bias == nullptr) return;
   parallel_for(
@@ -127,13 +132,11 @@ void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* we
   parallel_for(
       ex, dx_size,
       [&](int64_t b, int64_t e) { std::memset(dx + b, 0, sizeof(float) * (e - b)); }, 1 << 16);
-  const int64_t tile = tile_rows(s);
-  for (int64_t r0 = 0; r0 < m; r0 += tile) {
-    const int64_t r1 = std::min(m, r0 + tile);
+  for_each_tile(s, [&](int64_t r0, int64_t r1) {
     gemm(false, true, r1 - r0, k, s.c_out, 1.0f, dy + r0 * s.c_out, s.c_out, weight, s.c_out,
          0.0f, workspace, k, ex);
     col2im_add(s, workspace, r0, r1, dx, ex);
-  }
+  });
 }
 
 void conv2d_backward_weight(const Conv2dShape& s, const float* x, const float* dy, float* dweight,
@@ -142,13 +145,11 @@ void conv2d_backward_weight(const Conv2dShape& s, const float* x, const float* d
   if (s.is_pointwise()) {
     gemm(true, false, k, s.c_out, m, 1.0f, x, k, dy, s.c_out, 1.0f, dweight, s.c_out, ex);
   } else {
-    const int64_t tile = tile_rows(s);
-    for (int64_t r0 = 0; r0 < m; r0 += tile) {
-      const int64_t r1 = std::min(m, r0 + tile);
+    for_each_tile(s, [&](int64_t r0, int64_t r1) {
       im2col(s, x, r0, r1, workspace, ex);
       gemm(true, false, k, s.c_out, r1 - r0, 1.0f, workspace, k, dy + r0 * s.c_out, s.c_out,
            1.0f, dweight, s.c_out, ex);
-    }
+    });
   }
   if (dbias == nullptr) return;
   parallel_for(
