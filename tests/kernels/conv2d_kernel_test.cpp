@@ -1,0 +1,212 @@
+// Conv2d kernels against their plain-loop reference on odd shapes and ResNet-50 shapes, 1 vs 2
+// threads bitwise, and the documented overwrite / accumulate contract of each pass.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "lib/kernels/conv2d.h"
+#include "lib/kernels/reference/conv2d.h"
+#include "tests/kernels/kernel_test_util.h"
+#include "tests/test_util.h"
+
+namespace xtrain {
+namespace {
+
+using kernels::Conv2dShape;
+using testing::expect_bitwise_equal;
+using testing::expect_close_to_reference;
+using testing::nans;
+using testing::random_floats;
+
+constexpr float kRtol = 1e-4f;
+
+std::string describe(const Conv2dShape& s) {
+  return "x [" + std::to_string(s.n) + ", " + std::to_string(s.h) + ", " + std::to_string(s.w) +
+         ", " + std::to_string(s.c_in) + "] -> " + std::to_string(s.c_out) + " channels, kernel " +
+         std::to_string(s.kh) + "x" + std::to_string(s.kw) + " stride " + std::to_string(s.stride) +
+         " pad " + std::to_string(s.pad);
+}
+
+// Inputs, parameters and an upstream gradient for one shape, from a seed.
+struct ConvData {
+  explicit ConvData(const Conv2dShape& s, uint32_t seed)
+      : x(random_floats(size_t(s.n) * s.h * s.w * s.c_in, seed)),
+        weight(random_floats(s.patch() * s.c_out, seed + 1)),
+        bias(random_floats(s.c_out, seed + 2)),
+        dy(random_floats(s.rows() * s.c_out, seed + 3)),
+        workspace(kernels::conv2d_workspace_floats(s)) {}
+
+  std::vector<float> x, weight, bias, dy, workspace;
+};
+
+// All three outputs of one fast or reference run. dweight and dbias start from `grad_prefill`
+// values (the passes accumulate); y and dx start as NaN (the passes overwrite).
+struct ConvOutputs {
+  std::vector<float> y, dx, dweight, dbias;
+};
+
+ConvOutputs prefilled_outputs(const Conv2dShape& s) {
+  ConvOutputs out;
+  out.y = nans(s.rows() * s.c_out);
+  out.dx = nans(size_t(s.n) * s.h * s.w * s.c_in);
+  out.dweight = random_floats(s.patch() * s.c_out, 77);
+  out.dbias = random_floats(s.c_out, 78);
+  return out;
+}
+
+ConvOutputs run_fast(const Conv2dShape& s, ConvData& d, bool with_bias, const Exec& ex) {
+  ConvOutputs out = prefilled_outputs(s);
+  const float* bias = with_bias ? d.bias.data() : nullptr;
+  float* dbias = with_bias ? out.dbias.data() : nullptr;
+  kernels::conv2d_forward(s, d.x.data(), d.weight.data(), bias, out.y.data(), d.workspace.data(),
+                          ex);
+  kernels::conv2d_backward_data(s, d.dy.data(), d.weight.data(), out.dx.data(), d.workspace.data(),
+                                ex);
+  kernels::conv2d_backward_weight(s, d.x.data(), d.dy.data(), out.dweight.data(), dbias,
+                                  d.workspace.data(), ex);
+  return out;
+}
+
+ConvOutputs run_reference(const Conv2dShape& s, const ConvData& d, bool with_bias) {
+  ConvOutputs out = prefilled_outputs(s);
+  const float* bias = with_bias ? d.bias.data() : nullptr;
+  float* dbias = with_bias ? out.dbias.data() : nullptr;
+  kernels::reference::conv2d_forward(s, d.x.data(), d.weight.data(), bias, out.y.data());
+  kernels::reference::conv2d_backward_data(s, d.dy.data(), d.weight.data(), out.dx.data());
+  kernels::reference::conv2d_backward_weight(s, d.x.data(), d.dy.data(), out.dweight.data(), dbias);
+  return out;
+}
+
+void expect_matches_reference(const Conv2dShape& s, bool with_bias) {
+  SCOPED_TRACE(describe(s) + (with_bias ? ", bias" : ", no bias"));
+  ConvData d(s, 11);
+  const ConvOutputs fast = run_fast(s, d, with_bias, Exec{});
+  const ConvOutputs ref = run_reference(s, d, with_bias);
+  expect_close_to_reference(fast.y, ref.y, kRtol, "y");
+  expect_close_to_reference(fast.dx, ref.dx, kRtol, "dx");
+  expect_close_to_reference(fast.dweight, ref.dweight, kRtol, "dweight");
+  expect_close_to_reference(fast.dbias, ref.dbias, kRtol, "dbias");
+  if (!with_bias) expect_bitwise_equal(fast.dbias, ref.dbias, "dbias untouched when null");
+}
+
+// Kernel sizes 1/3/7 with strides 1/2 and paddings 0/1/3, on 5x7 images with 3 or 13 channels.
+TEST(Conv2dKernel, MatchesReferenceOnOddShapes) {
+  struct Geometry {
+    int kh, kw, stride, pad;
+  };
+  const Geometry geometries[] = {{1, 1, 1, 0}, {1, 1, 2, 0}, {3, 3, 1, 1}, {3, 3, 2, 1},
+                                 {3, 3, 1, 0}, {7, 7, 2, 3}, {7, 7, 1, 3}, {1, 3, 2, 1}};
+  const int channel_pairs[][2] = {{3, 13}, {13, 3}};
+  for (const Geometry& g : geometries) {
+    for (const auto& c : channel_pairs) {
+      const Conv2dShape s{3, 5, 7, c[0], c[1], g.kh, g.kw, g.stride, g.pad};
+      for (bool with_bias : {false, true}) expect_matches_reference(s, with_bias);
+    }
+  }
+}
+
+// layer1.x.conv2 (3x3 over 56x56x64, two im2col tiles) and layer3.0.downsample.0 (1x1 stride 2
+// over 28x28x512), both at batch 1.
+TEST(Conv2dKernel, MatchesReferenceOnResNet50Shapes) {
+  expect_matches_reference(Conv2dShape{1, 56, 56, 64, 64, 3, 3, 1, 1}, false);
+  expect_matches_reference(Conv2dShape{1, 28, 28, 512, 1024, 1, 1, 2, 0}, false);
+}
+
+// A pointwise 64 -> 256 layer as layer1.0.conv3 (on 14x14 to stay quick; one GEMM, no
+// workspace) and a patch so long that the im2col buffer holds few rows (several tiles), with bias.
+TEST(Conv2dKernel, MatchesReferenceOnPointwiseAndManyTiles) {
+  const Conv2dShape pointwise{1, 14, 14, 64, 256, 1, 1, 1, 0};
+  EXPECT_EQ(kernels::conv2d_workspace_floats(pointwise), 0u);
+  expect_matches_reference(pointwise, true);
+  const Conv2dShape long_patch{1, 17, 15, 512, 5, 3, 3, 1, 1};  // 255 rows, 227 per tile
+  EXPECT_LT(kernels::conv2d_workspace_floats(long_patch), size_t(long_patch.rows()) * 4608);
+  expect_matches_reference(long_patch, true);
+}
+
+// Shapes large enough that every parallel_for in the kernels really splits (GEMMs split by rows
+// and by columns, col2im and dbias by channels).
+const Conv2dShape kThreadSplitShapes[] = {{1, 56, 56, 64, 64, 3, 3, 1, 1},
+                                          {1, 28, 28, 512, 1024, 1, 1, 2, 0},
+                                          {1, 14, 14, 64, 256, 1, 1, 1, 0},
+                                          {3, 9, 11, 19, 37, 3, 3, 2, 1},
+                                          {2, 23, 21, 3, 64, 7, 7, 2, 3}};
+
+// The documented guarantee (gemm.h): each element is computed by one thread in a fixed chunk,
+// so two runs on the same thread count give the same bits.
+TEST(Conv2dKernel, RerunsOnTwoThreadsAreBitwiseEqual) {
+  testing::PoolExec two(2);
+  for (const Conv2dShape& s : kThreadSplitShapes) {
+    SCOPED_TRACE(describe(s));
+    ConvData d(s, 5);
+    const ConvOutputs first = run_fast(s, d, true, two.exec());
+    const ConvOutputs second = run_fast(s, d, true, two.exec());
+    expect_bitwise_equal(first.y, second.y, "y");
+    expect_bitwise_equal(first.dx, second.dx, "dx");
+    expect_bitwise_equal(first.dweight, second.dweight, "dweight");
+    expect_bitwise_equal(first.dbias, second.dbias, "dbias");
+  }
+}
+
+TEST(Conv2dKernel, OneAndTwoThreadsAgreeWithinTolerance) {
+  testing::PoolExec two(2);
+  for (const Conv2dShape& s : kThreadSplitShapes) {
+    SCOPED_TRACE(describe(s));
+    ConvData d(s, 5);
+    const ConvOutputs one_thread = run_fast(s, d, true, Exec{});
+    const ConvOutputs two_threads = run_fast(s, d, true, two.exec());
+    expect_close_to_reference(two_threads.y, one_thread.y, kRtol, "y");
+    expect_close_to_reference(two_threads.dx, one_thread.dx, kRtol, "dx");
+    expect_close_to_reference(two_threads.dweight, one_thread.dweight, kRtol, "dweight");
+    expect_bitwise_equal(two_threads.dbias, one_thread.dbias, "dbias");  // per-channel double sums
+  }
+}
+
+// conv2d_backward_weight documents "dweight += ..., dbias += ...": a second call adds the same
+// gradient again, and a prefilled gradient is kept.
+TEST(Conv2dKernel, BackwardWeightAccumulates) {
+  for (const Conv2dShape& s :
+       {Conv2dShape{3, 5, 7, 3, 13, 3, 3, 2, 1}, Conv2dShape{3, 5, 7, 13, 3, 1, 1, 1, 0}}) {
+    SCOPED_TRACE(describe(s));
+    ConvData d(s, 21);
+    std::vector<float> once(s.patch() * s.c_out, 0.0f), once_bias(s.c_out, 0.0f);
+    kernels::conv2d_backward_weight(s, d.x.data(), d.dy.data(), once.data(), once_bias.data(),
+                                    d.workspace.data(), Exec{});
+
+    std::vector<float> twice(once.size(), 0.0f), twice_bias(s.c_out, 0.0f);
+    for (int call = 0; call < 2; ++call) {
+      kernels::conv2d_backward_weight(s, d.x.data(), d.dy.data(), twice.data(), twice_bias.data(),
+                                      d.workspace.data(), Exec{});
+    }
+    std::vector<float> doubled = once, doubled_bias = once_bias;
+    for (float& v : doubled) v *= 2.0f;
+    for (float& v : doubled_bias) v *= 2.0f;
+    expect_close_to_reference(twice, doubled, kRtol, "dweight after two calls");
+    expect_close_to_reference(twice_bias, doubled_bias, kRtol, "dbias after two calls");
+
+    const std::vector<float> prefill = random_floats(once.size(), 3, 10.0f, 20.0f);
+    const std::vector<float> prefill_bias = random_floats(s.c_out, 4, 10.0f, 20.0f);
+    std::vector<float> summed = prefill, summed_bias = prefill_bias;
+    kernels::conv2d_backward_weight(s, d.x.data(), d.dy.data(), summed.data(), summed_bias.data(),
+                                    d.workspace.data(), Exec{});
+    std::vector<float> expected = prefill, expected_bias = prefill_bias;
+    for (size_t i = 0; i < expected.size(); ++i) expected[i] += once[i];
+    for (int c = 0; c < s.c_out; ++c) expected_bias[c] += once_bias[c];
+    expect_close_to_reference(summed, expected, kRtol, "dweight prefilled");
+    expect_close_to_reference(summed_bias, expected_bias, kRtol, "dbias prefilled");
+  }
+}
+
+// A 3x3 all-ones kernel with padding 1 over a 3x3 image of ones counts the taps inside the
+// image: 4 at the corners, 6 on the edges, 9 in the middle.
+TEST(Conv2dKernel, HandExampleCountsTapsInsideTheImage) {
+  const Conv2dShape s{1, 3, 3, 1, 1, 3, 3, 1, 1};
+  const std::vector<float> x(9, 1.0f), weight(9, 1.0f);
+  const float bias = 0.5f;
+  std::vector<float> y = nans(9), workspace(kernels::conv2d_workspace_floats(s));
+  kernels::conv2d_forward(s, x.data(), weight.data(), &bias, y.data(), workspace.data(), Exec{});
+  EXPECT_EQ(y, (std::vector<float>{4.5f, 6.5f, 4.5f, 6.5f, 9.5f, 6.5f, 4.5f, 6.5f, 4.5f}));
+}
+
+}  // namespace
+}  // namespace xtrain

@@ -1,0 +1,57 @@
+// Helpers shared by the kernel tests: closeness to a reference judged against the magnitude of
+// the whole result, bitwise equality, and buffers pre-filled with values a kernel must overwrite.
+// Not here: random data, the thread pool (tests/test_util.h).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "tests/test_util.h"
+
+namespace xtrain::testing {
+
+// Largest |v[i]| (0 for an empty vector).
+inline float max_abs(const std::vector<float>& v) {
+  float m = 0.0f;
+  for (float x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+// Expects |actual - expected| <= rtol * (|expected| + max |expected|) element-wise: a float
+// kernel summing in a different order than the double reference is off by a few ulps of the
+// largest terms, so elements that cancel to near zero are judged against the overall scale.
+inline void expect_close_to_reference(const std::vector<float>& actual,
+                                      const std::vector<float>& expected, float rtol,
+                                      const char* what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (float x : actual) {
+    if (!std::isfinite(x)) {
+      ADD_FAILURE() << what << ": non-finite value " << x;
+      return;
+    }
+  }
+  expect_close(actual, expected, rtol, rtol * max_abs(expected), what);
+}
+
+// Expects the two buffers to hold the same bits.
+inline void expect_bitwise_equal(const std::vector<float>& a, const std::vector<float>& b,
+                                 const char* what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  if (std::memcmp(a.data(), b.data(), sizeof(float) * a.size()) == 0) return;
+  size_t first = 0;
+  while (first < a.size() && std::memcmp(&a[first], &b[first], sizeof(float)) == 0) ++first;
+  ADD_FAILURE() << what << ": buffers differ, first at [" << first << "]: " << a[first] << " vs "
+                << b[first];
+}
+
+// n quiet NaNs: an output buffer whose old contents a kernel documented to overwrite must ignore.
+inline std::vector<float> nans(size_t n) {
+  return std::vector<float>(n, std::numeric_limits<float>::quiet_NaN());
+}
+
+}  // namespace xtrain::testing

@@ -1,0 +1,143 @@
+// MaxPool2d kernels against their reference twin, with ties, padding and 1 vs 2 threads.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "lib/kernels/max_pool2d.h"
+#include "lib/kernels/reference/max_pool2d.h"
+#include "tests/kernels/kernel_test_util.h"
+#include "tests/test_util.h"
+
+namespace xtrain {
+namespace {
+
+using kernels::MaxPool2dShape;
+using testing::expect_bitwise_equal;
+using testing::nans;
+using testing::random_floats;
+
+std::string describe(const MaxPool2dShape& s) {
+  return "x [" + std::to_string(s.n) + ", " + std::to_string(s.h) + ", " + std::to_string(s.w) +
+         ", " + std::to_string(s.c) + "] kernel " + std::to_string(s.kernel) + " stride " +
+         std::to_string(s.stride) + " pad " + std::to_string(s.pad);
+}
+
+size_t input_size(const MaxPool2dShape& s) { return size_t(s.n) * s.h * s.w * s.c; }
+size_t output_size(const MaxPool2dShape& s) { return size_t(s.n) * s.out_h() * s.out_w() * s.c; }
+
+// Max-pooling picks an input and the backward scatters dy unchanged, so fast and reference
+// agree bitwise (a position that wins several windows sums their dy in the same order).
+void expect_matches_reference(const MaxPool2dShape& s, const std::vector<float>& x) {
+  SCOPED_TRACE(describe(s));
+  const std::vector<float> dy = random_floats(output_size(s), 2);
+  std::vector<float> y = nans(output_size(s)), y_ref = nans(output_size(s));
+  kernels::max_pool2d_forward(s, x.data(), y.data(), Exec{});
+  kernels::reference::max_pool2d_forward(s, x.data(), y_ref.data());
+  expect_bitwise_equal(y, y_ref, "y");
+  std::vector<float> dx = nans(input_size(s)), dx_ref = nans(input_size(s));
+  kernels::max_pool2d_backward(s, x.data(), dy.data(), dx.data(), Exec{});
+  kernels::reference::max_pool2d_backward(s, x.data(), dy.data(), dx_ref.data());
+  expect_bitwise_equal(dx, dx_ref, "dx");
+}
+
+const MaxPool2dShape kOddShapes[] = {{3, 5, 7, 3, 3, 2, 1},  {3, 5, 7, 13, 3, 2, 1},
+                                     {3, 5, 7, 13, 2, 2, 0}, {3, 5, 7, 3, 3, 1, 1},
+                                     {3, 5, 7, 13, 3, 1, 0}, {3, 5, 7, 3, 5, 2, 2}};
+
+TEST(MaxPool2dKernel, MatchesReferenceOnOddShapes) {
+  for (const MaxPool2dShape& s : kOddShapes)
+    expect_matches_reference(s, random_floats(input_size(s), 1));
+}
+
+// ResNet-50's stem pool: 3x3 stride 2 padding 1 over 112x112x64, batch 1.
+TEST(MaxPool2dKernel, MatchesReferenceOnResNet50Stem) {
+  const MaxPool2dShape s{1, 112, 112, 64, 3, 2, 1};
+  expect_matches_reference(s, random_floats(input_size(s), 3));
+}
+
+// Inputs drawn from {0, 1, 2}: most windows hold ties, and each tie goes to the same (first)
+// position as in the reference.
+TEST(MaxPool2dKernel, TiesMatchReference) {
+  for (const MaxPool2dShape& s : kOddShapes) {
+    std::vector<float> x = random_floats(input_size(s), 4, 0.0f, 3.0f);
+    for (float& v : x) v = static_cast<float>(static_cast<int>(v));
+    expect_matches_reference(s, x);
+  }
+}
+
+// A constant image: every window is one big tie. Each window sends its whole gradient to
+// exactly one position, its first in scan order (top-left).
+TEST(MaxPool2dKernel, TieSendsTheGradientToTheFirstPositionOnly) {
+  const MaxPool2dShape s{1, 4, 4, 1, 2, 2, 0};
+  const std::vector<float> x(16, 5.0f), dy = {1.0f, 2.0f, 3.0f, 4.0f};
+  std::vector<float> y = nans(4), dx = nans(16);
+  kernels::max_pool2d_forward(s, x.data(), y.data(), Exec{});
+  EXPECT_EQ(y, std::vector<float>(4, 5.0f));
+  kernels::max_pool2d_backward(s, x.data(), dy.data(), dx.data(), Exec{});
+  const std::vector<float> expected = {1, 0, 2, 0,  //
+                                       0, 0, 0, 0,  //
+                                       3, 0, 4, 0,  //
+                                       0, 0, 0, 0};
+  EXPECT_EQ(dx, expected);
+
+  // Overlapping windows (3x3 stride 1 padding 1) over the constant image: every output's
+  // gradient lands once, on its window's first in-image position.
+  const MaxPool2dShape overlap{1, 4, 4, 1, 3, 1, 1};
+  const std::vector<float> ones(16, 1.0f);
+  kernels::max_pool2d_backward(overlap, x.data(), ones.data(), dx.data(), Exec{});
+  float total = 0.0f;
+  for (float v : dx) total += v;
+  EXPECT_EQ(total, 16.0f);
+  EXPECT_EQ(dx[0], 4.0f);  // first position of the windows at (0,0), (0,1), (1,0), (1,1)
+  expect_matches_reference(overlap, x);
+}
+
+// Padding acts as -infinity: over an all-negative image the padded border never wins, outputs
+// are real inputs (not 0) and every gradient reaches the image.
+TEST(MaxPool2dKernel, PaddingNeverWins) {
+  const MaxPool2dShape s{3, 5, 7, 13, 3, 2, 1};
+  const std::vector<float> x = random_floats(input_size(s), 5, -3.0f, -1.0f);
+  std::vector<float> y = nans(output_size(s));
+  kernels::max_pool2d_forward(s, x.data(), y.data(), Exec{});
+  for (float v : y) {
+    ASSERT_LT(v, -0.99f);
+    ASSERT_GE(v, -3.0f);
+  }
+  const std::vector<float> dy(output_size(s), 1.0f);
+  std::vector<float> dx = nans(input_size(s));
+  kernels::max_pool2d_backward(s, x.data(), dy.data(), dx.data(), Exec{});
+  double total = 0.0;
+  for (float v : dx) total += v;
+  EXPECT_EQ(total, double(output_size(s)));
+  expect_matches_reference(s, x);
+
+  // By hand: a 2x2 image, 3x3 window with padding 1 sees the whole image.
+  const MaxPool2dShape small{1, 2, 2, 1, 3, 1, 1};
+  const std::vector<float> neg = {-4.0f, -2.0f, -3.0f, -5.0f};
+  std::vector<float> out = nans(4);
+  kernels::max_pool2d_forward(small, neg.data(), out.data(), Exec{});
+  EXPECT_EQ(out, std::vector<float>(4, -2.0f));
+}
+
+TEST(MaxPool2dKernel, OneAndTwoThreadsAreBitwiseEqual) {
+  testing::PoolExec two(2);
+  for (const MaxPool2dShape& s :
+       {MaxPool2dShape{1, 112, 112, 64, 3, 2, 1}, MaxPool2dShape{3, 5, 7, 19, 3, 2, 1}}) {
+    SCOPED_TRACE(describe(s));
+    std::vector<float> x = random_floats(input_size(s), 6, 0.0f, 4.0f);
+    for (size_t i = 0; i < x.size(); i += 2) x[i] = static_cast<float>(static_cast<int>(x[i]));
+    const std::vector<float> dy = random_floats(output_size(s), 7);
+    std::vector<float> y1(output_size(s)), y2(output_size(s));
+    kernels::max_pool2d_forward(s, x.data(), y1.data(), Exec{});
+    kernels::max_pool2d_forward(s, x.data(), y2.data(), two.exec());
+    expect_bitwise_equal(y1, y2, "y");
+    std::vector<float> dx1(input_size(s)), dx2(input_size(s));
+    kernels::max_pool2d_backward(s, x.data(), dy.data(), dx1.data(), Exec{});
+    kernels::max_pool2d_backward(s, x.data(), dy.data(), dx2.data(), two.exec());
+    expect_bitwise_equal(dx1, dx2, "dx");
+  }
+}
+
+}  // namespace
+}  // namespace xtrain

@@ -1,0 +1,80 @@
+// SGD against torch.optim.SGD worked by hand over two steps (dampening 0):
+//   d = g + wd * p;  buf = mu * buf + d (buf = d on the first step);  p -= lr * (nesterov ?
+//   d + mu * buf : buf)
+#include "lib/optim/sgd.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "lib/base/check.h"
+#include "tests/test_util.h"
+
+namespace xtrain {
+namespace {
+
+struct TwoSteps {
+  std::vector<float> params, momentum;
+};
+
+// p = {1, -2}, first gradient {0.5, 0.25}, second {-1, 2}, lr 0.1, momentum 0.9, wd 0.01.
+TwoSteps run_two_steps(bool nesterov, const Exec& ex = Exec{}) {
+  const SGD sgd(SGDOptions{/*momentum=*/0.9f, /*weight_decay=*/0.01f, nesterov});
+  TwoSteps r{{1.0f, -2.0f}, {0.0f, 0.0f}};
+  const std::vector<float> g1 = {0.5f, 0.25f}, g2 = {-1.0f, 2.0f};
+  sgd.step(2, r.params.data(), g1.data(), r.momentum.data(), 0.1f, ex);
+  sgd.step(2, r.params.data(), g2.data(), r.momentum.data(), 0.1f, ex);
+  return r;
+}
+
+TEST(SGD, TwoStepsMatchHandComputedMomentum) {
+  // Step 1: d = {0.51, 0.23}, buf = d, p = {0.949, -2.023}.
+  // Step 2: d = {-1 + 0.00949, 2 - 0.02023} = {-0.99051, 1.97977},
+  //         buf = 0.9 * {0.51, 0.23} + d = {-0.53151, 2.18677},
+  //         p = {0.949 + 0.053151, -2.023 - 0.218677} = {1.002151, -2.241677}.
+  const TwoSteps r = run_two_steps(/*nesterov=*/false);
+  testing::expect_close(r.momentum, {-0.53151f, 2.18677f}, 1e-6f, 1e-6f, "momentum");
+  testing::expect_close(r.params, {1.002151f, -2.241677f}, 1e-6f, 1e-6f, "params");
+}
+
+TEST(SGD, TwoStepsMatchHandComputedNesterov) {
+  // Step 1: d = {0.51, 0.23}, buf = d, update d + 0.9 * buf = {0.969, 0.437},
+  //         p = {0.9031, -2.0437}.
+  // Step 2: d = {-1 + 0.009031, 2 - 0.020437} = {-0.990969, 1.979563},
+  //         buf = {0.459 - 0.990969, 0.207 + 1.979563} = {-0.531969, 2.186563},
+  //         update d + 0.9 * buf = {-1.4697411, 3.9474697}, p = {1.05007411, -2.43844697}.
+  const TwoSteps r = run_two_steps(/*nesterov=*/true);
+  testing::expect_close(r.momentum, {-0.531969f, 2.186563f}, 1e-6f, 1e-6f, "momentum");
+  testing::expect_close(r.params, {1.0500741f, -2.438447f}, 1e-6f, 1e-6f, "params");
+}
+
+TEST(SGD, ZeroMomentumIsPlainGradientDescent) {
+  const SGD sgd(SGDOptions{/*momentum=*/0.0f, /*weight_decay=*/0.0f, /*nesterov=*/false});
+  std::vector<float> p = {1.0f, 2.0f}, buf = {7.0f, 7.0f};
+  const std::vector<float> g = {0.5f, -1.0f};
+  sgd.step(2, p.data(), g.data(), buf.data(), 0.2f, Exec{});
+  testing::expect_close(p, {0.9f, 2.2f}, 0.0f, 1e-7f, "params");
+  testing::expect_close(buf, {7.0f, 7.0f}, 0.0f, 0.0f, "untouched momentum");
+}
+
+// A large flat buffer is split over threads; every element gets the same update either way.
+TEST(SGD, OneAndTwoThreadsAreBitwiseEqual) {
+  const size_t n = 100003;
+  const std::vector<float> grads = testing::random_floats(n, 3);
+  const SGD sgd(SGDOptions{});
+  auto run = [&](const Exec& ex) {
+    std::vector<float> p = testing::random_floats(n, 4), buf(n, 0.0f);
+    for (int step = 0; step < 3; ++step) sgd.step(n, p.data(), grads.data(), buf.data(), 0.1f, ex);
+    return p;
+  };
+  testing::PoolExec two(2);
+  EXPECT_EQ(run(Exec{}), run(two.exec()));
+}
+
+TEST(SGD, RejectsNesterovWithoutMomentum) {
+  EXPECT_THROW(SGD(SGDOptions{0.0f, 0.0f, true}), Error);
+  EXPECT_THROW(SGD(SGDOptions{-0.1f, 0.0f, false}), Error);
+}
+
+}  // namespace
+}  // namespace xtrain
