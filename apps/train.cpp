@@ -23,8 +23,14 @@ int train(const TrainFlags& flags) {
       model_line(flags.model, model->num_parameters(), model->macs(image), options.image_size));
 
   const int num_cores = 1;
-  FakeData train_data(FakeData::train_batches(options.batch_size, num_cores));
-  FakeData test_data(FakeData::test_batches(options.batch_size, num_cores));
+  const BatchSourceFactory train_data = [&](int rank, int num_replicas) {
+    return std::make_unique<FakeData>(FakeData::train_batches(options.batch_size, num_cores),
+                                      options.batch_size, options.image_size);
+  };
+  const BatchSourceFactory test_data = [&](int rank, int num_replicas) {
+    return std::make_unique<FakeData>(FakeData::test_batches(options.batch_size, num_cores),
+                                      options.test_set_batch_size, options.image_size);
+  };
   Trainer trainer(model, options, train_data, test_data);
   const double max_accuracy = trainer.run();
   if (max_accuracy < flags.target_accuracy) {

@@ -4,9 +4,17 @@
 
 namespace xtrain {
 
-void FakeData::next(TensorView images, int32_t* labels) {
-  std::fill_n(images.data, images.numel(), 0.0f);
-  std::fill_n(labels, images.shape[0], 0);
+FakeData::FakeData(int64_t batches_per_epoch, int batch_size, int image_size)
+    : batches_per_epoch_(batches_per_epoch),
+      batch_size_(batch_size),
+      image_floats_(int64_t{image_size} * image_size * 3) {}
+
+int FakeData::next(float* images, int32_t* labels) {
+  if (closed_ || next_batch_ >= batches_per_epoch_) return 0;
+  ++next_batch_;
+  std::fill_n(images, batch_size_ * image_floats_, 0.0f);
+  std::fill_n(labels, batch_size_, 0);
+  return batch_size_;
 }
 
 int64_t FakeData::train_batches(int batch_size, int num_cores) {

@@ -1,19 +1,36 @@
-// BatchSource: where a core's batches come from, one epoch at a time.
+// BatchSource: one core's stream of batches from a data set (its shard), one epoch at a time,
+// and BatchSourceFactory, which makes the source of each core. The trainer copies each batch
+// into its plan's input, so a source may prefetch into buffers of its own.
+// Not here: decoding, shuffling, sharding (data/).
 #pragma once
 
 #include <cstdint>
-
-#include "lib/tensor/tensor.h"
+#include <functional>
+#include <memory>
 
 namespace xtrain {
 
 class BatchSource {
  public:
   virtual ~BatchSource() = default;
-  // Batches in one epoch (per core).
+
+  // Batches this source yields in one epoch.
   virtual int64_t batches_per_epoch() const = 0;
-  // Writes the next batch: images [N, H, W, C] normalized floats and labels [N].
-  virtual void next(TensorView images, int32_t* labels) = 0;
+  // Begins epoch `epoch` (1-based): a source that shuffles reshuffles here, from its seed and
+  // the epoch, so every run sees the same order.
+  virtual void start_epoch(int epoch) = 0;
+  // Writes the next batch of the epoch: images [n, H, W, C] as normalized floats into `images`
+  // (room for a full batch) and labels [n] into `labels`. Returns n, which is below the batch
+  // size only for a last partial batch; 0 when the epoch is over.
+  virtual int next(float* images, int32_t* labels) = 0;
+  // Ends the source early (another core failed, or the run was interrupted): a next() that is
+  // waiting, or any later one, returns 0 at once. Safe to call from any thread.
+  virtual void close() {}
+  // Unreadable images skipped so far, over all epochs.
+  virtual int64_t skipped_images() const { return 0; }
 };
+
+// Makes the source of core `rank` of `num_replicas`.
+using BatchSourceFactory = std::function<std::unique_ptr<BatchSource>(int rank, int num_replicas)>;
 
 }  // namespace xtrain

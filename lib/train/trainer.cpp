@@ -27,17 +27,17 @@ LRSchedulerOptions with_steps_per_epoch(LRSchedulerOptions o, int64_t steps_per_
 }  // namespace
 
 Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& options,
-                 BatchSource& train, BatchSource& test)
+                 const BatchSourceFactory& train, const BatchSourceFactory& test)
     : options_(options),
-      train_(train),
-      test_(test),
+      train_(train(kCore, 1)),
+      test_(test(kCore, 1)),
       pool_(hardware_threads()),
       exec_{&pool_},
       replica_(std::move(graph), options.label_smoothing),
       sgd_(options.sgd),
       // Like the XLA script, the schedule counts the data set's full epoch even with --num_steps.
-      lr_scheduler_(
-          make_lr_scheduler(with_steps_per_epoch(options.lr_schedule, train.batches_per_epoch()))) {
+      lr_scheduler_(make_lr_scheduler(
+          with_steps_per_epoch(options.lr_schedule, train_->batches_per_epoch()))) {
   XTRAIN_CHECK(options.log_steps > 0, "--log_steps must be > 0, got {}", options.log_steps);
   replica_.store().initialize(options.seed);
 }
@@ -62,12 +62,13 @@ void Trainer::train_epoch(int epoch) {
   const Shape input{options_.batch_size, options_.image_size, options_.image_size, kImageChannels};
   Plan& plan = replica_.plan_for(input, PlanMode::kTrain);
   ParamStore& store = replica_.store();
-  int64_t steps = train_.batches_per_epoch();
+  int64_t steps = train_->batches_per_epoch();
   if (options_.num_steps > 0) steps = std::min(steps, options_.num_steps);
+  train_->start_epoch(epoch);
 
   RateTracker tracker;
   for (int64_t step = 0; step < steps; ++step) {
-    train_.next(plan.input(), plan.labels());
+    train_->next(plan.input().data, plan.labels());
     store.zero_grads();
     const float loss = plan.forward(exec_);
     XTRAIN_CHECK(std::isfinite(loss), "xla:{}: the loss is {} at epoch {} step {}", kCore, loss,
@@ -89,12 +90,13 @@ double Trainer::test_epoch(int epoch) {
   const Shape input{options_.test_set_batch_size, options_.image_size, options_.image_size,
                     kImageChannels};
   Plan& plan = replica_.plan_for(input, PlanMode::kEval);
-  int64_t steps = test_.batches_per_epoch();
+  int64_t steps = test_->batches_per_epoch();
   if (options_.num_test_steps > 0) steps = std::min(steps, options_.num_test_steps);
+  test_->start_epoch(epoch);
 
   int64_t correct = 0, total = 0;
   for (int64_t step = 0; step < steps; ++step) {
-    test_.next(plan.input(), plan.labels());
+    test_->next(plan.input().data, plan.labels());
     plan.forward(exec_);
     const TensorView logits = plan.logits();
     const int n = static_cast<int>(logits.shape[0]);

@@ -31,8 +31,8 @@ struct TrainerOptions {
 
 class Trainer {
  public:
-  Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& options, BatchSource& train,
-          BatchSource& test);
+  Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& options,
+          const BatchSourceFactory& train, const BatchSourceFactory& test);
 
   // Trains every epoch and returns the best test top-1 accuracy, in percent.
   double run();
@@ -44,8 +44,8 @@ class Trainer {
   double test_epoch(int epoch);  // top-1 accuracy in percent
 
   TrainerOptions options_;
-  BatchSource& train_;
-  BatchSource& test_;
+  std::unique_ptr<BatchSource> train_;
+  std::unique_ptr<BatchSource> test_;
   ThreadPool pool_;
   Exec exec_;
   Replica replica_;
