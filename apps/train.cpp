@@ -1,7 +1,10 @@
-// train: the driver. Parses flags, builds the model and the data, trains, and prints the lines
-// test_train_imagenet.py prints. Every error ends here as one line and a non-zero exit.
+// train: the driver. Parses flags, builds the model and the data, trains on the emulated cores,
+// and prints the lines test_train_imagenet.py prints. Every error ends here as one line and a
+// non-zero exit; Ctrl-C stops every core after the current step.
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+#include <csignal>
 #include <iostream>
 
 #include "apps/train_flags.h"
@@ -14,27 +17,37 @@ namespace xtrain {
 namespace {
 
 constexpr int kTargetMissedExitCode = 21;  // as test_train_imagenet.py
+constexpr int kInterruptedExitCode = 130;  // 128 + SIGINT, as shells report it
 
-int train(const TrainFlags& flags) {
-  const TrainerOptions& options = flags.trainer;
+std::atomic<bool> stop_requested{false};
+
+extern "C" void request_stop(int) { stop_requested = true; }
+
+int train(TrainFlags& flags) {
+  TrainerOptions& options = flags.trainer;
   std::shared_ptr<const Graph> model = build_model(flags.model, flags.num_classes);
   const Shape image{1, options.image_size, options.image_size, model->input_channels()};
   spdlog::info(
       model_line(flags.model, model->num_parameters(), model->macs(image), options.image_size));
 
-  const int num_cores = 1;
   const BatchSourceFactory train_data = [&](int rank, int num_replicas) {
-    return std::make_unique<FakeData>(FakeData::train_batches(options.batch_size, num_cores),
+    return std::make_unique<FakeData>(FakeData::train_batches(options.batch_size, num_replicas),
                                       options.batch_size, options.image_size);
   };
   const BatchSourceFactory test_data = [&](int rank, int num_replicas) {
-    return std::make_unique<FakeData>(FakeData::test_batches(options.batch_size, num_cores),
+    return std::make_unique<FakeData>(FakeData::test_batches(options.batch_size, num_replicas),
                                       options.test_set_batch_size, options.image_size);
   };
+  options.stop_requested = &stop_requested;
+  std::signal(SIGINT, request_stop);
   Trainer trainer(model, options, train_data, test_data);
-  const double max_accuracy = trainer.run();
-  if (max_accuracy < flags.target_accuracy) {
-    spdlog::info(below_target_line(max_accuracy, flags.target_accuracy));
+  const TrainResult result = trainer.run();
+  if (result.interrupted) {
+    std::cerr << "train: interrupted: stopped every core after the current step\n";
+    return kInterruptedExitCode;
+  }
+  if (result.max_accuracy < flags.target_accuracy) {
+    spdlog::info(below_target_line(result.max_accuracy, flags.target_accuracy));
     return kTargetMissedExitCode;
   }
   return 0;

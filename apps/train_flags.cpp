@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
+#include <thread>
 
 #include "models/registry.h"
 
@@ -34,9 +36,14 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   TrainerOptions& t = f.trainer;
   CLI::App app{"xtrain: train an image classifier the way test_train_imagenet.py does", "train"};
   app.option_defaults()->always_capture_default();
+  t.num_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   app.add_option("--model", f.model, "Architecture")->check(CLI::IsMember(model_names()));
   app.add_flag("--fake_data", f.fake_data, "Train and test on all-zero images labelled 0");
+  app.add_option("--num_cores", t.num_cores,
+                 "Emulated TPU cores (threads), each with its own replica and data shard")
+      ->check(kPositive);
+  app.add_flag("--metrics_debug", t.metrics_debug, "Print a metrics report after every epoch");
   app.add_option("--num_classes", f.num_classes, "Classifier outputs")->check(kPositive);
   app.add_option("--image_size", t.image_size, "Training and test image side, in pixels")
       ->check(kPositive);

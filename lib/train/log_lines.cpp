@@ -58,6 +58,14 @@ std::string epoch_test_end_line(int epoch, const std::string& time, double accur
   return fmt::format("Epoch {} test end {}, Accuracy={:.2f}", epoch, time, accuracy);
 }
 
+std::string epoch_top5_line(int epoch, double accuracy) {
+  return fmt::format("Epoch {} test top-5 Accuracy: {:.2f}%", epoch, accuracy);
+}
+
+std::string epoch_skipped_line(int epoch, int64_t count) {
+  return fmt::format("Epoch {} skipped {} unreadable image{}", epoch, count, count == 1 ? "" : "s");
+}
+
 std::string max_accuracy_line(double accuracy) {
   return fmt::format("Max Accuracy: {:.2f}%", accuracy);
 }

@@ -24,6 +24,10 @@ std::string epoch_train_end_line(int epoch, const std::string& time);
 std::string test_line(int core, int64_t step, int epoch, const std::string& time);
 // "Epoch 1 test end 07:41:10, Accuracy=100.00"
 std::string epoch_test_end_line(int epoch, const std::string& time, double accuracy);
+// "Epoch 1 test top-5 Accuracy: 100.00%" (not "Accuracy=", so greps for top-1 see one line)
+std::string epoch_top5_line(int epoch, double accuracy);
+// "Epoch 1 skipped 3 unreadable images"
+std::string epoch_skipped_line(int epoch, int64_t count);
 // "Max Accuracy: 100.00%"
 std::string max_accuracy_line(double accuracy);
 // "Accuracy 12.34 is below target 50.00"

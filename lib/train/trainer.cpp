@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
+#include <cstring>
 
 #include "lib/base/check.h"
 #include "lib/train/accuracy.h"
@@ -14,10 +14,7 @@
 namespace xtrain {
 namespace {
 
-constexpr int kCore = 0;  // one emulated core for now: xla:0
 constexpr int kImageChannels = 3;
-
-int hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 LRSchedulerOptions with_steps_per_epoch(LRSchedulerOptions o, int64_t steps_per_epoch) {
   o.steps_per_epoch = std::max<int64_t>(1, steps_per_epoch);
@@ -26,88 +23,210 @@ LRSchedulerOptions with_steps_per_epoch(LRSchedulerOptions o, int64_t steps_per_
 
 }  // namespace
 
+// One emulated core: its kernel threads, its replica and optimizer, its data shard, and the
+// buffer its sources write batches into before they are copied into a plan's input.
+struct Trainer::Core {
+  Core(int rank, int threads, std::shared_ptr<const Graph> graph, const TrainerOptions& o,
+       std::unique_ptr<BatchSource> train_source, std::unique_ptr<BatchSource> test_source)
+      : rank(rank),
+        pool(threads),
+        exec{&pool},
+        replica(std::move(graph), o.label_smoothing),
+        sgd(o.sgd),
+        train(std::move(train_source)),
+        test(std::move(test_source)),
+        // Like the XLA script, the schedule counts the data's full epoch even with --num_steps.
+        lr_scheduler(
+            make_lr_scheduler(with_steps_per_epoch(o.lr_schedule, train->batches_per_epoch()))),
+        images(Shape{std::max(o.batch_size, o.test_set_batch_size), o.image_size, o.image_size,
+                     kImageChannels}),
+        labels(images.shape()[0]) {
+    replica.store().initialize(o.seed);  // the same seed everywhere: identical replicas
+  }
+
+  const int rank;
+  ThreadPool pool;
+  Exec exec;
+  Replica replica;
+  SGD sgd;
+  std::unique_ptr<BatchSource> train, test;
+  std::unique_ptr<LRScheduler> lr_scheduler;
+  Tensor images;
+  std::vector<int32_t> labels;
+};
+
+struct Trainer::TestCounts {
+  double top1 = 0.0, top5 = 0.0, total = 0.0;
+};
+
 Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& options,
                  const BatchSourceFactory& train, const BatchSourceFactory& test)
-    : options_(options),
-      train_(train(kCore, 1)),
-      test_(test(kCore, 1)),
-      pool_(hardware_threads()),
-      exec_{&pool_},
-      replica_(std::move(graph), options.label_smoothing),
-      sgd_(options.sgd),
-      // Like the XLA script, the schedule counts the data set's full epoch even with --num_steps.
-      lr_scheduler_(make_lr_scheduler(
-          with_steps_per_epoch(options.lr_schedule, train_->batches_per_epoch()))) {
+    : options_(options), mesh_(options.num_cores) {
   XTRAIN_CHECK(options.log_steps > 0, "--log_steps must be > 0, got {}", options.log_steps);
-  replica_.store().initialize(options.seed);
-}
-
-double Trainer::run() {
-  double max_accuracy = 0.0;
-  for (int epoch = 1; epoch <= options_.num_epochs; ++epoch) {
-    spdlog::info(epoch_train_begin_line(epoch, clock_time()));
-    train_epoch(epoch);
-    spdlog::info(epoch_train_end_line(epoch, clock_time()));
-    if (!options_.test_only_at_end || epoch == options_.num_epochs) {
-      const double accuracy = test_epoch(epoch);
-      spdlog::info(epoch_test_end_line(epoch, clock_time(), accuracy));
-      max_accuracy = std::max(max_accuracy, accuracy);
-    }
+  const int n = mesh_.num_cores();
+  for (int rank = 0; rank < n; ++rank) {
+    cores_.push_back(std::make_unique<Core>(rank, mesh_.threads_per_core(), graph, options,
+                                            train(rank, n), test(rank, n)));
+    // The cores meet in every step's all-reduce, so they must all take the same steps.
+    XTRAIN_CHECK(
+        cores_[rank]->train->batches_per_epoch() == cores_[0]->train->batches_per_epoch(),
+        "the training data gives {} {} batches per epoch but {} {}: every core must take the "
+        "same steps",
+        Mesh::device_name(rank), cores_[rank]->train->batches_per_epoch(), Mesh::device_name(0),
+        cores_[0]->train->batches_per_epoch());
   }
-  spdlog::info(max_accuracy_line(max_accuracy));
-  return max_accuracy;
 }
 
-void Trainer::train_epoch(int epoch) {
-  const Shape input{options_.batch_size, options_.image_size, options_.image_size, kImageChannels};
-  Plan& plan = replica_.plan_for(input, PlanMode::kTrain);
-  ParamStore& store = replica_.store();
-  int64_t steps = train_->batches_per_epoch();
+Trainer::~Trainer() = default;
+
+Replica& Trainer::replica(int rank) { return cores_.at(rank)->replica; }
+
+TrainResult Trainer::run() {
+  TrainResult result;
+  mesh_.run([&](int rank) { run_core(*cores_[rank], result); },
+            [&] {
+              for (const auto& core : cores_) {
+                core->train->close();
+                core->test->close();
+              }
+            });
+  return result;
+}
+
+void Trainer::run_core(Core& core, TrainResult& result) {
+  double max_accuracy = 0.0;
+  double skipped_before = 0.0;
+  for (int epoch = 1; epoch <= options_.num_epochs; ++epoch) {
+    print_once(core, epoch_train_begin_line(epoch, clock_time()));
+    const bool stopped = !train_epoch(core, epoch);
+    print_once(core, epoch_train_end_line(epoch, clock_time()));
+    if (stopped) {
+      if (core.rank == 0) result.interrupted = true;
+      return;
+    }
+    if (!options_.test_only_at_end || epoch == options_.num_epochs) {
+      const TestCounts counts = test_epoch(core, epoch);
+      const double top1 = counts.total > 0 ? 100.0 * counts.top1 / counts.total : 0.0;
+      const double top5 = counts.total > 0 ? 100.0 * counts.top5 / counts.total : 0.0;
+      print_once(core, epoch_test_end_line(epoch, clock_time(), top1));
+      print_once(core, epoch_top5_line(epoch, top5));
+      max_accuracy = std::max(max_accuracy, top1);
+    }
+    double skipped =
+        static_cast<double>(core.train->skipped_images() + core.test->skipped_images());
+    mesh_.all_reduce_sum(core.rank, &skipped, 1);
+    if (skipped > skipped_before) {
+      const auto newly_skipped = static_cast<int64_t>(skipped - skipped_before);
+      if (core.rank == 0) metrics_.add(Counter::kSkippedImages, newly_skipped);
+      print_once(core, epoch_skipped_line(epoch, newly_skipped));
+      skipped_before = skipped;
+    }
+    if (options_.metrics_debug) print_once(core, core.rank == 0 ? metrics_.report() : "");
+  }
+  print_once(core, max_accuracy_line(max_accuracy));
+  if (core.rank == 0) result.max_accuracy = max_accuracy;
+}
+
+bool Trainer::train_epoch(Core& core, int epoch) {
+  BatchSource& source = *core.train;
+  source.start_epoch(epoch);
+  int64_t steps = source.batches_per_epoch();
   if (options_.num_steps > 0) steps = std::min(steps, options_.num_steps);
-  train_->start_epoch(epoch);
+  ParamStore& store = core.replica.store();
 
   RateTracker tracker;
   for (int64_t step = 0; step < steps; ++step) {
-    train_->next(plan.input().data, plan.labels());
+    auto start = Metrics::Clock::now();
+    const int n = source.next(core.images.data(), core.labels.data());
+    metrics_.record(Metric::kDataWaitTime, seconds_since(start));
+    XTRAIN_CHECK(n > 0, "the training data ended after {} of {} batches", step, steps);
+    Plan& plan = plan_for(core, n, PlanMode::kTrain);
+
+    start = Metrics::Clock::now();
     store.zero_grads();
-    const float loss = plan.forward(exec_);
-    XTRAIN_CHECK(std::isfinite(loss), "xla:{}: the loss is {} at epoch {} step {}", kCore, loss,
-                 epoch, step);
-    plan.backward(exec_);
-    sgd_.step(store.num_params(), store.params(), store.grads(), replica_.momentum(),
-              lr_scheduler_->lr(), exec_);
-    lr_scheduler_->step();
-    tracker.add(options_.batch_size);
+    const float loss = plan.forward(core.exec);
+    XTRAIN_CHECK(std::isfinite(loss), "the loss is {} at epoch {} step {}", loss, epoch, step);
+    plan.backward(core.exec);
+    metrics_.record(Metric::kExecuteTime, seconds_since(start));
+
+    start = Metrics::Clock::now();
+    mesh_.all_reduce_mean(core.rank, store.grads(), store.num_params());
+    metrics_.record(Metric::kAllReduceTime, seconds_since(start));
+
+    start = Metrics::Clock::now();
+    core.sgd.step(store.num_params(), store.params(), store.grads(), core.replica.momentum(),
+                  core.lr_scheduler->lr(), core.exec);
+    core.lr_scheduler->step();
+    metrics_.record(Metric::kOptimizerTime, seconds_since(start));
+    if (core.rank == 0) metrics_.add(Counter::kSteps);
+
+    tracker.add(n);
     if (step % options_.log_steps == 0) {
       const double rate = tracker.rate();
       spdlog::info(
-          training_line(kCore, epoch, step, loss, rate, tracker.global_rate(), clock_time()));
+          training_line(core.rank, epoch, step, loss, rate, tracker.global_rate(), clock_time()));
     }
+    if (stop_voted(core)) return false;
   }
+  return true;
 }
 
-double Trainer::test_epoch(int epoch) {
-  const Shape input{options_.test_set_batch_size, options_.image_size, options_.image_size,
-                    kImageChannels};
-  Plan& plan = replica_.plan_for(input, PlanMode::kEval);
-  int64_t steps = test_->batches_per_epoch();
+Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
+  BatchSource& source = *core.test;
+  source.start_epoch(epoch);
+  int64_t steps = source.batches_per_epoch();
   if (options_.num_test_steps > 0) steps = std::min(steps, options_.num_test_steps);
-  test_->start_epoch(epoch);
 
-  int64_t correct = 0, total = 0;
+  double counts[3] = {0.0, 0.0, 0.0};  // top-1 correct, top-5 correct, samples
   for (int64_t step = 0; step < steps; ++step) {
-    test_->next(plan.input().data, plan.labels());
-    plan.forward(exec_);
+    const int n = source.next(core.images.data(), core.labels.data());
+    if (n == 0) break;
+    Plan& plan = plan_for(core, n, PlanMode::kEval);
+    plan.forward(core.exec);
     const TensorView logits = plan.logits();
-    const int n = static_cast<int>(logits.shape[0]);
-    correct += count_top_k_correct(logits.data, plan.labels(), n, static_cast<int>(logits.shape[1]),
-                                   /*k=*/1);
-    total += n;
+    const int classes = static_cast<int>(logits.shape[1]);
+    counts[0] += count_top_k_correct(logits.data, plan.labels(), n, classes, 1);
+    counts[1] += count_top_k_correct(logits.data, plan.labels(), n, classes, 5);
+    counts[2] += n;
     if (step % options_.log_steps == 0) {
-      spdlog::info(test_line(kCore, step, epoch, clock_time()));
+      spdlog::info(test_line(core.rank, step, epoch, clock_time()));
     }
   }
-  return total > 0 ? 100.0 * correct / total : 0.0;
+  // Exact over all samples: sums of counts, not a mean of per-core percentages.
+  mesh_.all_reduce_sum(core.rank, counts, 3);
+  return {counts[0], counts[1], counts[2]};
+}
+
+// The plan for a batch of n images, compiled on first use, with the batch copied into it.
+Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
+  const int compiled_before = core.replica.compiled_plans();
+  const double seconds_before = core.replica.compile_seconds();
+  Plan& plan = core.replica.plan_for(
+      Shape{n, options_.image_size, options_.image_size, kImageChannels}, mode);
+  if (core.replica.compiled_plans() != compiled_before) {
+    metrics_.record(Metric::kCompileTime, core.replica.compile_seconds() - seconds_before);
+    metrics_.add(Counter::kCompiledPlans);
+  }
+  std::memcpy(plan.input().data, core.images.data(), plan.input().numel() * sizeof(float));
+  std::copy_n(core.labels.data(), n, plan.labels());
+  return plan;
+}
+
+// Every core reads the stop flag, and the cores agree: a stop lands after the same step
+// everywhere, so no core is left waiting in an all-reduce.
+bool Trainer::stop_voted(Core& core) {
+  if (options_.stop_requested == nullptr) return false;
+  double votes = options_.stop_requested->load() ? 1.0 : 0.0;
+  mesh_.all_reduce_sum(core.rank, &votes, 1);
+  return votes > 0.0;
+}
+
+// Prints a line once for the whole mesh, after every core has reached this point and before any
+// goes on, so per-core lines never land on the wrong side of it.
+void Trainer::print_once(Core& core, const std::string& line) {
+  mesh_.barrier();
+  if (core.rank == 0) spdlog::info(line);
+  mesh_.barrier();
 }
 
 }  // namespace xtrain

@@ -1,56 +1,77 @@
-// Trainer: the epoch loop of test_train_imagenet.py on one replica: train an epoch (SGD with the
-// LR schedule stepped every step, a training line every --log_steps), then evaluate on the test
-// batches, printing the same lines as the XLA script. Not here: flags (apps/), where batches
-// come from (data/), kernels.
+// Trainer: the epoch loop of test_train_imagenet.py over N emulated cores. Each core trains its
+// own replica on its own data shard; after backward the cores all-reduce the gradients to their
+// mean, so every replica takes the same SGD step (LR schedule stepped every step) and the
+// replicas stay bitwise equal. Each core prints its own training and test lines; the epoch
+// lines and the accuracy, summed exactly over every core's samples, print once.
+// Not here: flags (apps/), where batches come from (data/), kernels, threads (lib/parallel).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "lib/graph/replica.h"
 #include "lib/optim/lr_scheduler.h"
 #include "lib/optim/sgd.h"
+#include "lib/parallel/mesh.h"
 #include "lib/train/batch_source.h"
+#include "lib/train/metrics.h"
 
 namespace xtrain {
 
 struct TrainerOptions {
+  int num_cores = 1;
   int batch_size = 128;          // per core
   int test_set_batch_size = 64;  // per core
   int image_size = 224;
   int num_epochs = 18;
   int log_steps = 20;
   int64_t num_steps = 0;       // training steps per epoch; 0 = the whole epoch
-  int64_t num_test_steps = 0;  // test batches per epoch; 0 = all
+  int64_t num_test_steps = 0;  // test batches per epoch, per core; 0 = all
   bool test_only_at_end = false;
+  bool metrics_debug = false;  // print the metrics report after every epoch
   float label_smoothing = 0.0f;
   uint64_t seed = 42;
   SGDOptions sgd;
   LRSchedulerOptions lr_schedule;  // steps_per_epoch is taken from the training data
+  // Set (e.g. by a SIGINT handler) to stop after the current step; may be null.
+  const std::atomic<bool>* stop_requested = nullptr;
+};
+
+struct TrainResult {
+  double max_accuracy = 0.0;  // best test top-1, percent
+  bool interrupted = false;   // stopped by stop_requested
 };
 
 class Trainer {
  public:
   Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& options,
           const BatchSourceFactory& train, const BatchSourceFactory& test);
+  ~Trainer();
 
-  // Trains every epoch and returns the best test top-1 accuracy, in percent.
-  double run();
+  // Trains every epoch on every core. Throws xtrain::Error naming the core if any core fails.
+  TrainResult run();
 
-  Replica& replica() { return replica_; }
+  int num_cores() const { return mesh_.num_cores(); }
+  Replica& replica(int rank);
 
  private:
-  void train_epoch(int epoch);
-  double test_epoch(int epoch);  // top-1 accuracy in percent
+  struct Core;
+  struct TestCounts;
+
+  void run_core(Core& core, TrainResult& result);
+  // False when a stop was requested.
+  bool train_epoch(Core& core, int epoch);
+  TestCounts test_epoch(Core& core, int epoch);
+  Plan& plan_for(Core& core, int batch, PlanMode mode);
+  bool stop_voted(Core& core);
+  void print_once(Core& core, const std::string& line);
 
   TrainerOptions options_;
-  std::unique_ptr<BatchSource> train_;
-  std::unique_ptr<BatchSource> test_;
-  ThreadPool pool_;
-  Exec exec_;
-  Replica replica_;
-  SGD sgd_;
-  std::unique_ptr<LRScheduler> lr_scheduler_;
+  Mesh mesh_;
+  Metrics metrics_;
+  std::vector<std::unique_ptr<Core>> cores_;
 };
 
 }  // namespace xtrain

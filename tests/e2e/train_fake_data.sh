@@ -8,7 +8,7 @@ trap 'rm -f "$out"' EXIT
 
 "$train" --model=resnet20 --num_classes=10 --fake_data --image_size=32 --batch_size=8 \
   --test_set_batch_size=8 --num_epochs=2 --num_steps=6 --log_steps=2 --num_test_steps=3 \
-  --lr=0.05 >"$out"
+  --lr=0.05 --num_cores=1 >"$out"
 cat "$out"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -26,6 +26,7 @@ for epoch in 1 2; do
     expected+=("^\| Test Device=xla:0/0 Step=$step Epoch=$epoch Time=$t$")
   done
   expected+=("^Epoch $epoch test end $t, Accuracy=[0-9]+\.[0-9]{2}$")
+  expected+=("^Epoch $epoch test top-5 Accuracy: [0-9]+\.[0-9]{2}%$")
 done
 expected+=("^Max Accuracy: 100\.00%$")
 
@@ -38,7 +39,7 @@ done
 # A missed --target_accuracy prints the XLA line and exits 21.
 set +e
 "$train" --model=resnet20 --num_classes=10 --fake_data --image_size=32 --batch_size=4 \
-  --test_set_batch_size=4 --num_epochs=1 --num_steps=1 --num_test_steps=1 --lr=0 \
+  --test_set_batch_size=4 --num_epochs=1 --num_steps=1 --num_test_steps=1 --lr=0 --num_cores=1 \
   --target_accuracy=101 >"$out"
 code=$?
 set -e

@@ -1,0 +1,128 @@
+// The mesh's collectives and its failure handling: barriers that abort, an all-reduce that
+// leaves every replica with the same mean, and a failing core that stops the others at once.
+#include "lib/parallel/mesh.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "lib/base/check.h"
+#include "tests/test_util.h"
+
+namespace xtrain {
+namespace {
+
+TEST(Barrier, AbortWakesWaitersAndLaterArrivals) {
+  Barrier barrier(3);
+  std::atomic<int> aborted{0};
+  std::vector<std::thread> waiters;
+  for (int i = 0; i < 2; ++i) {
+    waiters.emplace_back([&] {
+      try {
+        barrier.arrive_and_wait();
+      } catch (const MeshAborted&) {
+        ++aborted;
+      }
+    });
+  }
+  barrier.abort();
+  for (std::thread& t : waiters) t.join();
+  EXPECT_EQ(aborted, 2);
+  EXPECT_THROW(barrier.arrive_and_wait(), MeshAborted);
+}
+
+TEST(Barrier, IsReusableAcrossGenerations) {
+  Barrier barrier(2);
+  std::vector<int> seen(2, 0);
+  auto body = [&](int id) {
+    for (int round = 1; round <= 100; ++round) {
+      seen[id] = round;
+      barrier.arrive_and_wait();
+      EXPECT_EQ(seen[1 - id], round);  // the other thread got here too
+      barrier.arrive_and_wait();
+    }
+  };
+  std::thread other(body, 1);
+  body(0);
+  other.join();
+}
+
+// Each replica's buffer is different; afterwards every replica holds the mean, byte for byte
+// the same, and equal to the sum in replica order times 1/N.
+TEST(AllReduce, MeanIsIdenticalOnEveryReplica) {
+  for (int n : {2, 3, 4}) {
+    SCOPED_TRACE(n);
+    const size_t size = 100003;  // not a multiple of the slice alignment
+    std::vector<std::vector<float>> buffers;
+    for (int r = 0; r < n; ++r) buffers.push_back(testing::random_floats(size, 10 + r));
+    std::vector<float> expected(size);
+    for (size_t i = 0; i < size; ++i) {
+      float total = buffers[0][i];
+      for (int r = 1; r < n; ++r) total += buffers[r][i];
+      expected[i] = total * (1.0f / n);
+    }
+    Mesh mesh(n);
+    mesh.run([&](int rank) { mesh.all_reduce_mean(rank, buffers[rank].data(), size); });
+    for (int r = 0; r < n; ++r) EXPECT_EQ(buffers[r], expected) << "replica " << r;
+  }
+}
+
+TEST(AllReduce, SumAddsEveryCoresValues) {
+  Mesh mesh(3);
+  std::vector<std::vector<double>> results(3);
+  mesh.run([&](int rank) {
+    for (int round = 0; round < 50; ++round) {  // slots are reused safely round after round
+      double values[2] = {1.0 + rank, 10.0 * rank + round};
+      mesh.all_reduce_sum(rank, values, 2);
+      if (round == 49) results[rank] = {values[0], values[1]};
+    }
+  });
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(results[r], (std::vector<double>{6.0, 30.0 + 3 * 49}));
+}
+
+// One core of four fails in the middle of a run of collectives; the others must leave their
+// barrier at once (ctest's timeout catches a hang) and run() must name the core and the cause.
+TEST(Mesh, AFailingCoreStopsEveryCoreAndIsNamed) {
+  Mesh mesh(4);
+  std::atomic<bool> hook_ran{false};
+  std::vector<float> buffer(4 * 1000, 1.0f);
+  try {
+    mesh.run(
+        [&](int rank) {
+          for (int step = 0;; ++step) {
+            XTRAIN_CHECK(!(rank == 2 && step == 5), "injected failure at step {}", step);
+            mesh.all_reduce_mean(rank, buffer.data() + rank * 1000, 1000);
+          }
+        },
+        [&] { hook_ran = true; });
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "xla:2: injected failure at step 5");
+  }
+  EXPECT_TRUE(hook_ran);
+}
+
+TEST(Mesh, CoresRunOnThreadsNamedAfterTheirDevice) {
+  Mesh mesh(2);
+  std::vector<std::string> names(2);
+  mesh.run([&](int rank) {
+    char name[16] = {};
+    pthread_getname_np(pthread_self(), name, sizeof(name));
+    names[rank] = name;
+  });
+  EXPECT_EQ(names, (std::vector<std::string>{"xla:0", "xla:1"}));
+}
+
+TEST(Mesh, SplitsTheMachinesThreadsOverTheCores) {
+  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(Mesh(1).threads_per_core(), hardware);
+  EXPECT_EQ(Mesh(hardware).threads_per_core(), 1);
+  EXPECT_EQ(Mesh(4 * hardware).threads_per_core(), 1);
+  EXPECT_THROW(Mesh(0), Error);
+}
+
+}  // namespace
+}  // namespace xtrain

@@ -1,0 +1,174 @@
+// The data-parallel trainer: replicas that stay bitwise equal, N cores x batch B equal to one
+// core x batch N*B, reruns that repeat exactly, and a failure on one core that stops them all.
+#include "lib/train/trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "lib/base/check.h"
+#include "lib/graph/graph_builder.h"
+#include "models/registry.h"
+#include "tests/test_util.h"
+
+namespace xtrain {
+namespace {
+
+constexpr int kClasses = 5;
+constexpr int kSide = 8;
+constexpr int64_t kImageFloats = int64_t{kSide} * kSide * 3;
+
+// A fixed set of random images and labels; replica r of n serves images [r*B, (r+1)*B) of each
+// global batch of n*B, as a DistributedSampler shard would. `fail_at_batch` >= 0 throws there.
+class SliceSource : public BatchSource {
+ public:
+  SliceSource(int rank, int num_replicas, int batch_size, int64_t batches, int fail_at_batch = -1)
+      : rank_(rank),
+        num_replicas_(num_replicas),
+        batch_size_(batch_size),
+        batches_(batches),
+        fail_at_batch_(fail_at_batch) {}
+
+  int64_t batches_per_epoch() const override { return batches_; }
+  void start_epoch(int epoch) override {
+    epoch_ = epoch;
+    next_ = 0;
+  }
+  int next(float* images, int32_t* labels) override {
+    if (next_ >= batches_) return 0;
+    if (next_ == fail_at_batch_) throw std::runtime_error("injected data failure");
+    for (int i = 0; i < batch_size_; ++i) {
+      // The global index of this sample: the same data whatever the number of replicas.
+      const int64_t sample =
+          ((epoch_ * batches_ + next_) * num_replicas_ + rank_) * batch_size_ + i;
+      const std::vector<float> x =
+          testing::random_floats(kImageFloats, static_cast<uint32_t>(sample));
+      std::copy(x.begin(), x.end(), images + i * kImageFloats);
+      labels[i] = static_cast<int32_t>(sample * 7 % kClasses);
+    }
+    ++next_;
+    return batch_size_;
+  }
+
+ private:
+  int rank_, num_replicas_, batch_size_;
+  int64_t batches_;
+  int fail_at_batch_;
+  int epoch_ = 1;
+  int64_t next_ = 0;
+};
+
+TrainerOptions small_options(int num_cores, int batch_size) {
+  TrainerOptions o;
+  o.num_cores = num_cores;
+  o.batch_size = batch_size;
+  o.test_set_batch_size = batch_size;
+  o.image_size = kSide;
+  o.num_epochs = 1;
+  o.log_steps = 1000;
+  o.lr_schedule.type = "none";
+  o.lr_schedule.lr = 0.05f;
+  return o;
+}
+
+BatchSourceFactory slices(int batch_size, int64_t batches, int fail_rank = -1,
+                          int fail_at_batch = -1) {
+  return [=](int rank, int n) {
+    return std::make_unique<SliceSource>(rank, n, batch_size, batches,
+                                         rank == fail_rank ? fail_at_batch : -1);
+  };
+}
+
+std::vector<float> params_of(Trainer& trainer, int rank) {
+  ParamStore& store = trainer.replica(rank).store();
+  return std::vector<float>(store.params(), store.params() + store.num_params());
+}
+
+TEST(Trainer, ReplicasStayBitwiseEqual) {
+  for (int n : {2, 3, 4}) {
+    SCOPED_TRACE(n);
+    Trainer trainer(build_model("resnet20", kClasses), small_options(n, 2), slices(2, 4),
+                    slices(2, 1));
+    trainer.run();
+    const std::vector<float> first = params_of(trainer, 0);
+    EXPECT_NE(first, [&] {  // it trained: the weights moved from their initial values
+      Replica fresh(build_model("resnet20", kClasses), 0.0f);
+      fresh.store().initialize(42);
+      return std::vector<float>(fresh.store().params(),
+                                fresh.store().params() + fresh.store().num_params());
+    }());
+    for (int r = 1; r < n; ++r) {
+      const std::vector<float> other = params_of(trainer, r);
+      ASSERT_EQ(other.size(), first.size());
+      EXPECT_EQ(std::memcmp(other.data(), first.data(), first.size() * sizeof(float)), 0)
+          << "replica " << r << " differs from replica 0";
+    }
+  }
+}
+
+// Without BatchNorm the loss of a batch is the mean of per-sample losses, so the mean of N
+// cores' gradients over B samples each is the gradient over all N*B: the same SGD step.
+std::shared_ptr<const Graph> model_without_batchnorm() {
+  GraphBuilder g(3);
+  Value x = g.relu(g.conv2d("conv1", g.input(), 6, 3, 1, 1, /*bias=*/true));
+  x = g.relu(g.conv2d("conv2", x, 8, 3, 2, 1, /*bias=*/true));
+  x = g.adaptive_avg_pool2d("avgpool", x);
+  g.linear("fc", x, kClasses);
+  return g.finish();
+}
+
+TEST(Trainer, DataParallelEqualsOneLargeBatch) {
+  constexpr int kBatch = 3, kSteps = 3;
+  Trainer large(model_without_batchnorm(), small_options(1, 4 * kBatch), slices(4 * kBatch, kSteps),
+                slices(4 * kBatch, 1));
+  large.run();
+  Trainer parallel(model_without_batchnorm(), small_options(4, kBatch), slices(kBatch, kSteps),
+                   slices(kBatch, 1));
+  parallel.run();
+  testing::expect_close(params_of(parallel, 0), params_of(large, 0), 1e-4f, 1e-6f, "params");
+}
+
+TEST(Trainer, RerunsAreBitwiseIdentical) {
+  auto train_once = [] {
+    TrainerOptions o = small_options(3, 2);
+    o.num_epochs = 2;
+    Trainer trainer(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 2));
+    const TrainResult result = trainer.run();
+    return std::make_pair(result.max_accuracy, params_of(trainer, 0));
+  };
+  EXPECT_EQ(train_once(), train_once());
+}
+
+TEST(Trainer, ADataFailureOnOneCoreStopsEveryCore) {
+  Trainer trainer(build_model("resnet20", kClasses), small_options(4, 2),
+                  slices(2, 20, /*fail_rank=*/2, /*fail_at_batch=*/5), slices(2, 1));
+  try {
+    trainer.run();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "xla:2: injected data failure");
+  }
+}
+
+TEST(Trainer, StopRequestEndsEveryCoreAfterTheSameStep) {
+  std::atomic<bool> stop{true};  // already set: every core stops after its first step
+  TrainerOptions o = small_options(2, 2);
+  o.stop_requested = &stop;
+  Trainer trainer(build_model("resnet20", kClasses), o, slices(2, 50), slices(2, 1));
+  const TrainResult result = trainer.run();
+  EXPECT_TRUE(result.interrupted);
+  EXPECT_EQ(params_of(trainer, 0), params_of(trainer, 1));
+}
+
+TEST(Trainer, CoresMustTakeTheSameNumberOfSteps) {
+  const BatchSourceFactory uneven = [](int rank, int n) {
+    return std::make_unique<SliceSource>(rank, n, 2, rank == 0 ? 3 : 4);
+  };
+  EXPECT_THROW(
+      Trainer(build_model("resnet20", kClasses), small_options(2, 2), uneven, slices(2, 1)), Error);
+}
+
+}  // namespace
+}  // namespace xtrain
