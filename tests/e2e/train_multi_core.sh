@@ -49,4 +49,14 @@ code=$?
 set -e
 [ "$code" -eq 130 ] || { cat "$again"; fail "after SIGINT: exit $code, expected 130"; }
 grep -q "interrupted" "$again" || fail "no interrupted message"
+# A diverging core (a non-finite loss) stops all four cores: one line naming the core, exit 1.
+set +e
+"$train" --model=resnet20 --num_classes=10 --fake_data --image_size=16 --batch_size=4 \
+  --num_epochs=1 --num_steps=50 --num_cores=4 --lr=1e30 >"$out" 2>"$again"
+code=$?
+set -e
+[ "$code" -eq 1 ] || fail "diverging run: exit $code, expected 1"
+[ "$(wc -l <"$again")" -eq 1 ] || { cat "$again"; fail "diverging run: expected one error line"; }
+grep -qE '^train: error: xla:[0-3]: the loss is -?nan at epoch 1 step [0-9]+$' "$again" ||
+  { cat "$again"; fail "diverging run: the error does not name the core and the loss"; }
 echo "PASS"
