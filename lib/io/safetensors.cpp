@@ -1,6 +1,7 @@
 #include "lib/io/safetensors.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -175,6 +176,8 @@ const char* dtype_name(DType dtype) { return info_of(dtype).name; }
 size_t dtype_size(DType dtype) { return info_of(dtype).size; }
 
 Safetensors read_safetensors(const std::string& path) {
+  XTRAIN_CHECK(!std::filesystem::is_directory(path), "{} is a folder, not a safetensors file",
+               path);
   std::ifstream in(path, std::ios::binary);
   XTRAIN_CHECK(in.is_open(), "cannot open {}", path);
   return read_safetensors(in, path);

@@ -98,8 +98,10 @@ TEST(Safetensors, ReadsAFileWrittenByHand) {
   EXPECT_EQ(value, 42);
 }
 
-TEST(Safetensors, RejectsAMissingFile) {
+TEST(Safetensors, RejectsAMissingFileOrAFolder) {
   EXPECT_THROW(read_safetensors("/nonexistent/x.safetensors"), Error);
+  testing::TempDir dir;
+  EXPECT_THROW(read_safetensors(dir.file("")), Error);
 }
 
 struct BadFile {
