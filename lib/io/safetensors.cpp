@@ -58,7 +58,7 @@ json parse_header(const std::string& text, const std::string& source) {
                                                       json& parsed) {
     if (depth == 1 && event == json::parse_event_t::key &&
         !keys.insert(parsed.get<std::string>()).second) {
-      duplicate = parsed;
+      duplicate = parsed.get<std::string>();
     }
     return true;
   };
@@ -242,6 +242,8 @@ void write_safetensors(const std::string& path, const Safetensors& file) {
   uint64_t offset = 0;
   for (const auto* item : order) {
     const auto& [name, t] = *item;
+    XTRAIN_CHECK(name != "__metadata__", "cannot write {}: __metadata__ is not a tensor name",
+                 path);
     int64_t numel = 1;
     for (int64_t d : t.shape) numel *= d;
     XTRAIN_CHECK(t.data.size() == static_cast<uint64_t>(numel) * dtype_size(t.dtype),
@@ -252,8 +254,15 @@ void write_safetensors(const std::string& path, const Safetensors& file) {
                     {"data_offsets", {offset, offset + t.data.size()}}};
     offset += t.data.size();
   }
+  std::string text;
+  try {
+    text = header.dump();
+  } catch (const nlohmann::ordered_json::exception& e) {  // JSON strings must be UTF-8
+    throw_error(__FILE__, __LINE__,
+                fmt::format("cannot write {}: a name or metadata value is not UTF-8 text: {}", path,
+                            e.what()));
+  }
   // Spaces pad the header so that the data region starts 8-byte aligned.
-  std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');
 
   uint8_t length_bytes[8];

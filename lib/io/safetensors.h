@@ -37,9 +37,9 @@ struct Safetensors {
 Safetensors read_safetensors(const std::string& path);
 Safetensors read_safetensors(std::istream& in, const std::string& source);
 
-// Writes through an AtomicFile: the old file survives any failure. Tensors are laid out largest
-// dtype first, then by name, so each is aligned to its element size (as Python's safetensors
-// does); the same content always gives the same bytes.
+// Names and metadata must be UTF-8 text (JSON strings). Writes through an AtomicFile: the old file
+// survives any failure. Tensors are laid out largest dtype first, then by name, so each is aligned
+// to its element size (as Python's safetensors does); the same content always gives the same bytes.
 void write_safetensors(const std::string& path, const Safetensors& file);
 
 }  // namespace xtrain

@@ -104,6 +104,20 @@ TEST(Safetensors, RejectsAMissingFileOrAFolder) {
   EXPECT_THROW(read_safetensors(dir.file("")), Error);
 }
 
+TEST(Safetensors, RefusesToWriteWhatCannotBeReadBack) {
+  testing::TempDir dir;
+  Safetensors file;
+  file.tensors["w"] = tensor(DType::kF32, {3}, raw<float>({1, 2}));  // 8 bytes, not 12
+  EXPECT_THROW(write_safetensors(dir.file("a.safetensors"), file), Error);
+  file.tensors.clear();
+  file.metadata["rng_state"] = "\xff\xfe";  // JSON strings are UTF-8
+  EXPECT_THROW(write_safetensors(dir.file("a.safetensors"), file), Error);
+  file.metadata.clear();
+  file.tensors["__metadata__"] = tensor(DType::kU8, {1}, "x");
+  EXPECT_THROW(write_safetensors(dir.file("a.safetensors"), file), Error);
+  EXPECT_EQ(dir.names(), std::vector<std::string>{});
+}
+
 struct BadFile {
   const char* what;
   std::string bytes;
