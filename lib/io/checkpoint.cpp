@@ -1,0 +1,205 @@
+#include "lib/io/checkpoint.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <charconv>
+#include <cstring>
+#include <map>
+
+#include "lib/base/check.h"
+#include "lib/io/safetensors.h"
+#include "lib/io/torch_layout.h"
+
+namespace xtrain {
+namespace {
+
+const std::string kMomentumPrefix = "optimizer.momentum_buffer.";
+
+// One tensor of a replica as a checkpoint holds it: where it lives here, how PyTorch sees it.
+struct Slot {
+  std::string name;  // the file's key
+  Shape ours;        // our shape and layout
+  TorchLayout layout = TorchLayout::kSame;
+  float* floats = nullptr;     // parameters, buffers, momentum
+  int64_t* counter = nullptr;  // num_batches_tracked
+
+  DType dtype() const { return counter ? DType::kI64 : DType::kF32; }
+  std::vector<int64_t> file_shape() const { return torch_shape(layout, ours); }
+};
+
+std::vector<Slot> slots_of(Replica& replica, bool with_momentum) {
+  ParamStore& store = replica.store();
+  const std::vector<Node>& nodes = replica.graph().nodes();
+  std::vector<Slot> slots;
+  std::vector<Slot> momentum;
+  for (size_t node = 0; node < nodes.size(); ++node) {
+    const int end = store.first_entry(static_cast<int>(node) + 1);
+    for (int i = store.first_entry(static_cast<int>(node)); i < end; ++i) {
+      const ParamEntry& e = store.entries()[i];
+      Slot slot{e.name, e.spec.shape, torch_layout(*nodes[node].layer, e.spec)};
+      if (e.spec.kind == ParamKind::kCounter) {
+        slot.counter = store.counter(e);
+      } else {
+        slot.floats = store.data(e);
+      }
+      if (with_momentum && e.spec.kind == ParamKind::kParameter) {
+        Slot m = slot;
+        m.name = kMomentumPrefix + e.name;
+        m.floats = replica.momentum() + e.offset;  // momentum mirrors the parameter buffer
+        momentum.push_back(std::move(m));
+      }
+      slots.push_back(std::move(slot));
+    }
+  }
+  slots.insert(slots.end(), momentum.begin(), momentum.end());
+  return slots;
+}
+
+SafeTensor to_file(const Slot& slot) {
+  SafeTensor t;
+  t.dtype = slot.dtype();
+  t.shape = slot.file_shape();
+  if (slot.counter) {
+    t.data.resize(sizeof(int64_t));
+    std::memcpy(t.data.data(), slot.counter, sizeof(int64_t));
+  } else {
+    t.data.resize(slot.ours.numel() * sizeof(float));
+    to_torch(slot.layout, slot.ours, slot.floats, reinterpret_cast<float*>(t.data.data()));
+  }
+  return t;
+}
+
+void from_file(const SafeTensor& t, const Slot& slot) {
+  if (slot.counter) {
+    std::memcpy(slot.counter, t.data.data(), sizeof(int64_t));
+  } else {
+    from_torch(slot.layout, slot.ours, reinterpret_cast<const float*>(t.data.data()), slot.floats);
+  }
+}
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+// "a, b, c and 12 more": long lists (another architecture's file) stay one readable line.
+std::string name_list(const std::vector<std::string>& names) {
+  constexpr size_t kShown = 8;
+  if (names.size() <= kShown) return fmt::format("{}", fmt::join(names, ", "));
+  return fmt::format("{} and {} more", fmt::join(names.begin(), names.begin() + kShown, ", "),
+                     names.size() - kShown);
+}
+
+bool is_fc(const std::string& name) { return name.rfind("fc.", 0) == 0; }
+
+bool is_momentum(const std::string& name) { return name.rfind(kMomentumPrefix, 0) == 0; }
+
+// Checks that the file holds exactly the slots (momentum aside if ignore_momentum) with their
+// dtypes and shapes, then copies every tensor in. Returns the fc.* slots skipped.
+std::vector<std::string> load_slots(const std::string& path, const Safetensors& file,
+                                    const std::vector<Slot>& slots, bool skip_mismatched_fc,
+                                    bool ignore_momentum) {
+  std::vector<std::string> missing, unexpected, mismatched, fc_mismatched;
+  std::map<std::string, const Slot*> by_name;
+  for (const Slot& slot : slots) {
+    by_name[slot.name] = &slot;
+    const auto it = file.tensors.find(slot.name);
+    if (it == file.tensors.end()) {
+      missing.push_back(slot.name);
+      continue;
+    }
+    const SafeTensor& t = it->second;
+    if (t.dtype != slot.dtype() || t.shape != slot.file_shape()) {
+      (is_fc(slot.name) ? fc_mismatched : mismatched)
+          .push_back(fmt::format("{} is {} {} in the file, {} {} in the model", slot.name,
+                                 dtype_name(t.dtype), shape_str(t.shape), dtype_name(slot.dtype()),
+                                 shape_str(slot.file_shape())));
+    }
+  }
+  for (const auto& [name, t] : file.tensors) {
+    if (by_name.count(name) == 0 && !(ignore_momentum && is_momentum(name)))
+      unexpected.push_back(name);
+  }
+  if (!skip_mismatched_fc) {
+    mismatched.insert(mismatched.end(), fc_mismatched.begin(), fc_mismatched.end());
+  }
+
+  std::vector<std::string> problems;
+  if (!missing.empty()) problems.push_back("missing keys: " + name_list(missing));
+  if (!unexpected.empty()) problems.push_back("unexpected keys: " + name_list(unexpected));
+  if (!mismatched.empty()) problems.push_back("mismatches: " + name_list(mismatched));
+  XTRAIN_CHECK(problems.empty(), "{} does not fit the model: {}", path, fmt::join(problems, "; "));
+
+  std::vector<std::string> skipped;
+  const bool skip_fc = skip_mismatched_fc && !fc_mismatched.empty();
+  for (const Slot& slot : slots) {
+    if (skip_fc && is_fc(slot.name)) {
+      skipped.push_back(slot.name);
+    } else {
+      from_file(file.tensors.at(slot.name), slot);
+    }
+  }
+  return skipped;
+}
+
+int64_t parse_int(const std::map<std::string, std::string>& metadata, const std::string& key,
+                  const std::string& path) {
+  const auto it = metadata.find(key);
+  XTRAIN_CHECK(it != metadata.end(), "{}: __metadata__ has no {}", path, key);
+  const std::string& text = it->second;
+  int64_t value = -1;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  XTRAIN_CHECK(error == std::errc() && end == text.data() + text.size() && value >= 0,
+               "{}: __metadata__ {} is \"{}\", not a non-negative integer", path, key, text);
+  return value;
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, Replica& replica, const CheckpointInfo& info) {
+  Safetensors file;
+  for (const Slot& slot : slots_of(replica, /*with_momentum=*/true)) {
+    file.tensors[slot.name] = to_file(slot);
+  }
+  file.metadata = {{"format_version", std::to_string(kCheckpointFormatVersion)},
+                   {"model", info.model},
+                   {"epoch", std::to_string(info.epoch)},
+                   {"global_step", std::to_string(info.global_step)},
+                   {"flags", info.flags}};
+  if (!info.rng_state.empty()) file.metadata["rng_state"] = info.rng_state;
+  write_safetensors(path, file);
+}
+
+CheckpointInfo load_checkpoint(const std::string& path, Replica& replica) {
+  const Safetensors file = read_safetensors(path);
+  const auto& metadata = file.metadata;
+  XTRAIN_CHECK(metadata.count("format_version") > 0,
+               "{}: not an xtrain checkpoint (no format_version in __metadata__); a weights-only "
+               "file can only be loaded as pretrained weights",
+               path);
+  const int64_t version = parse_int(metadata, "format_version", path);
+  XTRAIN_CHECK(version == kCheckpointFormatVersion,
+               "{}: checkpoint format version {}, this build reads version {}", path, version,
+               kCheckpointFormatVersion);
+  CheckpointInfo info;
+  info.epoch = parse_int(metadata, "epoch", path);
+  info.global_step = parse_int(metadata, "global_step", path);
+  for (const char* key : {"model", "flags"}) {
+    XTRAIN_CHECK(metadata.count(key) > 0, "{}: __metadata__ has no {}", path, key);
+  }
+  info.model = metadata.at("model");
+  info.flags = metadata.at("flags");
+  if (metadata.count("rng_state") > 0) info.rng_state = metadata.at("rng_state");
+
+  load_slots(path, file, slots_of(replica, /*with_momentum=*/true), /*skip_mismatched_fc=*/false,
+             /*ignore_momentum=*/false);
+  return info;
+}
+
+std::vector<std::string> load_pretrained(const std::string& path, Replica& replica,
+                                         bool skip_mismatched_fc) {
+  return load_slots(path, read_safetensors(path), slots_of(replica, /*with_momentum=*/false),
+                    skip_mismatched_fc, /*ignore_momentum=*/true);
+}
+
+}  // namespace xtrain

@@ -1,0 +1,45 @@
+// Checkpoint: a replica's state as a safetensors file that reads as a torchvision state_dict.
+// Names are the state_dict keys, shapes PyTorch's (Conv2d weights OIHW, converted here),
+// parameters and buffers F32, num_batches_tracked I64 scalars; SGD's momentum of parameter p is
+// "optimizer.momentum_buffer.<p>". Loading checks the whole file against the model first and
+// changes nothing unless everything fits.
+// Not here: when to save or which file to resume from (lib/train), the file format
+// (safetensors.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/graph/replica.h"
+
+namespace xtrain {
+
+// Bumped when the meaning of a file changes; loading refuses other versions.
+inline constexpr int kCheckpointFormatVersion = 1;
+
+// The run's state beyond the tensors, stored in __metadata__.
+struct CheckpointInfo {
+  std::string model;         // --model, e.g. "resnet50"
+  int64_t epoch = 0;         // epochs completed
+  int64_t global_step = 0;   // optimizer steps taken
+  std::string flags = "{}";  // the run's flags as a JSON object
+  std::string rng_state;     // text (UTF-8), e.g. `ostream << std::mt19937_64`; empty: none
+};
+
+// Writes parameters, buffers, counters and momentum atomically (the old file survives a failure).
+void save_checkpoint(const std::string& path, Replica& replica, const CheckpointInfo& info);
+
+// For --resume: restores everything save_checkpoint wrote and returns its metadata. The file must
+// hold exactly the model's tensors plus momentum; the caller compares info.model with its own.
+CheckpointInfo load_checkpoint(const std::string& path, Replica& replica);
+
+// For --pretrained: loads parameters, buffers and counters (momentum in the file is ignored,
+// the optimizer starts fresh). Missing keys, unexpected keys and shape or dtype mismatches are
+// listed together in one xtrain::Error. With skip_mismatched_fc, fc.* tensors whose shape
+// differs (another class count) are left as they are and returned, for the caller to
+// re-initialize and mention; otherwise the returned list is empty.
+std::vector<std::string> load_pretrained(const std::string& path, Replica& replica,
+                                         bool skip_mismatched_fc);
+
+}  // namespace xtrain

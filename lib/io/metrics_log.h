@@ -1,0 +1,59 @@
+// Metrics for scripts: metrics.jsonl, one JSON object per training log line and per evaluation,
+// and summary.json at the end of a run. Records carry "kind" ("train" or "eval") so that
+// `jq 'select(.kind == "eval") | .top1'` needs no guessing. A NaN or infinite loss is written
+// as null (JSON has no NaN).
+// Not here: when to log or the console lines (lib/train/log_lines.h).
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+namespace xtrain {
+
+// What a training log line says ("| Training Device=xla:0/0 Epoch=1 Step=20 Loss=...").
+struct TrainRecord {
+  int epoch = 0;
+  int64_t step = 0;
+  int core = 0;
+  double loss = 0, lr = 0;
+  double rate = 0, global_rate = 0;  // images per second: this core recently, the run so far
+  std::string time;                  // the console line's wall-clock time, "HH:MM:SS"
+};
+
+// One evaluation of the val set; accuracies in percent.
+struct EvalRecord {
+  int epoch = 0;
+  double top1 = 0, top5 = 0;
+  int64_t skipped_images = 0;  // unreadable images left out
+};
+
+struct RunSummary {
+  double max_top1 = 0, max_top5 = 0;      // best over the run's evaluations, percent
+  double final_top1 = 0, final_top5 = 0;  // the last evaluation
+  int epochs = 0;
+  double total_seconds = 0;
+  double images_per_second = 0;  // training images over training time, all cores
+  std::string flags = "{}";      // the run's flags, a JSON object (embedded as an object)
+};
+
+// Appends to metrics.jsonl, creating it: a resumed run continues the same file. Each record is
+// one line, flushed at once, so a crash loses at most the line being written.
+class MetricsLog {
+ public:
+  explicit MetricsLog(std::string path);
+
+  void append(const TrainRecord& r);
+  void append(const EvalRecord& r);
+
+ private:
+  void append_line(const std::string& line);
+
+  std::string path_;
+  std::ofstream out_;
+};
+
+// Writes summary.json atomically (see atomic_file.h); throws if flags is not a JSON object.
+void write_summary(const std::string& path, const RunSummary& summary);
+
+}  // namespace xtrain

@@ -1,0 +1,260 @@
+#include "lib/io/checkpoint.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "lib/base/check.h"
+#include "lib/io/safetensors.h"
+#include "tests/graph/tiny_resnet.h"
+#include "tests/io/io_test_util.h"
+#include "tests/test_util.h"
+
+namespace xtrain {
+namespace {
+
+// A replica whose every float and counter differs from another seed's.
+std::unique_ptr<Replica> filled_replica(int num_classes, uint32_t seed) {
+  auto replica = std::make_unique<Replica>(testing::tiny_resnet(num_classes), 0.0f);
+  ParamStore& store = replica->store();
+  store.initialize(seed);
+  const std::vector<float> buffers = testing::random_floats(store.num_buffers(), seed + 1);
+  std::copy(buffers.begin(), buffers.end(), store.buffers());
+  const std::vector<float> momentum = testing::random_floats(store.num_params(), seed + 2);
+  std::copy(momentum.begin(), momentum.end(), replica->momentum());
+  for (const ParamEntry& e : store.entries()) {
+    if (e.spec.kind == ParamKind::kCounter) *store.counter(e) = 1000 * seed + e.offset;
+  }
+  return replica;
+}
+
+// Every float, counter and momentum value, as bytes.
+std::string state_bytes(Replica& r) {
+  ParamStore& s = r.store();
+  std::string out(reinterpret_cast<const char*>(s.params()), s.num_params() * sizeof(float));
+  out.append(reinterpret_cast<const char*>(s.buffers()), s.num_buffers() * sizeof(float));
+  for (const ParamEntry& e : s.entries()) {
+    if (e.spec.kind == ParamKind::kCounter) {
+      out.append(reinterpret_cast<const char*>(s.counter(e)), sizeof(int64_t));
+    }
+  }
+  out.append(reinterpret_cast<const char*>(r.momentum()), s.num_params() * sizeof(float));
+  return out;
+}
+
+// The xtrain::Error message of f(), or "" if it succeeds.
+template <typename F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+CheckpointInfo sample_info() {
+  CheckpointInfo info;
+  info.model = "tiny_resnet";
+  info.epoch = 3;
+  info.global_step = 1234;
+  info.flags = R"({"lr": 0.1, "batch_size": 128})";
+  info.rng_state = "mt19937_64 5489 12";
+  return info;
+}
+
+TEST(Checkpoint, SaveThenLoadRestoresEveryByte) {
+  testing::TempDir dir;
+  auto saved = filled_replica(5, 1);
+  save_checkpoint(dir.file("a.safetensors"), *saved, sample_info());
+
+  auto loaded = filled_replica(5, 2);
+  ASSERT_NE(state_bytes(*loaded), state_bytes(*saved));
+  const CheckpointInfo info = load_checkpoint(dir.file("a.safetensors"), *loaded);
+  EXPECT_EQ(state_bytes(*loaded), state_bytes(*saved));
+  EXPECT_EQ(info.model, "tiny_resnet");
+  EXPECT_EQ(info.epoch, 3);
+  EXPECT_EQ(info.global_step, 1234);
+  EXPECT_EQ(info.flags, sample_info().flags);
+  EXPECT_EQ(info.rng_state, sample_info().rng_state);
+
+  save_checkpoint(dir.file("b.safetensors"), *loaded, info);
+  EXPECT_EQ(testing::read_bytes(dir.file("a.safetensors")),
+            testing::read_bytes(dir.file("b.safetensors")));
+}
+
+TEST(Checkpoint, FileHasTorchvisionNamesShapesAndDtypes) {
+  testing::TempDir dir;
+  auto replica = filled_replica(5, 1);
+  save_checkpoint(dir.file("a.safetensors"), *replica, sample_info());
+  const Safetensors file = read_safetensors(dir.file("a.safetensors"));
+
+  auto expect_tensor = [&](const std::string& name, DType dtype, std::vector<int64_t> shape) {
+    ASSERT_EQ(file.tensors.count(name), 1u) << name;
+    EXPECT_EQ(file.tensors.at(name).dtype, dtype) << name;
+    EXPECT_EQ(file.tensors.at(name).shape, shape) << name;
+  };
+  expect_tensor("conv1.weight", DType::kF32, {4, 3, 3, 3});               // OIHW
+  expect_tensor("basic.downsample.0.weight", DType::kF32, {8, 4, 1, 1});  // OIHW
+  expect_tensor("bn1.running_var", DType::kF32, {4});
+  expect_tensor("bn1.num_batches_tracked", DType::kI64, {});
+  expect_tensor("fc.weight", DType::kF32, {5, 12});  // [out, in], as nn.Linear
+  expect_tensor("fc.bias", DType::kF32, {5});
+  expect_tensor("optimizer.momentum_buffer.conv1.weight", DType::kF32, {4, 3, 3, 3});
+  expect_tensor("optimizer.momentum_buffer.bn1.weight", DType::kF32, {4});
+  EXPECT_EQ(file.tensors.count("optimizer.momentum_buffer.bn1.running_mean"), 0u);
+
+  // Every state_dict entry once, plus one momentum buffer per parameter.
+  size_t parameters = 0;
+  for (const ParamEntry& e : replica->store().entries()) {
+    parameters += e.spec.kind == ParamKind::kParameter;
+  }
+  EXPECT_EQ(file.tensors.size(), replica->store().entries().size() + parameters);
+
+  const std::map<std::string, std::string> metadata = {{"format_version", "1"},
+                                                       {"model", "tiny_resnet"},
+                                                       {"epoch", "3"},
+                                                       {"global_step", "1234"},
+                                                       {"flags", sample_info().flags},
+                                                       {"rng_state", sample_info().rng_state}};
+  EXPECT_EQ(file.metadata, metadata);
+}
+
+// conv1.weight written in PyTorch's order, element [o][i][y][x] = o*1000 + i*100 + y*10 + x,
+// must land at ours [y][x][i][o]; fc.weight [k][f] at [k][f].
+TEST(Checkpoint, PretrainedConvWeightsAreTransposedFromOIHW) {
+  testing::TempDir dir;
+  auto source = filled_replica(5, 1);
+  save_checkpoint(dir.file("a.safetensors"), *source, sample_info());
+  Safetensors file = read_safetensors(dir.file("a.safetensors"));
+  std::vector<float> oihw(4 * 3 * 3 * 3);
+  for (int o = 0; o < 4; ++o)
+    for (int i = 0; i < 3; ++i)
+      for (int y = 0; y < 3; ++y)
+        for (int x = 0; x < 3; ++x)
+          oihw[((o * 3 + i) * 3 + y) * 3 + x] = o * 1000 + i * 100 + y * 10 + x;
+  std::memcpy(file.tensors.at("conv1.weight").data.data(), oihw.data(), oihw.size() * 4);
+  std::vector<float> fc(5 * 12);
+  for (int k = 0; k < 5; ++k)
+    for (int f = 0; f < 12; ++f) fc[k * 12 + f] = k * 100 + f;
+  std::memcpy(file.tensors.at("fc.weight").data.data(), fc.data(), fc.size() * 4);
+  write_safetensors(dir.file("b.safetensors"), file);
+
+  auto replica = filled_replica(5, 2);
+  EXPECT_TRUE(load_pretrained(dir.file("b.safetensors"), *replica, false).empty());
+  ParamStore& store = replica->store();
+  const float* conv = store.data(*store.find("conv1.weight"));  // [KH, KW, C_in, C_out]
+  EXPECT_EQ(conv[((0 * 3 + 0) * 3 + 0) * 4 + 0], 0);
+  EXPECT_EQ(conv[((1 * 3 + 2) * 3 + 0) * 4 + 3], 3012);  // y=1 x=2 i=0 o=3
+  EXPECT_EQ(conv[((2 * 3 + 0) * 3 + 2) * 4 + 1], 1220);  // y=2 x=0 i=2 o=1
+  EXPECT_EQ(conv[((2 * 3 + 2) * 3 + 2) * 4 + 3], 3222);
+  const float* fc_weight = store.data(*store.find("fc.weight"));  // [out, in]
+  EXPECT_EQ(fc_weight[3 * 12 + 7], 307);
+  EXPECT_EQ(fc_weight[4 * 12 + 11], 411);
+}
+
+TEST(Checkpoint, PretrainedIgnoresMomentumAndLeavesItAlone) {
+  testing::TempDir dir;
+  auto source = filled_replica(5, 1);
+  save_checkpoint(dir.file("a.safetensors"), *source, sample_info());
+  auto replica = filled_replica(5, 2);
+  const std::vector<float> momentum(replica->momentum(),
+                                    replica->momentum() + replica->store().num_params());
+  load_pretrained(dir.file("a.safetensors"), *replica, false);
+  EXPECT_EQ(std::memcmp(replica->store().params(), source->store().params(),
+                        source->store().num_params() * sizeof(float)),
+            0);
+  EXPECT_TRUE(std::equal(momentum.begin(), momentum.end(), replica->momentum()));
+}
+
+TEST(Checkpoint, PretrainedListsEveryProblemInOneErrorAndChangesNothing) {
+  testing::TempDir dir;
+  auto source = filled_replica(5, 1);
+  save_checkpoint(dir.file("a.safetensors"), *source, sample_info());
+  Safetensors file = read_safetensors(dir.file("a.safetensors"));
+  file.tensors.erase("bn1.bias");
+  file.tensors.erase("neck.conv2.weight");
+  file.tensors["head.weight"] = {DType::kF32, {1}, std::vector<uint8_t>(4)};
+  file.tensors["conv1.weight"].shape = {4, 3, 1, 9};  // the same bytes, another shape
+  file.tensors["bn1.num_batches_tracked"].dtype = DType::kF64;
+  write_safetensors(dir.file("b.safetensors"), file);
+
+  auto replica = filled_replica(5, 2);
+  const std::string before = state_bytes(*replica);
+  const std::string message =
+      error_of([&] { load_pretrained(dir.file("b.safetensors"), *replica, false); });
+  EXPECT_TRUE(contains(message, dir.file("b.safetensors") + " does not fit the model")) << message;
+  EXPECT_TRUE(contains(message, "missing keys: bn1.bias, neck.conv2.weight;")) << message;
+  EXPECT_TRUE(contains(message, "unexpected keys: head.weight;")) << message;
+  EXPECT_TRUE(contains(message,
+                       "conv1.weight is F32 [4, 3, 1, 9] in the file, F32 [4, 3, 3, 3] "
+                       "in the model"))
+      << message;
+  EXPECT_TRUE(contains(message, "bn1.num_batches_tracked is F64 [] in the file, I64 []"))
+      << message;
+  EXPECT_EQ(state_bytes(*replica), before);
+}
+
+TEST(Checkpoint, PretrainedWithAnotherClassCountSkipsFcOnlyWhenAsked) {
+  testing::TempDir dir;
+  auto source = filled_replica(5, 1);
+  save_checkpoint(dir.file("a.safetensors"), *source, sample_info());
+
+  auto replica = filled_replica(7, 2);
+  const std::string message =
+      error_of([&] { load_pretrained(dir.file("a.safetensors"), *replica, false); });
+  EXPECT_TRUE(contains(message, "fc.weight is F32 [5, 12] in the file, F32 [7, 12] in the model"))
+      << message;
+
+  ParamStore& store = replica->store();
+  const ParamEntry& fc = *store.find("fc.weight");
+  const std::vector<float> fc_before(store.data(fc), store.data(fc) + 7 * 12);
+  EXPECT_EQ(load_pretrained(dir.file("a.safetensors"), *replica, true),
+            (std::vector<std::string>{"fc.weight", "fc.bias"}));
+  EXPECT_TRUE(std::equal(fc_before.begin(), fc_before.end(), store.data(fc)));
+  const ParamEntry& conv = *store.find("neck.conv3.weight");
+  EXPECT_EQ(std::memcmp(store.data(conv), source->store().data(conv),
+                        conv.spec.shape.numel() * sizeof(float)),
+            0);
+}
+
+TEST(Checkpoint, ResumeNeedsACheckpointWithMomentumAndMetadata) {
+  testing::TempDir dir;
+  auto source = filled_replica(5, 1);
+  save_checkpoint(dir.file("a.safetensors"), *source, sample_info());
+  Safetensors file = read_safetensors(dir.file("a.safetensors"));
+  auto replica = filled_replica(5, 2);
+  const std::string before = state_bytes(*replica);
+
+  Safetensors weights_only = file;
+  weights_only.metadata.clear();
+  write_safetensors(dir.file("b.safetensors"), weights_only);
+  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("b.safetensors"), *replica); }),
+                       "not an xtrain checkpoint"));
+
+  Safetensors no_momentum = file;
+  no_momentum.tensors.erase("optimizer.momentum_buffer.fc.bias");
+  write_safetensors(dir.file("c.safetensors"), no_momentum);
+  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("c.safetensors"), *replica); }),
+                       "missing keys: optimizer.momentum_buffer.fc.bias"));
+
+  Safetensors bad_epoch = file;
+  bad_epoch.metadata["epoch"] = "3x";
+  write_safetensors(dir.file("d.safetensors"), bad_epoch);
+  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("d.safetensors"), *replica); }),
+                       "__metadata__ epoch is \"3x\", not a non-negative integer"));
+
+  Safetensors future = file;
+  future.metadata["format_version"] = "2";
+  write_safetensors(dir.file("e.safetensors"), future);
+  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("e.safetensors"), *replica); }),
+                       "checkpoint format version 2"));
+  EXPECT_EQ(state_bytes(*replica), before);
+}
+
+}  // namespace
+}  // namespace xtrain

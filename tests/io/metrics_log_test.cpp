@@ -1,0 +1,85 @@
+#include "lib/io/metrics_log.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "lib/base/check.h"
+#include "tests/io/io_test_util.h"
+
+namespace xtrain {
+namespace {
+
+using nlohmann::json;
+
+std::vector<json> read_lines(const std::string& path) {
+  std::istringstream in(testing::read_bytes(path));
+  std::vector<json> out;
+  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+  return out;
+}
+
+TEST(MetricsLog, OneJsonObjectPerLineReadableAtOnce) {
+  testing::TempDir dir;
+  const std::string path = dir.file("metrics.jsonl");
+  MetricsLog log(path);
+  log.append(TrainRecord{1, 20, 3, 6.90625, 0.1, 412.5, 398.25, "12:34:56"});
+  // Readable before the log is closed: each line is flushed as written.
+  std::vector<json> lines = read_lines(path);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], json::parse(R"({"kind": "train", "epoch": 1, "step": 20, "core": 3,
+      "loss": 6.90625, "lr": 0.1, "rate": 412.5, "global_rate": 398.25, "time": "12:34:56"})"));
+
+  log.append(EvalRecord{1, 75.5, 92.25, 2});
+  log.append(TrainRecord{2, 0, 0, NAN, 0.1, 1, 1, "12:35:00"});
+  lines = read_lines(path);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[1], json::parse(R"({"kind": "eval", "epoch": 1, "top1": 75.5, "top5": 92.25,
+      "skipped_images": 2})"));
+  EXPECT_TRUE(lines[2]["loss"].is_null());  // JSON has no NaN
+}
+
+TEST(MetricsLog, AResumedRunAppends) {
+  testing::TempDir dir;
+  const std::string path = dir.file("metrics.jsonl");
+  MetricsLog(path).append(EvalRecord{1, 10, 50, 0});
+  MetricsLog(path).append(EvalRecord{2, 20, 60, 0});
+  const std::vector<json> lines = read_lines(path);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["epoch"], 1);
+  EXPECT_EQ(lines[1]["epoch"], 2);
+}
+
+TEST(MetricsLog, AnUnwritablePathIsAClearError) {
+  EXPECT_THROW(MetricsLog("/nonexistent-folder/metrics.jsonl"), Error);
+}
+
+TEST(Summary, WritesEveryFieldWithTheFlagsAsAnObject) {
+  testing::TempDir dir;
+  const std::string path = dir.file("summary.json");
+  testing::write_bytes(path, "old");
+  write_summary(path, RunSummary{76.25, 93.0, 76.0, 92.75, 90, 3600.5, 1234.5,
+                                 R"({"model": "resnet50", "lr": 0.1})"});
+  EXPECT_EQ(json::parse(testing::read_bytes(path)), json::parse(R"({
+      "max_top1": 76.25, "max_top5": 93.0, "final_top1": 76.0, "final_top5": 92.75,
+      "epochs": 90, "total_seconds": 3600.5, "images_per_second": 1234.5,
+      "flags": {"model": "resnet50", "lr": 0.1}})"));
+  EXPECT_EQ(dir.names(), std::vector<std::string>{"summary.json"});
+}
+
+TEST(Summary, FlagsThatAreNotAJsonObjectAreRejectedAndTheOldFileKept) {
+  testing::TempDir dir;
+  const std::string path = dir.file("summary.json");
+  testing::write_bytes(path, "old");
+  RunSummary summary;
+  summary.flags = "--lr=0.1";
+  EXPECT_THROW(write_summary(path, summary), Error);
+  summary.flags = "[1]";
+  EXPECT_THROW(write_summary(path, summary), Error);
+  EXPECT_EQ(testing::read_bytes(path), "old");
+}
+
+}  // namespace
+}  // namespace xtrain
