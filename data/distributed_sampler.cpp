@@ -28,12 +28,12 @@ std::vector<int64_t> permutation(int64_t n, uint64_t seed, int epoch) {
 
 }  // namespace
 
-DistributedSampler::DistributedSampler(const SamplerOptions& options)
-    : options_(options), num_samples_(samples_per_replica(options)) {
+DistributedSampler::DistributedSampler(const SamplerOptions& options) : options_(options) {
   XTRAIN_CHECK(
       options.num_replicas >= 1 && options.rank >= 0 && options.rank < options.num_replicas,
       "DistributedSampler: rank {} of {} replicas", options.rank, options.num_replicas);
   XTRAIN_CHECK(options.dataset_size >= 0, "DistributedSampler: {} samples", options.dataset_size);
+  num_samples_ = samples_per_replica(options);
 }
 
 std::vector<int64_t> DistributedSampler::indices(int epoch) const {

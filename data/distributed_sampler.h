@@ -32,7 +32,7 @@ class DistributedSampler {
 
  private:
   SamplerOptions options_;
-  int64_t num_samples_;
+  int64_t num_samples_ = 0;
 };
 
 }  // namespace xtrain
