@@ -9,6 +9,7 @@
 
 #include "apps/train_flags.h"
 #include "data/fake_data.h"
+#include "data/image_folder_source.h"
 #include "lib/base/check.h"
 #include "lib/train/log_lines.h"
 #include "models/registry.h"
@@ -18,6 +19,7 @@ namespace {
 
 constexpr int kTargetMissedExitCode = 21;  // as test_train_imagenet.py
 constexpr int kInterruptedExitCode = 130;  // 128 + SIGINT, as shells report it
+constexpr int kImageNetClasses = 1000;     // --fake_data's default --num_classes
 
 std::atomic<bool> stop_requested{false};
 
@@ -25,19 +27,33 @@ extern "C" void request_stop(int) { stop_requested = true; }
 
 int train(TrainFlags& flags) {
   TrainerOptions& options = flags.trainer;
-  std::shared_ptr<const Graph> model = build_model(flags.model, flags.num_classes);
+  BatchSourceFactory train_data, test_data;
+  int num_classes = flags.num_classes > 0 ? flags.num_classes : kImageNetClasses;
+  if (flags.fake_data) {
+    train_data = [&](int rank, int num_replicas) {
+      return std::make_unique<FakeData>(FakeData::train_batches(options.batch_size, num_replicas),
+                                        options.batch_size, options.image_size);
+    };
+    test_data = [&](int rank, int num_replicas) {
+      return std::make_unique<FakeData>(FakeData::test_batches(options.batch_size, num_replicas),
+                                        options.test_set_batch_size, options.image_size);
+    };
+  } else {
+    ImageFolderSources folders =
+        open_image_folders(flags.data, options.image_size, options.batch_size,
+                           options.test_set_batch_size, options.seed);
+    XTRAIN_CHECK(flags.num_classes == 0 || flags.num_classes >= folders.num_classes,
+                 "--num_classes={} but {} has {} classes", flags.num_classes, flags.data.datadir,
+                 folders.num_classes);
+    if (flags.num_classes == 0) num_classes = folders.num_classes;
+    train_data = std::move(folders.train);
+    test_data = std::move(folders.test);
+  }
+
+  std::shared_ptr<const Graph> model = build_model(flags.model, num_classes);
   const Shape image{1, options.image_size, options.image_size, model->input_channels()};
   spdlog::info(
       model_line(flags.model, model->num_parameters(), model->macs(image), options.image_size));
-
-  const BatchSourceFactory train_data = [&](int rank, int num_replicas) {
-    return std::make_unique<FakeData>(FakeData::train_batches(options.batch_size, num_replicas),
-                                      options.batch_size, options.image_size);
-  };
-  const BatchSourceFactory test_data = [&](int rank, int num_replicas) {
-    return std::make_unique<FakeData>(FakeData::test_batches(options.batch_size, num_replicas),
-                                      options.test_set_batch_size, options.image_size);
-  };
   options.stop_requested = &stop_requested;
   std::signal(SIGINT, request_stop);
   Trainer trainer(model, options, train_data, test_data);

@@ -39,12 +39,32 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   t.num_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   app.add_option("--model", f.model, "Architecture")->check(CLI::IsMember(model_names()));
-  app.add_flag("--fake_data", f.fake_data, "Train and test on all-zero images labelled 0");
+  CLI::Option* fake_data =
+      app.add_flag("--fake_data", f.fake_data, "Train and test on all-zero images labelled 0");
+  CLI::Option* datadir = app.add_option("--datadir", f.data.datadir,
+                                        "Data set folder: DIR/train/<class>/<image>, DIR/val/...");
+  fake_data->excludes(datadir);
+  app.add_option("--augment", f.data.augment,
+                 "Transforms: imagenet (random resized crop) or cifar (pad 4 + random crop)")
+      ->check(CLI::IsMember({"imagenet", "cifar"}));
+  app.add_option("--num_workers", f.data.loader.num_workers, "Decoding threads per core")
+      ->check(kPositive);
+  app.add_option("--prefetch_factor", f.data.loader.prefetch_factor,
+                 "Batches in flight per decoding thread")
+      ->check(kPositive);
+  app.add_option("--loader_prefetch_size", f.data.loader.loader_prefetch_size,
+                 "Ready batches held ahead of each core")
+      ->check(kPositive);
+  app.add_flag("--drop_last", f.data.drop_last,
+               "Drop the training tail that does not fill every core's last batch");
+  app.add_flag("--strict", f.data.loader.strict, "Stop at the first unreadable image");
+  app.add_option("--num_classes", f.num_classes,
+                 "Classifier outputs (default: the classes found; 1000 with --fake_data)")
+      ->check(kPositive);
   app.add_option("--num_cores", t.num_cores,
                  "Emulated TPU cores (threads), each with its own replica and data shard")
       ->check(kPositive);
   app.add_flag("--metrics_debug", t.metrics_debug, "Print a metrics report after every epoch");
-  app.add_option("--num_classes", f.num_classes, "Classifier outputs")->check(kPositive);
   app.add_option("--image_size", t.image_size, "Training and test image side, in pixels")
       ->check(kPositive);
   app.add_option("--batch_size", t.batch_size, "Training images per step, per core")
@@ -78,7 +98,7 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
       ->check(kNonNegative);
   app.add_option("--target_accuracy", f.target_accuracy,
                  "Exit with code 21 if the best top-1 accuracy stays below this");
-  app.add_option("--seed", t.seed, "Seed of the weight initialization");
+  app.add_option("--seed", t.seed, "Seed of the weight initialization and the data order");
 
   try {
     app.parse(argc, argv);
@@ -90,8 +110,9 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
     *exit_code = 2;
     return false;
   }
-  if (!f.fake_data) {
-    std::cerr << "train: error: no data: pass --fake_data (image folders are not supported yet)\n";
+  if (!f.fake_data && f.data.datadir.empty()) {
+    std::cerr << "train: error: no data: pass --datadir=DIR (DIR/train/<class>/<image>, "
+                 "DIR/val/<class>/<image>) or --fake_data\n";
     *exit_code = 2;
     return false;
   }

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "data/image_folder_source.h"
 #include "lib/train/trainer.h"
 
 namespace xtrain {
@@ -11,7 +12,8 @@ namespace xtrain {
 struct TrainFlags {
   std::string model = "resnet50";
   bool fake_data = false;
-  int num_classes = 1000;
+  ImageFolderOptions data;  // --datadir and the loader's flags
+  int num_classes = 0;      // 0: the number of classes found (1000 with --fake_data)
   float target_accuracy = 0.0f;
   TrainerOptions trainer;
 };

@@ -5,10 +5,13 @@
 XTRAIN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 XTRAIN_BUILD="${XTRAIN_BUILD:-$XTRAIN_ROOT/build}"
 
-# Build tools and the libraries of DESIGN.md, nothing more.
+# Build tools and the libraries of DESIGN.md, nothing more: of OpenCV only the modules data/ uses;
+# zlib for the Fashion-MNIST converter, and the data set itself, which the real-data tests train on.
 XTRAIN_PACKAGES=(
   cmake ninja-build g++ make
   libeigen3-dev libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libgtest-dev
+  libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev zlib1g-dev
+  dataset-fashion-mnist
 )
 
 xtrain_install_missing_packages() {

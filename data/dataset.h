@@ -1,0 +1,33 @@
+// Dataset: samples by index, each written transformed into the caller's buffer; what a Loader
+// reads from. UnreadableImage is the error of one bad file, which the Loader skips or, under
+// --strict, lets end the run.
+// Not here: which samples to read in which order (DistributedSampler), batching (Loader).
+#pragma once
+
+#include <cstdint>
+
+#include "data/rng.h"
+#include "lib/base/check.h"
+
+namespace xtrain {
+
+// A file that cannot be read or decoded; what() names the file and the problem.
+class UnreadableImage : public Error {
+ public:
+  using Error::Error;
+};
+
+class Dataset {
+ public:
+  virtual ~Dataset() = default;
+
+  virtual int64_t size() const = 0;
+  // Floats of one transformed image ([H, W, C]).
+  virtual int64_t image_floats() const = 0;
+  // Writes sample `index` transformed into `image` and its label into *label, drawing any random
+  // augmentation from `rng`. Throws UnreadableImage when its file cannot be used. Safe to call
+  // from several threads at once.
+  virtual void get(int64_t index, Rng& rng, float* image, int32_t* label) const = 0;
+};
+
+}  // namespace xtrain

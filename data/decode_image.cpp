@@ -1,0 +1,78 @@
+#include "data/decode_image.h"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+namespace xtrain {
+namespace {
+
+// libjpeg decodes a JPEG cut short by padding it with gray and a warning, which would train on
+// garbage. The main image's last scan (marker FF DA) must be followed by the end marker (FF D9);
+// scanning from the end meets FF D9 first in a whole file (even with trailing bytes), FF DA first
+// in a truncated one (entropy-coded data never holds a bare FF: it is stuffed as FF 00).
+bool is_truncated_jpeg(const std::vector<uint8_t>& bytes) {
+  if (bytes.size() < 2 || bytes[0] != 0xFF || bytes[1] != 0xD8) return false;  // not a JPEG
+  for (size_t i = bytes.size() - 1; i > 2; --i) {
+    if (bytes[i - 1] != 0xFF) continue;
+    if (bytes[i] == 0xD9) return false;
+    if (bytes[i] == 0xDA) return true;
+  }
+  return true;
+}
+
+cv::Mat to_8_bits(const cv::Mat& image) {
+  if (image.depth() == CV_8U) return image;
+  cv::Mat converted;
+  if (image.depth() == CV_16U) image.convertTo(converted, CV_8U, 255.0 / 65535.0);  // rounds
+  return converted;  // other depths (float TIFFs) stay empty: unsupported
+}
+
+cv::Mat to_rgb(const cv::Mat& image) {
+  cv::Mat rgb;
+  if (image.empty()) return rgb;
+  switch (image.channels()) {
+    case 1:
+      cv::cvtColor(image, rgb, cv::COLOR_GRAY2RGB);
+      break;
+    case 3:
+      cv::cvtColor(image, rgb, cv::COLOR_BGR2RGB);
+      break;
+    case 4:
+      cv::cvtColor(image, rgb, cv::COLOR_BGRA2RGB);
+      break;
+  }
+  return rgb;
+}
+
+}  // namespace
+
+cv::Mat decode_image(const std::vector<uint8_t>& bytes, std::string* problem) {
+  if (bytes.empty()) {
+    *problem = "empty file";
+    return {};
+  }
+  if (is_truncated_jpeg(bytes)) {
+    *problem = "truncated JPEG";
+    return {};
+  }
+  cv::Mat decoded;
+  try {
+    // IMREAD_UNCHANGED keeps 16-bit depth (IMREAD_COLOR would shift it down by 8 bits instead of
+    // scaling) and, like PIL, does not apply EXIF orientation.
+    decoded = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
+  } catch (const cv::Exception&) {
+    decoded = cv::Mat();
+  }
+  if (decoded.empty()) {
+    *problem = "not a decodable image";
+    return {};
+  }
+  cv::Mat rgb = to_rgb(to_8_bits(decoded));
+  if (rgb.empty()) {
+    *problem = "unsupported pixel format";
+    return {};
+  }
+  return rgb;
+}
+
+}  // namespace xtrain

@@ -1,0 +1,80 @@
+#include "data/image_folder_source.h"
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <iterator>
+#include <memory>
+
+#include "data/image_folder_dataset.h"
+#include "lib/base/check.h"
+
+namespace xtrain {
+namespace {
+
+// "missing 'cat', extra 'dog'": how `actual` differs from `expected` (both sorted).
+std::string class_difference(const std::vector<std::string>& expected,
+                             const std::vector<std::string>& actual) {
+  std::vector<std::string> missing, extra;
+  std::set_difference(expected.begin(), expected.end(), actual.begin(), actual.end(),
+                      std::back_inserter(missing));
+  std::set_difference(actual.begin(), actual.end(), expected.begin(), expected.end(),
+                      std::back_inserter(extra));
+  std::string text;
+  if (!missing.empty()) text += fmt::format("missing '{}'", fmt::join(missing, "', '"));
+  if (!extra.empty())
+    text += fmt::format("{}extra '{}'", text.empty() ? "" : ", ", fmt::join(extra, "', '"));
+  return text;
+}
+
+// A leading "~/" is the home folder, as the shell would have expanded it (--datadir=~/imagenet).
+std::string expand_home(const std::string& path) {
+  const char* home = std::getenv("HOME");
+  if (path.rfind("~/", 0) != 0 || home == nullptr) return path;
+  return home + path.substr(1);
+}
+
+BatchSourceFactory loader_factory(std::shared_ptr<const Dataset> dataset, bool train,
+                                  const ImageFolderOptions& options, int batch_size,
+                                  uint64_t seed) {
+  auto unreadable = std::make_shared<UnreadableImages>();
+  LoaderOptions loader = options.loader;
+  loader.batch_size = batch_size;
+  return [=](int rank, int num_replicas) {
+    SamplerOptions sampler;
+    sampler.dataset_size = dataset->size();
+    sampler.rank = rank;
+    sampler.num_replicas = num_replicas;
+    sampler.train = train;
+    sampler.drop_last = options.drop_last;
+    sampler.seed = seed;
+    return std::make_unique<Loader>(dataset, unreadable, sampler, loader);
+  };
+}
+
+}  // namespace
+
+ImageFolderSources open_image_folders(const ImageFolderOptions& options, int image_size,
+                                      int train_batch_size, int test_batch_size, uint64_t seed) {
+  const std::string dir = expand_home(options.datadir);
+  XTRAIN_CHECK(std::filesystem::is_directory(dir), "--datadir {}: {}", dir,
+               std::filesystem::exists(dir) ? "not a folder" : "no such folder");
+  ImageFolder train = scan_image_folder(dir + "/train");
+  ImageFolder val = scan_image_folder(dir + "/val");
+  XTRAIN_CHECK(val.classes == train.classes, "{}: the classes differ from {}'s: {}", val.root,
+               train.root, class_difference(train.classes, val.classes));
+
+  ImageFolderSources sources;
+  sources.num_classes = static_cast<int>(train.classes.size());
+  auto train_set = std::make_shared<ImageFolderDataset>(
+      std::move(train), make_transform(options.augment, /*train=*/true, image_size), image_size);
+  auto val_set = std::make_shared<ImageFolderDataset>(
+      std::move(val), make_transform(options.augment, /*train=*/false, image_size), image_size);
+  sources.train = loader_factory(train_set, /*train=*/true, options, train_batch_size, seed);
+  sources.test = loader_factory(val_set, /*train=*/false, options, test_batch_size, seed);
+  return sources;
+}
+
+}  // namespace xtrain

@@ -1,0 +1,32 @@
+// image_folder_source: --datadir as the driver's data: DIR/train and DIR/val scanned as
+// ImageFolders (the val classes must be the train classes), and the factories of each core's
+// training and test Loader over them. Layout errors are thrown here, before any training.
+// Not here: the flags (apps/train_flags.cpp), the loading itself (Loader).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "data/loader.h"
+#include "lib/train/batch_source.h"
+
+namespace xtrain {
+
+struct ImageFolderOptions {
+  std::string datadir;
+  std::string augment = "imagenet";  // or "cifar": the transforms.h recipes
+  bool drop_last = false;            // training: drop the tail that does not fill every core
+  LoaderOptions loader;              // batch_size is set per split
+};
+
+struct ImageFolderSources {
+  BatchSourceFactory train;
+  BatchSourceFactory test;
+  int num_classes = 0;
+};
+
+// Scans DIR/train and DIR/val and returns their sources; throws xtrain::Error on a bad layout.
+ImageFolderSources open_image_folders(const ImageFolderOptions& options, int image_size,
+                                      int train_batch_size, int test_batch_size, uint64_t seed);
+
+}  // namespace xtrain

@@ -1,0 +1,96 @@
+#include "data/loader.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "lib/base/check.h"
+
+namespace xtrain {
+namespace {
+
+int ring_slots(const LoaderOptions& o) {
+  XTRAIN_CHECK(o.num_workers >= 1, "--num_workers must be >= 1, got {}", o.num_workers);
+  XTRAIN_CHECK(o.prefetch_factor >= 1, "--prefetch_factor must be >= 1, got {}", o.prefetch_factor);
+  XTRAIN_CHECK(o.loader_prefetch_size >= 1, "--loader_prefetch_size must be >= 1, got {}",
+               o.loader_prefetch_size);
+  return std::min(o.loader_prefetch_size, o.num_workers * o.prefetch_factor);
+}
+
+}  // namespace
+
+Loader::Loader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<UnreadableImages> unreadable,
+               const SamplerOptions& sampler, const LoaderOptions& options)
+    : dataset_(std::move(dataset)),
+      unreadable_(std::move(unreadable)),
+      sampler_options_(sampler),
+      sampler_(sampler),
+      options_(options),
+      ring_(ring_slots(options), options.batch_size, dataset_->image_floats()),
+      workers_(options.num_workers, [this](int) { work(); }) {}
+
+Loader::~Loader() { ring_.close(); }  // every worker returns, then workers_ joins them
+
+int64_t Loader::samples_per_epoch() const {
+  const int64_t n = sampler_.num_samples();
+  const bool drop_last = sampler_options_.train && sampler_options_.drop_last;
+  return drop_last ? n / options_.batch_size * options_.batch_size : n;
+}
+
+int64_t Loader::batches_per_epoch() const {
+  return (samples_per_epoch() + options_.batch_size - 1) / options_.batch_size;
+}
+
+void Loader::start_epoch(int epoch) {
+  ring_.stop();
+  epoch_ = epoch;
+  order_ = sampler_.indices(epoch);
+  ring_.start(samples_per_epoch());
+}
+
+int Loader::next(float* images, int32_t* labels) { return ring_.next(images, labels); }
+
+void Loader::work() {
+  BatchRing::Claim claim;
+  while (ring_.claim(&claim)) {
+    std::exception_ptr error;
+    try {
+      load(claim);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    ring_.finish(claim, error);
+  }
+}
+
+// Fills the claimed slot with the sample at its position, or when that one is unreadable with
+// the next readable one of the epoch (wrapping around).
+void Loader::load(const BatchRing::Claim& claim) {
+  // The slot's position in the epoch over all replicas keys its random generator: unique in the
+  // epoch, and independent of the workers.
+  const uint64_t global_position =
+      static_cast<uint64_t>(claim.position) * sampler_options_.num_replicas + sampler_options_.rank;
+  const int64_t n = static_cast<int64_t>(order_.size());
+  for (int64_t offset = 0; offset < n; ++offset) {
+    Rng rng({sampler_options_.seed, static_cast<uint64_t>(epoch_), global_position});
+    if (try_load(order_[(claim.position + offset) % n], rng, claim.image, claim.label)) return;
+    if (offset == 0) ++skipped_;
+  }
+  XTRAIN_CHECK(false, "no readable image among the {} samples of this core's epoch", n);
+}
+
+bool Loader::try_load(int64_t index, Rng& rng, float* image, int32_t* label) {
+  if (unreadable_->contains(index)) return false;
+  try {
+    dataset_->get(index, rng, image, label);
+    return true;
+  } catch (const UnreadableImage& e) {
+    if (options_.strict) {
+      throw UnreadableImage(fmt::format("unreadable image {} (--strict)", e.what()), e.where());
+    }
+    if (unreadable_->add(index)) spdlog::warn("warning: skipping unreadable image {}", e.what());
+    return false;
+  }
+}
+
+}  // namespace xtrain

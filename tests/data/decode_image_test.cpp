@@ -1,0 +1,109 @@
+// decode_image: every pixel format becomes 8-bit RGB (OpenCV's BGR reordered), and bad bytes are
+// reported, not decoded into garbage.
+#include "data/decode_image.h"
+
+#include <gtest/gtest.h>
+
+#include <opencv2/imgcodecs.hpp>
+
+namespace xtrain {
+namespace {
+
+std::vector<uint8_t> encode(const std::string& ext, const cv::Mat& image) {
+  std::vector<uint8_t> bytes;
+  EXPECT_TRUE(cv::imencode(ext, image, bytes));
+  return bytes;
+}
+
+cv::Vec3b pixel(const cv::Mat& rgb, int y, int x) { return rgb.at<cv::Vec3b>(y, x); }
+
+cv::Mat decode_ok(const std::vector<uint8_t>& bytes) {
+  std::string problem;
+  cv::Mat rgb = decode_image(bytes, &problem);
+  EXPECT_FALSE(rgb.empty()) << problem;
+  if (!rgb.empty()) EXPECT_EQ(rgb.type(), CV_8UC3);
+  return rgb;
+}
+
+std::string decode_problem(const std::vector<uint8_t>& bytes) {
+  std::string problem;
+  EXPECT_TRUE(decode_image(bytes, &problem).empty());
+  return problem;
+}
+
+TEST(DecodeImage, ColorComesOutRgb) {
+  cv::Mat bgr(1, 2, CV_8UC3);
+  bgr.at<cv::Vec3b>(0, 0) = {10, 20, 30};  // B, G, R
+  bgr.at<cv::Vec3b>(0, 1) = {200, 100, 0};
+  const cv::Mat rgb = decode_ok(encode(".png", bgr));
+  EXPECT_EQ(pixel(rgb, 0, 0), cv::Vec3b(30, 20, 10));
+  EXPECT_EQ(pixel(rgb, 0, 1), cv::Vec3b(0, 100, 200));
+}
+
+TEST(DecodeImage, GrayscaleIsCopiedToThreeChannels) {
+  cv::Mat gray(1, 2, CV_8UC1);
+  gray.at<uint8_t>(0, 0) = 7;
+  gray.at<uint8_t>(0, 1) = 250;
+  const cv::Mat rgb = decode_ok(encode(".png", gray));
+  EXPECT_EQ(pixel(rgb, 0, 0), cv::Vec3b(7, 7, 7));
+  EXPECT_EQ(pixel(rgb, 0, 1), cv::Vec3b(250, 250, 250));
+}
+
+TEST(DecodeImage, AlphaIsDropped) {
+  cv::Mat bgra(1, 1, CV_8UC4, cv::Scalar(1, 2, 3, 0));  // fully transparent: PIL keeps the color
+  EXPECT_EQ(pixel(decode_ok(encode(".png", bgra)), 0, 0), cv::Vec3b(3, 2, 1));
+}
+
+TEST(DecodeImage, SixteenBitsAreScaledTo8) {
+  cv::Mat gray16(1, 3, CV_16UC1);
+  gray16.at<uint16_t>(0, 0) = 65535;
+  gray16.at<uint16_t>(0, 1) = 257 * 100;
+  gray16.at<uint16_t>(0, 2) = 257 * 100 + 129;  // 100.50...: rounds up
+  const cv::Mat rgb = decode_ok(encode(".png", gray16));
+  EXPECT_EQ(pixel(rgb, 0, 0), cv::Vec3b(255, 255, 255));
+  EXPECT_EQ(pixel(rgb, 0, 1), cv::Vec3b(100, 100, 100));
+  EXPECT_EQ(pixel(rgb, 0, 2), cv::Vec3b(101, 101, 101));
+
+  cv::Mat bgr16(1, 1, CV_16UC3, cv::Scalar(0, 257 * 20, 65535));
+  EXPECT_EQ(pixel(decode_ok(encode(".png", bgr16)), 0, 0), cv::Vec3b(255, 20, 0));
+}
+
+TEST(DecodeImage, PaletteBecomesItsColors) {
+  // A 2x1 PNG, color type 3, palette {0: (10, 20, 30), 1: (200, 100, 50)}, pixels [0, 1].
+  const std::vector<uint8_t> png = {
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+      0x52, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01, 0x08, 0x03, 0x00, 0x00, 0x00, 0xc3,
+      0xfc, 0x8f, 0xb8, 0x00, 0x00, 0x00, 0x06, 0x50, 0x4c, 0x54, 0x45, 0x0a, 0x14, 0x1e, 0xc8,
+      0x64, 0x32, 0x77, 0xa0, 0xb3, 0x9c, 0x00, 0x00, 0x00, 0x0b, 0x49, 0x44, 0x41, 0x54, 0x78,
+      0x9c, 0x63, 0x60, 0x60, 0x04, 0x00, 0x00, 0x04, 0x00, 0x02, 0xbf, 0x7a, 0x3f, 0x4a, 0x00,
+      0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
+  const cv::Mat rgb = decode_ok(png);
+  ASSERT_EQ(rgb.cols, 2);
+  EXPECT_EQ(pixel(rgb, 0, 0), cv::Vec3b(10, 20, 30));
+  EXPECT_EQ(pixel(rgb, 0, 1), cv::Vec3b(200, 100, 50));
+}
+
+TEST(DecodeImage, JpegDecodesAndTruncatedJpegIsRejected) {
+  cv::Mat bgr(32, 32, CV_8UC3, cv::Scalar(0, 0, 200));  // red
+  const std::vector<uint8_t> jpeg = encode(".jpg", bgr);
+  const cv::Vec3b red = pixel(decode_ok(jpeg), 16, 16);
+  EXPECT_NEAR(red[0], 200, 3);
+  EXPECT_NEAR(red[2], 0, 3);
+
+  std::vector<uint8_t> trailing = jpeg;  // bytes after the end marker are harmless
+  trailing.insert(trailing.end(), {0x00, 0x12, 0x34});
+  decode_ok(trailing);
+
+  EXPECT_EQ(decode_problem({jpeg.begin(), jpeg.begin() + jpeg.size() / 2}), "truncated JPEG");
+}
+
+TEST(DecodeImage, BadBytesSayWhy) {
+  EXPECT_EQ(decode_problem({}), "empty file");
+  const std::vector<uint8_t> text = {'h', 'e', 'l', 'l', 'o', '\n'};
+  EXPECT_EQ(decode_problem(text), "not a decodable image");
+  const std::vector<uint8_t> png = encode(".png", cv::Mat(8, 8, CV_8UC3, cv::Scalar(1, 2, 3)));
+  EXPECT_EQ(decode_problem({png.begin(), png.begin() + png.size() / 2}), "not a decodable image");
+}
+
+}  // namespace
+}  // namespace xtrain

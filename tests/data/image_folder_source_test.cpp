@@ -1,0 +1,132 @@
+// --datadir end to end on real files: the layout checks, and bad files among good ones skipped
+// (or fatal under strict) by the loaders the factories make.
+#include "data/image_folder_source.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "tests/data/temp_folder.h"
+
+namespace xtrain {
+namespace {
+
+using testing::png_bytes;
+using testing::TempFolder;
+
+constexpr int kSize = 4;
+
+ImageFolderOptions options(const std::string& dir, bool strict = false) {
+  ImageFolderOptions o;
+  o.datadir = dir;
+  o.augment = "cifar";
+  o.loader.num_workers = 2;
+  o.loader.strict = strict;
+  return o;
+}
+
+std::string open_error(const ImageFolderOptions& o) {
+  try {
+    open_image_folders(o, kSize, 2, 2, 1);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Reads one epoch of `source`; returns the labels.
+std::vector<int32_t> read_all(BatchSource& source, int batch_size) {
+  source.start_epoch(1);
+  std::vector<float> images(batch_size * kSize * kSize * 3);
+  std::vector<int32_t> labels(batch_size), all;
+  while (int n = source.next(images.data(), labels.data())) {
+    all.insert(all.end(), labels.begin(), labels.begin() + n);
+  }
+  return all;
+}
+
+TEST(ImageFolderSource, FindsTheClassesAndReadsBothSplits) {
+  TempFolder t;
+  for (const char* split : {"train", "val"}) {
+    for (const char* cls : {"cat", "dog", "eel"}) {
+      t.write(std::string(split) + "/" + cls + "/a.png", png_bytes());
+    }
+  }
+  const ImageFolderSources sources = open_image_folders(options(t.path()), kSize, 2, 2, 1);
+  EXPECT_EQ(sources.num_classes, 3);
+  auto train = sources.train(0, 1);
+  auto test = sources.test(0, 1);
+  std::vector<int32_t> labels = read_all(*train, 2);
+  std::sort(labels.begin(), labels.end());
+  EXPECT_EQ(labels, (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(read_all(*test, 2), (std::vector<int32_t>{0, 1, 2}));
+}
+
+TEST(ImageFolderSource, LayoutErrorsNameThePath) {
+  TempFolder t;
+  EXPECT_EQ(open_error(options(t.path() + "/nope")),
+            "--datadir " + t.path() + "/nope: no such folder");
+  EXPECT_EQ(open_error(options(t.path())), t.path() + "/train: no such folder");
+  t.write("train/cat/a.png", png_bytes());
+  t.write("train/dog/a.png", png_bytes());
+  EXPECT_EQ(open_error(options(t.path())), t.path() + "/val: no such folder");
+  t.write("val/cat/a.png", png_bytes());
+  t.write("val/emu/a.png", png_bytes());
+  EXPECT_EQ(open_error(options(t.path())), t.path() + "/val: the classes differ from " + t.path() +
+                                               "/train's: missing 'dog', extra 'emu'");
+}
+
+// A val split of one class: 0.png (good), 1.png (zero bytes), 2.png (text), 3.png (half a PNG),
+// 4.jpg (half a JPEG), 5.png (good).
+void write_bad_files(const TempFolder& t) {
+  t.write("train/c/0.png", png_bytes());
+  t.write("val/c/0.png", png_bytes(10));
+  t.write("val/c/1.png", {});
+  t.write("val/c/2.png", {'n', 'o', 't', ' ', 'a', 'n', ' ', 'i', 'm', 'a', 'g', 'e'});
+  const std::vector<uint8_t> png = png_bytes(20, 16);
+  t.write("val/c/3.png", {png.begin(), png.begin() + png.size() / 2});
+  std::vector<uint8_t> jpeg;
+  cv::imencode(".jpg", cv::Mat(16, 16, CV_8UC3, cv::Scalar::all(30)), jpeg);
+  t.write("val/c/4.jpg", {jpeg.begin(), jpeg.begin() + jpeg.size() / 2});
+  t.write("val/c/5.png", png_bytes(50));
+}
+
+TEST(ImageFolderSource, UnreadableFilesAreSkippedAndCounted) {
+  TempFolder t;
+  write_bad_files(t);
+  const ImageFolderSources sources = open_image_folders(options(t.path()), kSize, 3, 3, 1);
+  auto test = sources.test(0, 1);
+  EXPECT_EQ(read_all(*test, 3).size(), 6u);  // every slot filled by a readable image
+  EXPECT_EQ(test->skipped_images(), 4);
+}
+
+TEST(ImageFolderSource, UnreadableFileWithoutPermissionIsSkipped) {
+  if (geteuid() == 0) GTEST_SKIP() << "root reads any file";
+  TempFolder t;
+  t.write("train/c/0.png", png_bytes());
+  t.write("val/c/0.png", png_bytes());
+  const std::string locked = t.write("val/c/1.png", png_bytes());
+  std::filesystem::permissions(locked, std::filesystem::perms::none);
+  auto test = open_image_folders(options(t.path()), kSize, 2, 2, 1).test(0, 1);
+  EXPECT_EQ(read_all(*test, 2).size(), 2u);
+  EXPECT_EQ(test->skipped_images(), 1);
+}
+
+TEST(ImageFolderSource, StrictStopsAtTheFirstUnreadableFile) {
+  TempFolder t;
+  write_bad_files(t);
+  auto test = open_image_folders(options(t.path(), /*strict=*/true), kSize, 3, 3, 1).test(0, 1);
+  try {
+    read_all(*test, 3);
+    FAIL() << "no error";
+  } catch (const UnreadableImage& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(t.path() + "/val/c/"), std::string::npos) << message;
+    EXPECT_NE(message.find("(--strict)"), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace xtrain

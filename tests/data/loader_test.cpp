@@ -1,0 +1,238 @@
+// Loader over a scripted Dataset: batches follow the sampler, are the same for any number of
+// workers, skip unreadable samples while staying full, stop at the first one under strict, and
+// never leave a thread waiting once closed.
+#include "data/loader.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace xtrain {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Sample i is the image [i, a draw of its generator] with label i. Indices in `unreadable`
+// throw; a sample in `held` waits until release() (a slow disk).
+class ScriptedDataset : public Dataset {
+ public:
+  explicit ScriptedDataset(int64_t n, std::set<int64_t> unreadable = {}, int64_t held = -1)
+      : n_(n), unreadable_(std::move(unreadable)), held_(held) {}
+
+  int64_t size() const override { return n_; }
+  int64_t image_floats() const override { return 2; }
+  void get(int64_t index, Rng& rng, float* image, int32_t* label) const override {
+    if (unreadable_.count(index)) {
+      throw UnreadableImage(fmt::format("sample{}.png: not a decodable image", index), "test");
+    }
+    if (index == held_) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      released_cv_.wait(lock, [this] { return released_; });
+    }
+    image[0] = static_cast<float>(index);
+    image[1] = static_cast<float>(rng.uniform());
+    *label = static_cast<int32_t>(index);
+    ++done_;
+  }
+
+  void release() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    released_ = true;
+    released_cv_.notify_all();
+  }
+  int64_t done() const { return done_; }
+
+ private:
+  int64_t n_;
+  std::set<int64_t> unreadable_;
+  int64_t held_;
+  mutable std::mutex mutex_;
+  mutable std::condition_variable released_cv_;
+  mutable bool released_ = false;
+  mutable std::atomic<int64_t> done_{0};
+};
+
+struct Batch {
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  bool operator==(const Batch& o) const { return images == o.images && labels == o.labels; }
+};
+
+SamplerOptions sampler(int64_t n, bool train = true, int rank = 0, int replicas = 1) {
+  SamplerOptions s;
+  s.dataset_size = n;
+  s.train = train;
+  s.rank = rank;
+  s.num_replicas = replicas;
+  s.seed = 7;
+  return s;
+}
+
+LoaderOptions loader_options(int batch_size, int workers, bool strict = false) {
+  LoaderOptions o;
+  o.batch_size = batch_size;
+  o.num_workers = workers;
+  o.prefetch_factor = 2;
+  o.loader_prefetch_size = 3;
+  o.strict = strict;
+  return o;
+}
+
+std::unique_ptr<Loader> make_loader(std::shared_ptr<const Dataset> data, const SamplerOptions& s,
+                                    const LoaderOptions& o) {
+  return std::make_unique<Loader>(std::move(data), std::make_shared<UnreadableImages>(), s, o);
+}
+
+// Every batch of `epoch`.
+std::vector<Batch> read_epoch(Loader& loader, int epoch, int batch_size) {
+  loader.start_epoch(epoch);
+  std::vector<Batch> batches;
+  for (;;) {
+    Batch b{std::vector<float>(batch_size * 2), std::vector<int32_t>(batch_size)};
+    const int n = loader.next(b.images.data(), b.labels.data());
+    if (n == 0) break;
+    b.images.resize(n * 2);
+    b.labels.resize(n);
+    batches.push_back(std::move(b));
+  }
+  return batches;
+}
+
+std::vector<int32_t> all_labels(const std::vector<Batch>& batches) {
+  std::vector<int32_t> labels;
+  for (const Batch& b : batches) labels.insert(labels.end(), b.labels.begin(), b.labels.end());
+  return labels;
+}
+
+TEST(Loader, BatchesFollowTheSamplerWithAPartialLastBatch) {
+  auto data = std::make_shared<ScriptedDataset>(10);
+  auto loader = make_loader(data, sampler(10), loader_options(4, 2));
+  EXPECT_EQ(loader->batches_per_epoch(), 3);
+  const std::vector<Batch> epoch = read_epoch(*loader, 1, 4);
+  ASSERT_EQ(epoch.size(), 3u);
+  EXPECT_EQ(epoch[2].labels.size(), 2u);
+  const std::vector<int64_t> order = DistributedSampler(sampler(10)).indices(1);
+  EXPECT_EQ(all_labels(epoch), std::vector<int32_t>(order.begin(), order.end()));
+  EXPECT_EQ(loader->skipped_images(), 0);
+}
+
+TEST(Loader, DropLastDropsThePartialBatch) {
+  SamplerOptions s = sampler(10);
+  s.drop_last = true;
+  auto loader = make_loader(std::make_shared<ScriptedDataset>(10), s, loader_options(4, 2));
+  EXPECT_EQ(loader->batches_per_epoch(), 2);
+  EXPECT_EQ(read_epoch(*loader, 1, 4).size(), 2u);
+}
+
+TEST(Loader, TheSameBatchesWhateverTheNumberOfWorkers) {
+  auto data = std::make_shared<ScriptedDataset>(37);
+  auto one = make_loader(data, sampler(37), loader_options(5, 1));
+  auto four = make_loader(data, sampler(37), loader_options(5, 4));
+  for (int epoch = 1; epoch <= 2; ++epoch) {
+    const std::vector<Batch> a = read_epoch(*one, epoch, 5);
+    const std::vector<Batch> b = read_epoch(*four, epoch, 5);
+    ASSERT_EQ(a.size(), 8u);
+    EXPECT_TRUE(a == b) << "epoch " << epoch;
+  }
+  EXPECT_FALSE(read_epoch(*one, 1, 5) == read_epoch(*one, 2, 5));  // reshuffled and re-drawn
+}
+
+TEST(Loader, ReplicasSplitTheEpoch) {
+  auto data = std::make_shared<ScriptedDataset>(9);
+  std::multiset<int32_t> seen;
+  for (int rank = 0; rank < 3; ++rank) {
+    auto loader = make_loader(data, sampler(9, /*train=*/false, rank, 3), loader_options(2, 2));
+    for (int32_t label : all_labels(read_epoch(*loader, 1, 2))) seen.insert(label);
+  }
+  EXPECT_EQ(seen, (std::multiset<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
+TEST(Loader, UnreadableSamplesAreSkippedAndTheBatchStaysFull) {
+  auto data = std::make_shared<ScriptedDataset>(12, std::set<int64_t>{2, 5});
+  auto loader = make_loader(data, sampler(12, /*train=*/false), loader_options(4, 3));
+  const std::vector<Batch> epoch = read_epoch(*loader, 1, 4);
+  ASSERT_EQ(epoch.size(), 3u);
+  // In order 0..11, sample 2's slot takes the next readable sample (3), and 5's takes 6.
+  EXPECT_EQ(all_labels(epoch), (std::vector<int32_t>{0, 1, 3, 3, 4, 6, 6, 7, 8, 9, 10, 11}));
+  EXPECT_EQ(loader->skipped_images(), 2);
+  read_epoch(*loader, 2, 4);
+  EXPECT_EQ(loader->skipped_images(), 4);  // counted every epoch they are skipped
+}
+
+TEST(Loader, StrictMakesTheFirstUnreadableSampleAnError) {
+  auto data = std::make_shared<ScriptedDataset>(8, std::set<int64_t>{5});
+  auto loader = make_loader(data, sampler(8, /*train=*/false), loader_options(4, 2, true));
+  loader->start_epoch(1);
+  std::vector<float> images(8);
+  std::vector<int32_t> labels(4);
+  try {
+    loader->next(images.data(), labels.data());
+    loader->next(images.data(), labels.data());
+    FAIL() << "no error";
+  } catch (const UnreadableImage& e) {
+    EXPECT_STREQ(e.what(), "unreadable image sample5.png: not a decodable image (--strict)");
+  }
+}
+
+TEST(Loader, AllUnreadableIsAnErrorNotAHang) {
+  auto data = std::make_shared<ScriptedDataset>(3, std::set<int64_t>{0, 1, 2});
+  auto loader = make_loader(data, sampler(3, false), loader_options(2, 2));
+  loader->start_epoch(1);
+  std::vector<float> images(4);
+  std::vector<int32_t> labels(2);
+  EXPECT_THROW(loader->next(images.data(), labels.data()), Error);
+}
+
+TEST(Loader, ASlowSampleHoldsOnlyItsOwnBatch) {
+  // Sample 0 (the first of the test order) hangs; the other workers go on filling the ring:
+  // 3 batches of 4 minus the held one.
+  auto data = std::make_shared<ScriptedDataset>(40, std::set<int64_t>{}, /*held=*/0);
+  auto loader = make_loader(data, sampler(40, /*train=*/false), loader_options(4, 4));
+  loader->start_epoch(1);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (data->done() < 11 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(data->done(), 11);
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(data->done(), 11);  // bounded: no batch beyond the ring is started
+  data->release();
+  EXPECT_EQ(all_labels(read_epoch(*loader, 1, 4)).size(), 40u);
+}
+
+TEST(Loader, CloseWakesAWaitingNext) {
+  auto data = std::make_shared<ScriptedDataset>(8, std::set<int64_t>{}, /*held=*/0);
+  auto loader = make_loader(data, sampler(8, /*train=*/false), loader_options(4, 2));
+  loader->start_epoch(1);
+  std::vector<float> images(8);
+  std::vector<int32_t> labels(4);
+  auto waiting =
+      std::async(std::launch::async, [&] { return loader->next(images.data(), labels.data()); });
+  EXPECT_EQ(waiting.wait_for(50ms), std::future_status::timeout);  // held by sample 0
+  loader->close();
+  ASSERT_EQ(waiting.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(waiting.get(), 0);
+  EXPECT_EQ(loader->next(images.data(), labels.data()), 0);
+  data->release();  // let the held worker finish so the loader can be destroyed
+}
+
+TEST(Loader, ANewEpochMayStartBeforeTheLastOneIsRead) {
+  auto data = std::make_shared<ScriptedDataset>(20);
+  auto loader = make_loader(data, sampler(20), loader_options(4, 3));
+  loader->start_epoch(1);
+  std::vector<float> images(8);
+  std::vector<int32_t> labels(4);
+  ASSERT_EQ(loader->next(images.data(), labels.data()), 4);  // as --num_steps stops early
+  const std::vector<Batch> second = read_epoch(*loader, 2, 4);
+  auto fresh = make_loader(data, sampler(20), loader_options(4, 1));
+  EXPECT_TRUE(second == read_epoch(*fresh, 2, 4));
+}
+
+}  // namespace
+}  // namespace xtrain
