@@ -1,6 +1,9 @@
 // Plan: a graph compiled for one input shape, like an XLA executable. Compiling infers every
 // shape, lays out every activation, gradient, saved and scratch buffer in one arena and builds
 // each layer's Step once; forward and backward then only run kernels, and allocate nothing.
+// Buffers share arena bytes when their lifetimes do not meet: an activation lives until the last
+// forward or backward that reads it, a gradient until its producer's backward has consumed it,
+// and an eval plan keeps no activation past its last reader.
 // A value read by several layers (a residual block's input) gets one gradient buffer per reader;
 // they are summed, in reader order, before the producer's backward.
 // Not here: where parameters live (param_store.h), which plan to use (replica.h).
@@ -9,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "lib/graph/arena_planner.h"
 #include "lib/graph/graph.h"
 #include "lib/graph/param_store.h"
 
@@ -36,6 +40,9 @@ class Plan {
   void backward(const Exec& ex);
 
   size_t arena_bytes() const { return arena_.size() * sizeof(float); }
+  // Every buffer of the arena with its lifetime, in plan steps: forward of node i is step i,
+  // its backward step 2 * nodes - 1 - i.
+  const std::vector<ArenaBuffer>& arena_buffers() const { return arena_buffers_; }
 
  private:
   TensorView value_view(int value) {
@@ -52,6 +59,7 @@ class Plan {
   std::vector<Step> steps_;           // parallel to layers_
   // Per value: extra gradient buffers (readers after the first) to add into the main one.
   std::vector<std::vector<float*>> extra_grads_;
+  std::vector<ArenaBuffer> arena_buffers_;
   AlignedBuffer arena_;
   std::vector<int32_t> labels_;
 };
