@@ -126,8 +126,8 @@ TEST(GemmKernel, WideLeadingDimensionsMatchNaive) {
   for (const GemmCase& g : all_transposes(37, 29, 53, 5)) expect_matches_naive(g, Exec{});
 }
 
-// Sizes past Eigen's cache blocking, tall (split by rows) and wide (split by columns), on one
-// and two threads.
+// Sizes past the cache blocks (k > kKC = 256, m > kMC = 144) and not multiples of the 6 x 16
+// micro-tile, tall (split by rows) and wide (split by columns), on one and two threads.
 TEST(GemmKernel, LargeShapesMatchNaiveOnOneAndTwoThreads) {
   testing::PoolExec two(2);
   for (const GemmCase& g : all_transposes(197, 70, 301, 3)) {
@@ -138,6 +138,12 @@ TEST(GemmKernel, LargeShapesMatchNaiveOnOneAndTwoThreads) {
     expect_matches_naive(g, Exec{});
     expect_matches_naive(g, two.exec());
   }
+}
+
+// n past the kNC column block, so C's columns come from several packed blocks of B.
+TEST(GemmKernel, WiderThanOneBlockOfBMatchesNaive) {
+  testing::PoolExec two(2);
+  for (const GemmCase& g : all_transposes(13, 1100, 300, 0)) expect_matches_naive(g, two.exec());
 }
 
 // k = 0: op(A) op(B) is empty, so C = beta * C (alpha plays no part).
@@ -177,6 +183,19 @@ TEST(GemmKernel, RerunsOnTwoThreadsAreBitwiseEqual) {
     SCOPED_TRACE(describe(g));
     const GemmData d(g);
     expect_bitwise_equal(fast_gemm(g, d, two.exec()), fast_gemm(g, d, two.exec()), "C");
+  }
+}
+
+// Every element is summed over k in one fixed order whatever the split, so the thread count
+// does not change a bit.
+TEST(GemmKernel, OneAndTwoThreadsAreBitwiseEqual) {
+  testing::PoolExec two(2);
+  for (const GemmCase& g : {GemmCase{false, false, 3137, 67, 577, 1.0f, 0.0f},
+                            GemmCase{true, false, 577, 67, 3137, 1.0f, 1.0f},
+                            GemmCase{false, true, 197, 1030, 513, 1.0f, 0.0f}}) {
+    SCOPED_TRACE(describe(g));
+    const GemmData d(g);
+    expect_bitwise_equal(fast_gemm(g, d, Exec{}), fast_gemm(g, d, two.exec()), "C");
   }
 }
 
