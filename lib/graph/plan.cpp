@@ -137,10 +137,23 @@ Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode m
   }
 }
 
+void Plan::run_layer(int i, bool backward) {
+  const auto start = std::chrono::steady_clock::now();
+  if (backward) {
+    layers_[i]->backward(steps_[i]);
+  } else {
+    layers_[i]->forward(steps_[i]);
+  }
+  if (!profiling_) return;
+  using Seconds = std::chrono::duration<double>;
+  timings_.push_back({i, backward, Seconds(start - compiled_at_).count(),
+                      Seconds(std::chrono::steady_clock::now() - start).count()});
+}
+
 float Plan::forward(const Exec& ex) {
   for (size_t i = 0; i < layers_.size(); ++i) {
     steps_[i].ex = ex;
-    layers_[i]->forward(steps_[i]);
+    run_layer(static_cast<int>(i), /*backward=*/false);
   }
   return steps_.back().output.data[0];
 }
@@ -153,7 +166,7 @@ void Plan::backward(const Exec& ex) {
     for (float* extra : extra_grads_[i + 1]) {
       kernels::accumulate(s.doutput.numel(), extra, s.doutput.data, ex);
     }
-    layers_[i]->backward(s);
+    run_layer(i, /*backward=*/true);
   }
 }
 

@@ -8,6 +8,8 @@
 
 #include "lib/base/check.h"
 #include "lib/train/accuracy.h"
+#include "lib/train/chrome_trace.h"
+#include "lib/train/layer_profile.h"
 #include "lib/train/log_lines.h"
 #include "lib/train/rate_tracker.h"
 
@@ -61,6 +63,7 @@ double Trainer::run() {
 void Trainer::train_epoch(int epoch) {
   const Shape input{options_.batch_size, options_.image_size, options_.image_size, kImageChannels};
   Plan& plan = replica_.plan_for(input, PlanMode::kTrain);
+  if (!options_.profile.empty()) plan.enable_profiling();
   ParamStore& store = replica_.store();
   int64_t steps = train_.batches_per_epoch();
   if (options_.num_steps > 0) steps = std::min(steps, options_.num_steps);
@@ -82,6 +85,10 @@ void Trainer::train_epoch(int epoch) {
       spdlog::info(
           training_line(kCore, epoch, step, loss, rate, tracker.global_rate(), clock_time()));
     }
+  }
+  if (!options_.profile.empty()) {
+    write_chrome_trace(plan, options_.profile);
+    for (const std::string& line : top_layers_lines(plan, /*top=*/10)) spdlog::info(line);
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "lib/graph/replica.h"
 #include "lib/optim/lr_scheduler.h"
@@ -25,6 +26,7 @@ struct TrainerOptions {
   bool test_only_at_end = false;
   float label_smoothing = 0.0f;
   uint64_t seed = 42;
+  std::string profile;  // --profile: Chrome trace of the training layers, "" = off
   SGDOptions sgd;
   LRSchedulerOptions lr_schedule;  // steps_per_epoch is taken from the training data
 };
