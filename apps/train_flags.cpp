@@ -50,13 +50,11 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_option("--num_test_steps", t.num_test_steps, "Test batches per epoch, per core (0: all)")
       ->check(kNonNegative);
   app.add_flag("--test_only_at_end", t.test_only_at_end, "Evaluate after the last epoch only");
-  app.add_option("--log_steps", t.log_steps, "Steps between training log lines")
-      ->check(kPositive);
+  app.add_option("--log_steps", t.log_steps, "Steps between training log lines")->check(kPositive);
   CLI::Option* lr = app.add_option("--lr", t.lr_schedule.lr, "Learning rate (resnet50: 0.5)")
                         ->check(kNonNegative);
   app.add_option("--momentum", t.sgd.momentum, "SGD momentum")->check(kNonNegative);
-  app.add_option("--weight_decay", t.sgd.weight_decay, "SGD weight decay")
-      ->check(kNonNegative);
+  app.add_option("--weight_decay", t.sgd.weight_decay, "SGD weight decay")->check(kNonNegative);
   app.add_flag("--nesterov", t.sgd.nesterov, "Nesterov momentum");
   app.add_option("--label_smoothing", t.label_smoothing, "Cross-entropy label smoothing")
       ->check(CLI::Range(0.0f, 1.0f));
