@@ -99,6 +99,9 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_option("--target_accuracy", f.target_accuracy,
                  "Exit with code 21 if the best top-1 accuracy stays below this");
   app.add_option("--seed", t.seed, "Seed of the weight initialization and the data order");
+  app.add_option("--profile", t.profile,
+                 "Write per-layer training times as a Chrome trace JSON to this file and log the "
+                 "10 slowest layers (use a small --num_steps)");
 
   try {
     app.parse(argc, argv);

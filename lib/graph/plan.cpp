@@ -1,27 +1,12 @@
 #include "lib/graph/plan.h"
 
+#include <algorithm>
+
 #include "lib/base/check.h"
 #include "lib/kernels/add.h"
 #include "lib/nn/cross_entropy_loss.h"
 
 namespace xtrain {
-namespace {
-
-// Offsets are handed out in floats, each region rounded so every buffer starts 64-byte aligned.
-class ArenaLayout {
- public:
-  size_t take(size_t floats) {
-    const size_t offset = size_;
-    size_ += AlignedBuffer::round_up(floats);
-    return offset;
-  }
-  size_t size() const { return size_; }
-
- private:
-  size_t size_ = 0;
-};
-
-}  // namespace
 
 Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode mode,
            float label_smoothing)
@@ -46,46 +31,71 @@ Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode m
   const int num_nodes = static_cast<int>(layers_.size());
   const int num_values = num_nodes + 1;
 
-  // Lay out the arena: activations, gradients (one per reader of a value), saved, workspace.
-  ArenaLayout layout;
-  value_offset_.resize(num_values);
-  for (int v = 0; v < num_values; ++v) value_offset_[v] = layout.take(shapes_[v].numel());
-  // grad_offsets[node][slot]: the gradient buffer that node writes for its input `slot`.
-  std::vector<std::vector<size_t>> grad_offsets(num_nodes);
-  std::vector<size_t> main_grad(num_values, SIZE_MAX);
-  std::vector<std::vector<size_t>> extra_grad_offsets(num_values);
+  // Steps: forward of node i is step i, its backward step 2 * num_nodes - 1 - i.
+  const int last_step = training ? 2 * num_nodes - 1 : num_nodes - 1;
+  auto backward_step = [&](int node) { return 2 * num_nodes - 1 - node; };
+  ArenaPlanner planner;
+
+  // Activations live from their producer to their last reader, forward or backward.
+  std::vector<int> last_read(num_values);
+  for (int v = 0; v < num_values; ++v) last_read[v] = std::max(v - 1, 0);
+  for (int i = 0; i < num_nodes; ++i) {
+    const bool keeps_input = training && layers_[i]->backward_reads_input();
+    for (int v : inputs[i])
+      last_read[v] = std::max(last_read[v], keeps_input ? backward_step(i) : i);
+    if (training && layers_[i]->backward_reads_output()) last_read[i + 1] = backward_step(i);
+  }
+  // The caller fills the image before forward and reads logits and loss after it, and forward
+  // may run again on the same image (finite differences): these three live throughout.
+  for (int v : {int{Graph::kImage}, logits_value_, num_values - 1}) last_read[v] = last_step;
+  std::vector<int> value_buffer(num_values);
+  for (int v = 0; v < num_values; ++v) {
+    value_buffer[v] = planner.add(shapes_[v].numel(), std::max(v - 1, 0), last_read[v]);
+  }
+
+  // grad_buffer[node][slot]: the gradient buffer that node writes for its input `slot`, from that
+  // node's backward to the backward of the input's producer (nothing needs d(image)).
+  std::vector<std::vector<int>> grad_buffer(num_nodes);
+  std::vector<int> main_grad(num_values, -1);
+  std::vector<std::vector<int>> extra_grad_buffers(num_values);
   if (training) {
     for (int i = 0; i < num_nodes; ++i) {
       for (int v : inputs[i]) {
-        size_t offset = SIZE_MAX;
-        if (v != Graph::kImage) {  // nothing needs d(image)
-          offset = layout.take(shapes_[v].numel());
-          if (main_grad[v] == SIZE_MAX) {
-            main_grad[v] = offset;
+        int id = -1;
+        if (v != Graph::kImage) {
+          id = planner.add(shapes_[v].numel(), backward_step(i), backward_step(v - 1));
+          if (main_grad[v] < 0) {
+            main_grad[v] = id;
           } else {
-            extra_grad_offsets[v].push_back(offset);
+            extra_grad_buffers[v].push_back(id);
           }
         }
-        grad_offsets[i].push_back(offset);
+        grad_buffer[i].push_back(id);
       }
     }
   }
-  std::vector<size_t> saved_offset(num_nodes);
+  std::vector<int> saved_buffer(num_nodes);
   size_t workspace_floats = 0;
   std::vector<std::vector<Shape>> input_shapes(num_nodes);
   for (int i = 0; i < num_nodes; ++i) {
     for (int v : inputs[i]) input_shapes[i].push_back(shapes_[v]);
-    saved_offset[i] = layout.take(layers_[i]->saved_floats(input_shapes[i]));
+    saved_buffer[i] =
+        planner.add(layers_[i]->saved_floats(input_shapes[i]), i, training ? backward_step(i) : i);
     workspace_floats = std::max(workspace_floats, layers_[i]->workspace_floats(input_shapes[i]));
   }
-  const size_t workspace_offset = layout.take(workspace_floats);
-  arena_ = AlignedBuffer(layout.size());
+  const int workspace_buffer = planner.add(workspace_floats, 0, last_step);
+  // Every buffer is written before it is read, so the arena is not cleared: untouched pages
+  // cost no memory.
+  arena_ = AlignedBuffer::uninitialized(planner.place());
+  arena_buffers_ = planner.buffers();
   labels_.assign(input[0], 0);
+  value_offset_.resize(num_values);
+  for (int v = 0; v < num_values; ++v) value_offset_[v] = planner.buffer(value_buffer[v]).offset;
 
   // Build each layer's Step over the arena and the store.
   float* base = arena_.data();
-  auto view_at = [&](size_t offset, const Shape& shape) {
-    return offset == SIZE_MAX ? TensorView{} : TensorView{base + offset, shape};
+  auto view_of = [&](int buffer, const Shape& shape) {
+    return buffer < 0 ? TensorView{} : TensorView{base + planner.buffer(buffer).offset, shape};
   };
   steps_.resize(num_nodes);
   for (int i = 0; i < num_nodes; ++i) {
@@ -94,10 +104,10 @@ Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode m
     for (size_t slot = 0; slot < inputs[i].size(); ++slot) {
       const int v = inputs[i][slot];
       s.inputs.push_back(value_view(v));
-      s.dinputs.push_back(training ? view_at(grad_offsets[i][slot], shapes_[v]) : TensorView{});
+      s.dinputs.push_back(training ? view_of(grad_buffer[i][slot], shapes_[v]) : TensorView{});
     }
     s.output = value_view(out);
-    s.doutput = training ? view_at(main_grad[out], shapes_[out]) : TensorView{};
+    s.doutput = training ? view_of(main_grad[out], shapes_[out]) : TensorView{};
     if (i < static_cast<int>(graph.nodes().size())) {
       for (int e = store.first_entry(i); e < store.first_entry(i + 1); ++e) {
         const ParamEntry& entry = store.entries()[e];
@@ -115,21 +125,35 @@ Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode m
         }
       }
     }
-    s.saved = base + saved_offset[i];
-    s.workspace = base + workspace_offset;
+    s.saved = base + planner.buffer(saved_buffer[i]).offset;
+    s.workspace = base + planner.buffer(workspace_buffer).offset;
     s.labels = labels_.data();
     s.training = training;
   }
   extra_grads_.resize(num_values);
   for (int v = 0; v < num_values; ++v) {
-    for (size_t offset : extra_grad_offsets[v]) extra_grads_[v].push_back(base + offset);
+    for (int id : extra_grad_buffers[v])
+      extra_grads_[v].push_back(base + planner.buffer(id).offset);
   }
+}
+
+void Plan::run_layer(int i, bool backward) {
+  const auto start = std::chrono::steady_clock::now();
+  if (backward) {
+    layers_[i]->backward(steps_[i]);
+  } else {
+    layers_[i]->forward(steps_[i]);
+  }
+  if (!profiling_) return;
+  using Seconds = std::chrono::duration<double>;
+  timings_.push_back({i, backward, Seconds(start - compiled_at_).count(),
+                      Seconds(std::chrono::steady_clock::now() - start).count()});
 }
 
 float Plan::forward(const Exec& ex) {
   for (size_t i = 0; i < layers_.size(); ++i) {
     steps_[i].ex = ex;
-    layers_[i]->forward(steps_[i]);
+    run_layer(static_cast<int>(i), /*backward=*/false);
   }
   return steps_.back().output.data[0];
 }
@@ -142,7 +166,7 @@ void Plan::backward(const Exec& ex) {
     for (float* extra : extra_grads_[i + 1]) {
       kernels::accumulate(s.doutput.numel(), extra, s.doutput.data, ex);
     }
-    layers_[i]->backward(s);
+    run_layer(i, /*backward=*/true);
   }
 }
 

@@ -1,43 +1,157 @@
 #include "lib/kernels/gemm.h"
 
-#include <Eigen/Core>
+#include <algorithm>
+
+#include "lib/kernels/simd.h"
+#include "lib/tensor/aligned_buffer.h"
 
 namespace xtrain::kernels {
 namespace {
 
-using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMap = Eigen::Map<const RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
-using Map = Eigen::Map<RowMajor, Eigen::Unaligned, Eigen::OuterStride<>>;
+using simd::Vec;
 
-// Rows per chunk below which splitting costs more than it saves.
-constexpr int64_t kMinChunk = 32;
+// Micro-tile of C held in registers: kMR rows by two vectors (12 of AVX2's 16 registers).
+constexpr int kMR = 6;
+constexpr int kNR = 2 * simd::kLanes;
+// Cache blocks: a kMC x kKC block of A stays in L2, a kKC x kNR panel of B in L1; the kKC x kNC
+// block of B streams from L3.
+constexpr int64_t kKC = 256;
+constexpr int64_t kMC = 24 * kMR;
+constexpr int64_t kNC = 64 * kNR;
 
-// One single-threaded block of C: rows [r0, r1) and columns [c0, c1).
-void gemm_block(bool trans_a, bool trans_b, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
-                int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
-                float beta, float* c, int64_t ldc) {
-  const int64_t rows = r1 - r0, cols = c1 - c0;
-  Map C(c + r0 * ldc + c0, rows, cols, Eigen::OuterStride<>(ldc));
-  if (beta == 0.0f) {
-    C.setZero();
-  } else if (beta != 1.0f) {
-    C *= beta;
+// op(A) or op(B) over its storage.
+struct Operand {
+  const float* data;
+  int64_t ld;
+  bool transposed;  // stored as the transpose of the logical matrix
+};
+
+// Copies the logical block op(X)[r0 : r0 + rows, p0 : p0 + kc] into out[p * width + r]
+// (k-major, `width` floats per p; the caller zeroes lanes r >= rows). Each storage order gets
+// the loop that reads it contiguously.
+void pack_panel(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc, int width,
+                float* out) {
+  if (x.transposed) {  // op(X)[r, p] = data[p * ld + r]: rows are contiguous per p
+    for (int64_t p = 0; p < kc; ++p) {
+      std::copy_n(x.data + (p0 + p) * x.ld + r0, rows, out + p * width);
+    }
+  } else {  // op(X)[r, p] = data[r * ld + p]: p is contiguous per row
+    for (int r = 0; r < rows; ++r) {
+      const float* src = x.data + (r0 + r) * x.ld + p0;
+      for (int64_t p = 0; p < kc; ++p) out[p * width + r] = src[p];
+    }
   }
-  if (k == 0) return;
-  const float* a0 = trans_a ? a + r0 : a + r0 * lda;
-  const float* b0 = trans_b ? b + c0 * ldb : b + c0;
-  if (!trans_a && !trans_b) {
-    C.noalias() += alpha * ConstMap(a0, rows, k, Eigen::OuterStride<>(lda)) *
-                   ConstMap(b0, k, cols, Eigen::OuterStride<>(ldb));
-  } else if (!trans_a && trans_b) {
-    C.noalias() += alpha * ConstMap(a0, rows, k, Eigen::OuterStride<>(lda)) *
-                   ConstMap(b0, cols, k, Eigen::OuterStride<>(ldb)).transpose();
-  } else if (trans_a && !trans_b) {
-    C.noalias() += alpha * ConstMap(a0, k, rows, Eigen::OuterStride<>(lda)).transpose() *
-                   ConstMap(b0, k, cols, Eigen::OuterStride<>(ldb));
-  } else {
-    C.noalias() += alpha * ConstMap(a0, k, rows, Eigen::OuterStride<>(lda)).transpose() *
-                   ConstMap(b0, cols, k, Eigen::OuterStride<>(ldb)).transpose();
+}
+
+// Packs op(A)[i0 : i0 + mc, p0 : p0 + kc] as micro-panels of kMR rows (panel[p * kMR + r]),
+// rows past mc zero. A is the left operand: op(A)[i, p] is row i of A, or column i of A^T.
+void pack_a(const Operand& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* out) {
+  for (int64_t ir = 0; ir < mc; ir += kMR) {
+    const int rows = static_cast<int>(std::min<int64_t>(kMR, mc - ir));
+    if (rows < kMR) std::fill_n(out, kc * kMR, 0.0f);
+    pack_panel(a, i0 + ir, rows, p0, kc, kMR, out);
+    out += kc * kMR;
+  }
+}
+
+// Packs op(B)[p0 : p0 + kc, j0 : j0 + nc] as micro-panels of kNR columns (panel[p * kNR + c]),
+// columns past nc zero. Column j of op(B) is row j of B^T, so B packs like A transposed.
+void pack_b(const Operand& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) {
+  const Operand bt{b.data, b.ld, !b.transposed};
+  for (int64_t jr = 0; jr < nc; jr += kNR) {
+    const int cols = static_cast<int>(std::min<int64_t>(kNR, nc - jr));
+    if (cols < kNR) std::fill_n(out, kc * kNR, 0.0f);
+    pack_panel(bt, j0 + jr, cols, p0, kc, kNR, out);
+    out += kc * kNR;
+  }
+}
+
+// C tile [rows, cols] (at most kMR x kNR) = alpha * a_panel * b_panel + c_scale * C, the product
+// summed over p = 0..kc-1 in order. c_scale = 0: C is not read.
+void micro_kernel(int64_t kc, const float* a, const float* b, float alpha, float c_scale, float* c,
+                  int64_t ldc, int rows, int cols) {
+  // Every loop over acc is unrolled, so it lives in registers instead of on the stack.
+  Vec acc[kMR][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = simd::zero();
+  for (int64_t p = 0; p < kc; ++p) {
+    const Vec b0 = simd::load(b), b1 = simd::load(b + simd::kLanes);
+#pragma GCC unroll 6
+    for (int r = 0; r < kMR; ++r) {
+      const Vec ar = simd::broadcast(a + r);
+      acc[r][0] = simd::fma(ar, b0, acc[r][0]);
+      acc[r][1] = simd::fma(ar, b1, acc[r][1]);
+    }
+    a += kMR;
+    b += kNR;
+  }
+  const Vec alpha_v = simd::broadcast(&alpha), scale_v = simd::broadcast(&c_scale);
+  // An edge tile goes through a full-size buffer, so lanes outside C are never touched.
+  float edge[kMR * kNR];
+  const bool full = rows == kMR && cols == kNR;
+  float* out = full ? c : edge;
+  const int64_t ld = full ? ldc : kNR;
+#pragma GCC unroll 6
+  for (int r = 0; r < kMR; ++r) {
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      float* dst = out + r * ld + h * simd::kLanes;
+      Vec v = simd::mul(alpha_v, acc[r][h]);
+      if (full && c_scale != 0.0f) v = simd::fma(scale_v, simd::load(dst), v);
+      simd::store(dst, v);
+    }
+  }
+  if (full) return;
+  for (int r = 0; r < rows; ++r) {
+    for (int j = 0; j < cols; ++j) {
+      float& dst = c[r * ldc + j];
+      dst = c_scale != 0.0f ? c_scale * dst + edge[r * kNR + j] : edge[r * kNR + j];
+    }
+  }
+}
+
+// Packing buffers, one pair per thread, allocated on a thread's first gemm and then reused.
+float* a_block() {
+  thread_local AlignedBuffer buffer(kMC * kKC);
+  return buffer.data();
+}
+float* b_block() {
+  thread_local AlignedBuffer buffer(kKC * kNC);
+  return buffer.data();
+}
+
+// C[i0 : i1, j0 : j1] on the calling thread: k in blocks of kKC, in order.
+void gemm_tile(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
+               int64_t k, float alpha, float beta, float* c, int64_t ldc) {
+  float* pa = a_block();
+  float* pb = b_block();
+  for (int64_t jc = j0; jc < j1; jc += kNC) {
+    const int64_t nc = std::min(kNC, j1 - jc);
+    for (int64_t pc = 0; pc < k; pc += kKC) {
+      const int64_t kc = std::min(kKC, k - pc);
+      const float c_scale = pc == 0 ? beta : 1.0f;
+      pack_b(b, pc, kc, jc, nc, pb);
+      for (int64_t ic = i0; ic < i1; ic += kMC) {
+        const int64_t mc = std::min(kMC, i1 - ic);
+        pack_a(a, ic, mc, pc, kc, pa);
+        for (int64_t jr = 0; jr < nc; jr += kNR) {
+          for (int64_t ir = 0; ir < mc; ir += kMR) {
+            micro_kernel(kc, pa + ir * kc, pb + jr * kc, alpha, c_scale,
+                         c + (ic + ir) * ldc + jc + jr, ldc,
+                         static_cast<int>(std::min<int64_t>(kMR, mc - ir)),
+                         static_cast<int>(std::min<int64_t>(kNR, nc - jr)));
+          }
+        }
+      }
+    }
+  }
+}
+
+// C[i0 : i1, j0 : j1] = beta * C (k = 0: no product to add).
+void scale_tile(int64_t i0, int64_t i1, int64_t j0, int64_t j1, float beta, float* c, int64_t ldc) {
+  for (int64_t i = i0; i < i1; ++i) {
+    float* row = c + i * ldc;
+    for (int64_t j = j0; j < j1; ++j) row[j] = beta == 0.0f ? 0.0f : beta * row[j];
   }
 }
 
@@ -47,20 +161,22 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
           const Exec& ex) {
   if (m == 0 || n == 0) return;
+  const Operand op_a{a, lda, trans_a}, op_b{b, ldb, trans_b};
+  auto tile = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+    if (k == 0) {
+      scale_tile(i0, i1, j0, j1, beta, c, ldc);
+    } else {
+      gemm_tile(op_a, op_b, i0, i1, j0, j1, k, alpha, beta, c, ldc);
+    }
+  };
+  // Split into whole micro-tiles, the larger side of C over the threads. Each thread packs the
+  // part of B (or A) it needs itself: one fork-join per call, no barrier per block.
   if (m >= n) {
-    parallel_for(
-        ex, m,
-        [&](int64_t r0, int64_t r1) {
-          gemm_block(trans_a, trans_b, r0, r1, 0, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-        },
-        kMinChunk);
+    parallel_for(ex, (m + kMR - 1) / kMR,
+                 [&](int64_t u0, int64_t u1) { tile(u0 * kMR, std::min(m, u1 * kMR), 0, n); });
   } else {
-    parallel_for(
-        ex, n,
-        [&](int64_t c0, int64_t c1) {
-          gemm_block(trans_a, trans_b, 0, m, c0, c1, k, alpha, a, lda, b, ldb, beta, c, ldc);
-        },
-        kMinChunk);
+    parallel_for(ex, (n + kNR - 1) / kNR,
+                 [&](int64_t u0, int64_t u1) { tile(0, m, u0 * kNR, std::min(n, u1 * kNR)); });
   }
 }
 

@@ -1,4 +1,6 @@
-// gemm: the one matrix multiply of the engine, over Eigen::Map (no copies).
+// gemm: the one matrix multiply of the engine. A packed, cache-blocked GEMM around a
+// register-blocked micro-kernel (simd.h): panels of A and B are copied into contiguous blocks
+// that stay in L1/L2 while a kMR x kNR tile of C accumulates in registers.
 // All matrices are row-major with leading dimensions (elements between row starts).
 #pragma once
 
@@ -9,9 +11,10 @@
 namespace xtrain::kernels {
 
 // C[m, n] = alpha * op(A) * op(B) + beta * C, where op(A) is [m, k] (A stored [k, m] when
-// trans_a) and op(B) is [k, n] (B stored [n, k] when trans_b). The work is split over the
-// threads of ex by blocks of C's rows (or columns when C is wide), so each element of C is
-// computed by exactly one thread and the result does not depend on timing.
+// trans_a) and op(B) is [k, n] (B stored [n, k] when trans_b). With beta = 0, C is not read.
+// The threads of ex split C by rows (or by columns when C is wide); every element is summed over
+// k in the same fixed order whatever the split, so results are bitwise independent of the
+// thread count.
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
           const Exec& ex);

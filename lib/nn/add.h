@@ -10,6 +10,8 @@ class Add : public Layer {
   using Layer::Layer;
   const char* type() const override { return "Add"; }
   Shape output_shape(const std::vector<Shape>& inputs) const override;
+  bool backward_reads_input() const override { return false; }
+  bool backward_reads_output() const override { return false; }
   void forward(const Step& s) const override;
   void backward(const Step& s) const override;
 };

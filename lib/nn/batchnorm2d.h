@@ -18,6 +18,7 @@ class BatchNorm2d : public Layer {
   const char* type() const override { return "BatchNorm2d"; }
   std::vector<ParamSpec> param_specs() const override;
   Shape output_shape(const std::vector<Shape>& inputs) const override;
+  bool backward_reads_output() const override { return false; }
   size_t saved_floats(const std::vector<Shape>& inputs) const override;  // mean, inv_std
   void forward(const Step& s) const override;
   void backward(const Step& s) const override;

@@ -16,6 +16,7 @@ class Conv2d : public Layer {
   const char* type() const override { return "Conv2d"; }
   std::vector<ParamSpec> param_specs() const override;
   Shape output_shape(const std::vector<Shape>& inputs) const override;
+  bool backward_reads_output() const override { return false; }
   size_t workspace_floats(const std::vector<Shape>& inputs) const override;
   int64_t macs(const std::vector<Shape>& inputs) const override;
   void forward(const Step& s) const override;

@@ -69,6 +69,11 @@ class Layer {
   // Multiply-adds of one forward pass over these inputs (the whole batch).
   virtual int64_t macs(const std::vector<Shape>& inputs) const { return 0; }
 
+  // Whether backward reads the inputs' or the output's data (besides doutput, saved and
+  // parameters). A plan keeps an activation only while some forward or backward still reads it.
+  virtual bool backward_reads_input() const { return true; }
+  virtual bool backward_reads_output() const { return true; }
+
   virtual void forward(const Step& s) const = 0;
   // Writes every non-empty dinput (overwriting) and accumulates into grads.
   virtual void backward(const Step& s) const = 0;

@@ -14,6 +14,7 @@ class Linear : public Layer {
   const char* type() const override { return "Linear"; }
   std::vector<ParamSpec> param_specs() const override;
   Shape output_shape(const std::vector<Shape>& inputs) const override;
+  bool backward_reads_output() const override { return false; }
   int64_t macs(const std::vector<Shape>& inputs) const override;
   void forward(const Step& s) const override;
   void backward(const Step& s) const override;

@@ -12,6 +12,7 @@ class MaxPool2d : public Layer {
 
   const char* type() const override { return "MaxPool2d"; }
   Shape output_shape(const std::vector<Shape>& inputs) const override;
+  bool backward_reads_output() const override { return false; }
   void forward(const Step& s) const override;
   void backward(const Step& s) const override;
 

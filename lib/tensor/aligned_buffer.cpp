@@ -6,13 +6,18 @@
 
 namespace xtrain {
 
-AlignedBuffer::AlignedBuffer(size_t num_floats) : size_(num_floats) {
-  if (num_floats == 0) return;
-  const size_t bytes = round_up(num_floats) * sizeof(float);
-  void* p = std::aligned_alloc(kAlignment, bytes);
+AlignedBuffer::AlignedBuffer(size_t num_floats) : AlignedBuffer(uninitialized(num_floats)) {
+  if (size_ > 0) std::memset(data_.get(), 0, round_up(size_) * sizeof(float));
+}
+
+AlignedBuffer AlignedBuffer::uninitialized(size_t num_floats) {
+  AlignedBuffer buffer;
+  if (num_floats == 0) return buffer;
+  void* p = std::aligned_alloc(kAlignment, round_up(num_floats) * sizeof(float));
   if (p == nullptr) throw std::bad_alloc();
-  std::memset(p, 0, bytes);
-  data_.reset(static_cast<float*>(p));
+  buffer.data_.reset(static_cast<float*>(p));
+  buffer.size_ = num_floats;
+  return buffer;
 }
 
 void AlignedBuffer::Free::operator()(float* p) const { std::free(p); }

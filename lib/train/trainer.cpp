@@ -8,6 +8,8 @@
 
 #include "lib/base/check.h"
 #include "lib/train/accuracy.h"
+#include "lib/train/chrome_trace.h"
+#include "lib/train/layer_profile.h"
 #include "lib/train/log_lines.h"
 #include "lib/train/rate_tracker.h"
 
@@ -135,12 +137,17 @@ bool Trainer::train_epoch(Core& core, int epoch) {
   ParamStore& store = core.replica.store();
 
   RateTracker tracker;
+  Plan* profiled = nullptr;
   for (int64_t step = 0; step < steps; ++step) {
     auto start = Metrics::Clock::now();
     const int n = source.next(core.images.data(), core.labels.data());
     metrics_.record(Metric::kDataWaitTime, seconds_since(start));
     XTRAIN_CHECK(n > 0, "the training data ended after {} of {} batches", step, steps);
     Plan& plan = plan_for(core, n, PlanMode::kTrain);
+    if (core.rank == 0 && !options_.profile.empty() && n == options_.batch_size) {
+      plan.enable_profiling();
+      profiled = &plan;
+    }
 
     start = Metrics::Clock::now();
     store.zero_grads();
@@ -167,6 +174,11 @@ bool Trainer::train_epoch(Core& core, int epoch) {
           training_line(core.rank, epoch, step, loss, rate, tracker.global_rate(), clock_time()));
     }
     if (stop_voted(core)) return false;
+  }
+  // --profile: core 0's full-batch plan times its layers; the trace covers this epoch's steps.
+  if (core.rank == 0 && profiled != nullptr) {
+    write_chrome_trace(*profiled, options_.profile);
+    for (const std::string& line : top_layers_lines(*profiled, /*top=*/10)) spdlog::info(line);
   }
   return true;
 }

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lib/graph/replica.h"
@@ -33,6 +34,7 @@ struct TrainerOptions {
   bool metrics_debug = false;  // print the metrics report after every epoch
   float label_smoothing = 0.0f;
   uint64_t seed = 42;
+  std::string profile;  // --profile: Chrome trace of the training layers, "" = off
   SGDOptions sgd;
   LRSchedulerOptions lr_schedule;  // steps_per_epoch is taken from the training data
   // Set (e.g. by a SIGINT handler) to stop after the current step; may be null.

@@ -75,6 +75,40 @@ TEST(Plan, ParameterGradientsOfASmallResNetMatchFiniteDifferences) {
   EXPECT_LE(off, static_cast<int>(store.num_params() / 20));
 }
 
+// Buffers whose lifetimes meet must not share a byte, or one layer would overwrite what another
+// still reads; buffers that never meet should share, or the arena grows with the depth.
+void expect_live_buffers_disjoint(const Plan& plan) {
+  const std::vector<ArenaBuffer>& b = plan.arena_buffers();
+  size_t total = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    const size_t end_i = b[i].offset + AlignedBuffer::round_up(b[i].floats);
+    EXPECT_LE(end_i * sizeof(float), plan.arena_bytes() + 63);
+    total += AlignedBuffer::round_up(b[i].floats);
+    for (size_t j = i + 1; j < b.size(); ++j) {
+      if (b[i].floats == 0 || b[j].floats == 0) continue;
+      if (b[i].last < b[j].first || b[j].last < b[i].first) continue;
+      const size_t end_j = b[j].offset + AlignedBuffer::round_up(b[j].floats);
+      EXPECT_TRUE(end_i <= b[j].offset || end_j <= b[i].offset)
+          << "buffers " << i << " and " << j << " are live together and overlap";
+    }
+  }
+  EXPECT_LT(plan.arena_bytes(), total * sizeof(float)) << "no buffer shares memory";
+}
+
+TEST(Plan, BuffersLiveAtTheSameTimeNeverOverlap) {
+  Replica replica(testing::tiny_resnet(kClasses), 0.0f);
+  expect_live_buffers_disjoint(replica.plan_for(Shape{3, 8, 8, 3}, PlanMode::kTrain));
+  expect_live_buffers_disjoint(replica.plan_for(Shape{3, 8, 8, 3}, PlanMode::kEval));
+}
+
+// An eval plan keeps no activation for a backward and has no gradients.
+TEST(Plan, EvalPlansAreSmallerThanTrainingPlans) {
+  Replica replica(testing::tiny_resnet(kClasses), 0.0f);
+  const size_t train = replica.plan_for(Shape{4, 16, 16, 3}, PlanMode::kTrain).arena_bytes();
+  const size_t eval = replica.plan_for(Shape{4, 16, 16, 3}, PlanMode::kEval).arena_bytes();
+  EXPECT_LT(eval, train);
+}
+
 TEST(Plan, IsCompiledOncePerShapeAndMode) {
   Replica replica(testing::tiny_resnet(kClasses), 0.0f);
   Plan& a = replica.plan_for(Shape{2, 8, 8, 3}, PlanMode::kTrain);

@@ -126,8 +126,8 @@ TEST(GemmKernel, WideLeadingDimensionsMatchNaive) {
   for (const GemmCase& g : all_transposes(37, 29, 53, 5)) expect_matches_naive(g, Exec{});
 }
 
-// Sizes past Eigen's cache blocking, tall (split by rows) and wide (split by columns), on one
-// and two threads.
+// Sizes past the cache blocks (k > kKC = 256, m > kMC = 144) and not multiples of the 6 x 16
+// micro-tile, tall (split by rows) and wide (split by columns), on one and two threads.
 TEST(GemmKernel, LargeShapesMatchNaiveOnOneAndTwoThreads) {
   testing::PoolExec two(2);
   for (const GemmCase& g : all_transposes(197, 70, 301, 3)) {
@@ -138,6 +138,12 @@ TEST(GemmKernel, LargeShapesMatchNaiveOnOneAndTwoThreads) {
     expect_matches_naive(g, Exec{});
     expect_matches_naive(g, two.exec());
   }
+}
+
+// n past the kNC column block, so C's columns come from several packed blocks of B.
+TEST(GemmKernel, WiderThanOneBlockOfBMatchesNaive) {
+  testing::PoolExec two(2);
+  for (const GemmCase& g : all_transposes(13, 1100, 300, 0)) expect_matches_naive(g, two.exec());
 }
 
 // k = 0: op(A) op(B) is empty, so C = beta * C (alpha plays no part).
@@ -167,16 +173,18 @@ TEST(GemmKernel, HandExample) {
   EXPECT_EQ(c2, (std::vector<float>{4, 5, 10, 11}));
 }
 
-// The documented guarantee: each element of C comes from one thread in a fixed chunk, so a run
-// on two threads repeats bit for bit.
-TEST(GemmKernel, RerunsOnTwoThreadsAreBitwiseEqual) {
+// The documented guarantee: every element is summed over k in one fixed order whatever the
+// split, so reruns on two threads and a run on one thread agree bit for bit.
+TEST(GemmKernel, RerunsAndThreadCountsAreBitwiseEqual) {
   testing::PoolExec two(2);
   for (const GemmCase& g : {GemmCase{false, false, 3136, 64, 576, 1.0f, 0.0f},
-                            GemmCase{true, false, 576, 64, 3136, 1.0f, 1.0f},
-                            GemmCase{false, true, 196, 1024, 512, 1.0f, 0.0f}}) {
+                            GemmCase{true, false, 577, 67, 3137, 1.0f, 1.0f},
+                            GemmCase{false, true, 197, 1030, 513, 1.0f, 0.0f}}) {
     SCOPED_TRACE(describe(g));
     const GemmData d(g);
-    expect_bitwise_equal(fast_gemm(g, d, two.exec()), fast_gemm(g, d, two.exec()), "C");
+    const std::vector<float> first = fast_gemm(g, d, two.exec());
+    expect_bitwise_equal(first, fast_gemm(g, d, two.exec()), "C, rerun");
+    expect_bitwise_equal(first, fast_gemm(g, d, Exec{}), "C, one thread");
   }
 }
 

@@ -1,0 +1,33 @@
+// ArenaPlanner: packs buffers with known lifetimes into one arena. A buffer is live over an
+// inclusive range of plan steps [first, last]; two buffers whose ranges intersect never share a
+// byte, others may. Placement is greedy (largest first, at the lowest offset that fits) and
+// depends only on the buffers added, so a plan's layout is the same run after run.
+// Not here: what the steps are or what a buffer holds (plan.h).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace xtrain {
+
+struct ArenaBuffer {
+  size_t floats;
+  int first, last;  // live steps, inclusive
+  size_t offset;    // in floats from the arena's start, a multiple of 16 (64 bytes); set by place()
+};
+
+class ArenaPlanner {
+ public:
+  // Adds a buffer and returns its id (0, 1, 2, ...).
+  int add(size_t floats, int first, int last);
+  // Assigns every offset; returns the arena's size in floats.
+  size_t place();
+
+  const ArenaBuffer& buffer(int id) const { return buffers_[id]; }
+  const std::vector<ArenaBuffer>& buffers() const { return buffers_; }
+
+ private:
+  std::vector<ArenaBuffer> buffers_;
+};
+
+}  // namespace xtrain
