@@ -57,22 +57,6 @@ void collect_folders(const std::string& folder, std::set<FolderId>* seen,
   }
 }
 
-// The images of one class folder, in torchvision's order: sorted(os.walk(folder)), then each
-// folder's file names sorted.
-std::vector<std::string> class_images(const std::string& class_folder) {
-  std::set<FolderId> seen;
-  std::vector<std::string> folders;
-  collect_folders(class_folder, &seen, &folders);
-  std::sort(folders.begin(), folders.end());
-  std::vector<std::string> images;
-  for (const std::string& folder : folders) {
-    for (const auto& [name, is_sub_folder] : list_folder(folder)) {
-      if (!is_sub_folder && has_image_extension(name)) images.push_back(folder + "/" + name);
-    }
-  }
-  return images;
-}
-
 bool ends_with_ignoring_case(const std::string& text, const std::string& suffix) {
   if (text.size() < suffix.size()) return false;
   return std::equal(suffix.rbegin(), suffix.rend(), text.rbegin(), [](char a, char b) {
@@ -88,20 +72,39 @@ bool has_image_extension(const std::string& filename) {
                      [&](const char* ext) { return ends_with_ignoring_case(filename, ext); });
 }
 
-ImageFolder scan_image_folder(const std::string& root) {
+std::vector<std::string> find_classes(const std::string& root) {
   FolderId unused;
   XTRAIN_CHECK(is_folder(root, &unused), "{}: {}", root,
                fs::exists(root) ? "not a folder" : "no such folder");
+  std::vector<std::string> classes;
+  for (const auto& [name, is_class_folder] : list_folder(root)) {
+    if (is_class_folder) classes.push_back(name);
+  }
+  XTRAIN_CHECK(!classes.empty(), "{}: no class folders (expected {}/<class>/<image>)", root, root);
+  return classes;
+}
+
+std::vector<std::string> find_images(const std::string& folder) {
+  std::set<FolderId> seen;
+  std::vector<std::string> folders;
+  collect_folders(folder, &seen, &folders);
+  std::sort(folders.begin(), folders.end());
+  std::vector<std::string> images;
+  for (const std::string& sub_folder : folders) {
+    for (const auto& [name, is_sub_folder] : list_folder(sub_folder)) {
+      if (!is_sub_folder && has_image_extension(name)) images.push_back(sub_folder + "/" + name);
+    }
+  }
+  return images;
+}
+
+ImageFolder scan_image_folder(const std::string& root) {
   ImageFolder folder;
   folder.root = root;
-  for (const auto& [name, is_class_folder] : list_folder(root)) {
-    if (is_class_folder) folder.classes.push_back(name);
-  }
-  XTRAIN_CHECK(!folder.classes.empty(), "{}: no class folders (expected {}/<class>/<image>)", root,
-               root);
+  folder.classes = find_classes(root);
   for (size_t label = 0; label < folder.classes.size(); ++label) {
     const std::string class_folder = root + "/" + folder.classes[label];
-    std::vector<std::string> images = class_images(class_folder);
+    std::vector<std::string> images = find_images(class_folder);
     XTRAIN_CHECK(!images.empty(),
                  "{}: no images in the class folder (extensions .jpg .jpeg .png .ppm .bmp .pgm "
                  ".tif .tiff .webp)",

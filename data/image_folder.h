@@ -23,6 +23,14 @@ struct ImageFolder {
 // Scans ROOT; throws xtrain::Error on a bad layout.
 ImageFolder scan_image_folder(const std::string& root);
 
+// The sorted names of ROOT's sub-folders (torchvision's find_classes); throws xtrain::Error when
+// ROOT is not a folder or has none.
+std::vector<std::string> find_classes(const std::string& root);
+
+// The images below `folder`, in torchvision's order: sorted(os.walk(folder)), then each folder's
+// file names sorted. Empty when there are none (or `folder` is not a folder).
+std::vector<std::string> find_images(const std::string& folder);
+
 // True when `filename` ends in one of torchvision's image extensions (.jpg .jpeg .png .ppm .bmp
 // .pgm .tif .tiff .webp), in any case.
 bool has_image_extension(const std::string& filename);

@@ -87,5 +87,26 @@ TEST(ImageFolder, BadLayoutsNameThePathAndTheProblem) {
   EXPECT_EQ(error.rfind(no_images.path() + "/dog: no images in the class folder", 0), 0) << error;
 }
 
+TEST(ImageFolder, FindImagesSearchesAnyFolderRecursively) {
+  TempFolder t;
+  t.write("b.PNG", png_bytes());
+  t.write("a/z.jpg", png_bytes());
+  t.write("a/notes.txt", {1});
+  t.write("c.png", png_bytes());
+  // os.walk order: a folder's own files (sorted) before those of its sub-folders.
+  const std::string r = t.path();
+  EXPECT_EQ(find_images(r), (std::vector<std::string>{r + "/b.PNG", r + "/c.png", r + "/a/z.jpg"}));
+  EXPECT_TRUE(find_images(r + "/missing").empty());
+}
+
+TEST(ImageFolder, FindClassesListsSortedSubFoldersOnly) {
+  TempFolder t;
+  t.write("dog/readme.txt", {1});  // a class needs no images here
+  t.write("cat/a.png", png_bytes());
+  t.write("stray.png", png_bytes());
+  EXPECT_EQ(find_classes(t.path()), (std::vector<std::string>{"cat", "dog"}));
+  EXPECT_THROW(find_classes(t.path() + "/stray.png"), Error);
+}
+
 }  // namespace
 }  // namespace xtrain

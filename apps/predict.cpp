@@ -1,0 +1,190 @@
+// predict: classifies image files and folders with a checkpoint, the way a user checks a model by
+// hand. Every image gets the val transform (shorter side resized to image_size * 256 / 224,
+// center crop, normalize), batches go through an eval plan, and each image prints one JSON line:
+//   {"path":"cat.jpg","top_k":[3,5],"classes":["cat","dog"],"probabilities":[0.91,0.04]}
+// probabilities[i] is the softmax probability of class top_k[i], highest first (ties: lower
+// index first); "classes" only with --classes. An unreadable image is a warning naming it and a
+// non-zero exit at the end; a bad flag or checkpoint is one line on stderr and a non-zero exit.
+// Not here: the file format (lib/io/checkpoint.h), the pixel work (data/transforms.h).
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <thread>
+
+#include "apps/predict_flags.h"
+#include "data/image_folder.h"
+#include "data/image_folder_dataset.h"
+#include "lib/graph/replica.h"
+#include "lib/io/checkpoint.h"
+#include "lib/io/safetensors.h"
+#include "lib/parallel/exec.h"
+#include "models/registry.h"
+
+namespace xtrain {
+namespace {
+
+constexpr int kChannels = 3;
+
+using Json = nlohmann::ordered_json;  // keeps the keys in the order they are written
+
+// The class names of --classes=DIR: DIR/train's sub-folders when it has a train split.
+std::vector<std::string> class_names(const std::string& dir) {
+  if (dir.empty()) return {};
+  const std::string train = dir + "/train";
+  return find_classes(std::filesystem::is_directory(train) ? train : dir);
+}
+
+// The classifier's output count stored in a checkpoint (the length of torchvision's fc.bias), or
+// 0 when it has none.
+int checkpoint_classes(const std::string& path) {
+  const Safetensors file = read_safetensors(path);
+  const auto bias = file.tensors.find("fc.bias");
+  if (bias == file.tensors.end() || bias->second.shape.size() != 1) return 0;
+  return static_cast<int>(bias->second.shape[0]);
+}
+
+// The images named on the command line: files as given, folders searched recursively. A folder
+// without images is reported on stderr and counted in *problems.
+std::vector<std::string> collect_images(const std::vector<std::string>& paths, int* problems) {
+  std::vector<std::string> images;
+  for (const std::string& path : paths) {
+    if (!std::filesystem::is_directory(path)) {
+      images.push_back(path);  // a missing file is reported when it cannot be read
+      continue;
+    }
+    std::string folder = path;  // "dir/" lists "dir/a.png", not "dir//a.png"
+    while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
+    const std::vector<std::string> found = find_images(folder);
+    if (found.empty()) {
+      std::cerr << "predict: warning: " << path << ": no images (extensions .jpg .jpeg .png .ppm "
+                << ".bmp .pgm .tif .tiff .webp)\n";
+      ++*problems;
+    }
+    images.insert(images.end(), found.begin(), found.end());
+  }
+  return images;
+}
+
+// The JSON line of one image from its logits [classes]: the top k classes by probability.
+Json prediction(const std::string& path, const float* logits, int classes, int k,
+                const std::vector<std::string>& names) {
+  const float max_logit = *std::max_element(logits, logits + classes);
+  std::vector<double> probabilities(classes);
+  double sum = 0.0;
+  for (int j = 0; j < classes; ++j) {
+    probabilities[j] = std::exp(double{logits[j]} - max_logit);  // shifted: exp never overflows
+    sum += probabilities[j];
+  }
+  std::vector<int> order(classes);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return probabilities[a] > probabilities[b]; });
+  order.resize(k);
+
+  Json line;
+  line["path"] = path;
+  line["top_k"] = order;
+  if (!names.empty()) {
+    Json classes = Json::array();
+    for (int j : order) {  // a model may have more outputs than the folder has classes
+      classes.push_back(j < static_cast<int>(names.size()) ? Json(names[j]) : Json());
+    }
+    line["classes"] = classes;
+  }
+  std::vector<double> top_probabilities;
+  for (int j : order) top_probabilities.push_back(probabilities[j] / sum);
+  line["probabilities"] = top_probabilities;
+  return line;
+}
+
+// Returns the process's exit code: 0, or 1 when some image or folder could not be used.
+int predict(const PredictFlags& flags) {
+  const std::vector<std::string> names = class_names(flags.classes);
+  int num_classes =
+      flags.num_classes > 0 ? flags.num_classes : checkpoint_classes(flags.checkpoint);
+  XTRAIN_CHECK(num_classes > 0, "{}: no fc.bias tells the number of classes (pass --num_classes)",
+               flags.checkpoint);
+  XTRAIN_CHECK(num_classes >= static_cast<int>(names.size()),
+               "--classes={} names {} classes but the model has {} outputs", flags.classes,
+               names.size(), num_classes);
+
+  Replica replica(build_model(flags.model, num_classes), /*label_smoothing=*/0.0f);
+  load_pretrained(flags.checkpoint, replica, /*skip_mismatched_fc=*/false);
+  ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  const Exec exec{&pool};
+
+  int problems = 0;
+  std::vector<std::string> paths = collect_images(flags.paths, &problems);
+  const int size = flags.image_size;
+  const ImageFolderDataset images(ImageFolder{"", {}, paths, std::vector<int32_t>(paths.size())},
+                                  make_transform("imagenet", /*train=*/false, size), size);
+  const int64_t floats = images.image_floats();
+  const int k = std::min(flags.top_k, num_classes);
+
+  std::vector<float> batch(flags.batch_size * floats);
+  std::vector<std::string> unreadable(flags.batch_size);  // per slot: why, or empty
+  for (size_t first = 0; first < paths.size(); first += flags.batch_size) {
+    const int n = static_cast<int>(std::min<size_t>(flags.batch_size, paths.size() - first));
+    parallel_for(exec, n, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        unreadable[i].clear();
+        try {
+          Rng unused{0};  // the val transform draws nothing
+          int32_t label;
+          images.get(first + i, unused, batch.data() + i * floats, &label);
+        } catch (const UnreadableImage& e) {
+          unreadable[i] = e.what();
+        }
+      }
+    });
+    std::vector<int> readable;  // slots of the batch that hold an image
+    for (int i = 0; i < n; ++i) {
+      if (unreadable[i].empty()) {
+        readable.push_back(i);
+      } else {
+        std::cerr << "predict: warning: skipping unreadable image " << unreadable[i] << "\n";
+        ++problems;
+      }
+    }
+    if (readable.empty()) continue;
+
+    const int m = static_cast<int>(readable.size());
+    Plan& plan = replica.plan_for(Shape{m, size, size, kChannels}, PlanMode::kEval);
+    for (int r = 0; r < m; ++r) {
+      std::copy_n(batch.data() + readable[r] * floats, floats, plan.input().data + r * floats);
+    }
+    std::fill_n(plan.labels(), m, 0);  // the plan computes a loss; any valid label will do
+    plan.forward(exec);
+    const float* logits = plan.logits().data;
+    for (int r = 0; r < m; ++r) {
+      const Json line = prediction(paths[first + readable[r]], logits + int64_t{r} * num_classes,
+                                   num_classes, k, names);
+      // Paths need not be UTF-8: replace what JSON cannot hold rather than fail.
+      std::cout << line.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
+    }
+    std::cout.flush();
+  }
+  return problems == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace xtrain
+
+int main(int argc, char** argv) {
+  xtrain::PredictFlags flags;
+  int exit_code = 0;
+  if (!xtrain::parse_predict_flags(argc, argv, &flags, &exit_code)) return exit_code;
+  try {
+    return xtrain::predict(flags);
+  } catch (const xtrain::Error& e) {
+    std::cerr << "predict: error: " << e.what() << "\n";
+  } catch (const std::bad_alloc&) {
+    std::cerr << "predict: error: out of memory (try a smaller --batch_size)\n";
+  } catch (const std::exception& e) {
+    std::cerr << "predict: error: " << e.what() << "\n";
+  }
+  return 1;
+}
