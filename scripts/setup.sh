@@ -6,17 +6,21 @@ XTRAIN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 XTRAIN_BUILD="${XTRAIN_BUILD:-$XTRAIN_ROOT/build}"
 
 # Build tools and the libraries of DESIGN.md, nothing more: of OpenCV only the modules data/ uses;
-# zlib for the Fashion-MNIST converter, and the data set itself, which the real-data tests train on.
+# zlib for the Fashion-MNIST converter, and the data set itself, which the real-data tests train on;
+# jq for scripts/sweep_epochs.sh. (scripts/plot installs gnuplot-nox itself, on first use.)
 XTRAIN_PACKAGES=(
   cmake ninja-build g++ make
   libeigen3-dev libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libgtest-dev
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev zlib1g-dev
-  dataset-fashion-mnist
+  dataset-fashion-mnist jq
 )
 
+# Installs the given Debian packages (all of XTRAIN_PACKAGES when none) that are missing.
 xtrain_install_missing_packages() {
+  local wanted=("$@")
+  [ ${#wanted[@]} -eq 0 ] && wanted=("${XTRAIN_PACKAGES[@]}")
   local missing=()
-  for pkg in "${XTRAIN_PACKAGES[@]}"; do
+  for pkg in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
