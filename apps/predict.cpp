@@ -59,8 +59,7 @@ std::vector<std::string> collect_images(const std::vector<std::string>& paths, i
     while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
     const std::vector<std::string> found = find_images(folder);
     if (found.empty()) {
-      std::cerr << "predict: warning: " << path << ": no images (extensions .jpg .jpeg .png .ppm "
-                << ".bmp .pgm .tif .tiff .webp)\n";
+      std::cerr << "predict: warning: " << path << ": no images in the folder\n";
       ++*problems;
     }
     images.insert(images.end(), found.begin(), found.end());
@@ -100,55 +99,64 @@ Json prediction(const std::string& path, const float* logits, int classes, int k
   return line;
 }
 
+// Reads images [first, first + n) of `images` into batch slots 0..n-1 in parallel and returns
+// the slots that hold an image; each unreadable one is a warning, counted in *problems.
+std::vector<int> read_batch(const Dataset& images, int64_t first, int n, const Exec& exec,
+                            float* batch, int* problems) {
+  const int64_t floats = images.image_floats();
+  std::vector<std::string> unreadable(n);  // per slot: why, or empty
+  parallel_for(exec, n, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      try {
+        Rng unused{0};  // the val transform draws nothing
+        int32_t label;
+        images.get(first + i, unused, batch + i * floats, &label);
+      } catch (const UnreadableImage& e) {
+        unreadable[i] = e.what();
+      }
+    }
+  });
+  std::vector<int> readable;
+  for (int i = 0; i < n; ++i) {
+    if (unreadable[i].empty()) {
+      readable.push_back(i);
+    } else {
+      std::cerr << "predict: warning: skipping unreadable image " << unreadable[i] << "\n";
+      ++*problems;
+    }
+  }
+  return readable;
+}
+
 // Returns the process's exit code: 0, or 1 when some image or folder could not be used.
 int predict(const PredictFlags& flags) {
   const std::vector<std::string> names = class_names(flags.classes);
-  int num_classes =
+  // Reading the file twice costs far less than asking users for a number the file knows.
+  const int num_classes =
       flags.num_classes > 0 ? flags.num_classes : checkpoint_classes(flags.checkpoint);
   XTRAIN_CHECK(num_classes > 0, "{}: no fc.bias tells the number of classes (pass --num_classes)",
                flags.checkpoint);
   XTRAIN_CHECK(num_classes >= static_cast<int>(names.size()),
                "--classes={} names {} classes but the model has {} outputs", flags.classes,
                names.size(), num_classes);
-
   Replica replica(build_model(flags.model, num_classes), /*label_smoothing=*/0.0f);
   load_pretrained(flags.checkpoint, replica, /*skip_mismatched_fc=*/false);
   ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   const Exec exec{&pool};
 
   int problems = 0;
-  std::vector<std::string> paths = collect_images(flags.paths, &problems);
+  const std::vector<std::string> paths = collect_images(flags.paths, &problems);
+  // The images as one unlabelled class: its Dataset reads, decodes and transforms them exactly
+  // as train's loader does.
   const int size = flags.image_size;
   const ImageFolderDataset images(ImageFolder{"", {}, paths, std::vector<int32_t>(paths.size())},
                                   make_transform("imagenet", /*train=*/false, size), size);
   const int64_t floats = images.image_floats();
   const int k = std::min(flags.top_k, num_classes);
-
   std::vector<float> batch(flags.batch_size * floats);
-  std::vector<std::string> unreadable(flags.batch_size);  // per slot: why, or empty
   for (size_t first = 0; first < paths.size(); first += flags.batch_size) {
     const int n = static_cast<int>(std::min<size_t>(flags.batch_size, paths.size() - first));
-    parallel_for(exec, n, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        unreadable[i].clear();
-        try {
-          Rng unused{0};  // the val transform draws nothing
-          int32_t label;
-          images.get(first + i, unused, batch.data() + i * floats, &label);
-        } catch (const UnreadableImage& e) {
-          unreadable[i] = e.what();
-        }
-      }
-    });
-    std::vector<int> readable;  // slots of the batch that hold an image
-    for (int i = 0; i < n; ++i) {
-      if (unreadable[i].empty()) {
-        readable.push_back(i);
-      } else {
-        std::cerr << "predict: warning: skipping unreadable image " << unreadable[i] << "\n";
-        ++problems;
-      }
-    }
+    const std::vector<int> readable = read_batch(images, first, n, exec, batch.data(), &problems);
     if (readable.empty()) continue;
 
     const int m = static_cast<int>(readable.size());
@@ -165,7 +173,7 @@ int predict(const PredictFlags& flags) {
       // Paths need not be UTF-8: replace what JSON cannot hold rather than fail.
       std::cout << line.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
     }
-    std::cout.flush();
+    std::cout.flush();  // a long run shows its answers batch by batch
   }
   return problems == 0 ? 0 : 1;
 }

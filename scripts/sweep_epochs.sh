@@ -11,22 +11,19 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-usage() {
-  echo "usage: sweep_epochs.sh --epochs \"1 2 4 8\" [--out DIR] -- TRAIN_ARGS..." >&2
-  exit 2
-}
 error() { echo "sweep_epochs: error: $*" >&2; exit 2; }
+usage() { error "$1 (usage: sweep_epochs.sh --epochs \"1 2 4 8\" [--out DIR] -- TRAIN_ARGS...)"; }
 
 epochs=""
 out="sweeps/$(date +%Y-%m-%d-%H%M%S)"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --epochs) [ $# -ge 2 ] || usage; epochs="$2"; shift 2 ;;
+    --epochs) [ $# -ge 2 ] || usage "--epochs needs a value"; epochs="$2"; shift 2 ;;
     --epochs=*) epochs="${1#--epochs=}"; shift ;;
-    --out) [ $# -ge 2 ] || usage; out="$2"; shift 2 ;;
+    --out) [ $# -ge 2 ] || usage "--out needs a folder"; out="$2"; shift 2 ;;
     --out=*) out="${1#--out=}"; shift ;;
     --) shift; break ;;
-    *) usage ;;
+    *) usage "unexpected '$1'" ;;
   esac
 done
 train_args=("$@")
@@ -43,12 +40,11 @@ for arg in "${train_args[@]}"; do
       error "$arg: the sweep sets --num_epochs and --logdir of each run itself" ;;
   esac
 done
-for v in "${epoch_list[@]}"; do
-  [ ! -e "$out/epochs-$v" ] || error "$out/epochs-$v already exists (pick another --out)"
+for existing in "$out/sweep.csv" "${epoch_list[@]/#/$out/epochs-}"; do
+  [ ! -e "$existing" ] || error "$existing already exists (pick another --out)"
 done
 xtrain_install_missing_packages jq || exit 2
-train=("$XTRAIN_ROOT/scripts/train")
-[ -n "${XTRAIN_TRAIN:-}" ] && train=("$XTRAIN_TRAIN")
+train="${XTRAIN_TRAIN:-$XTRAIN_ROOT/scripts/train}"
 mkdir -p "$out" || error "cannot create $out"
 
 csv="$out/sweep.csv"
@@ -58,11 +54,12 @@ for v in "${epoch_list[@]}"; do
   logdir="$out/epochs-$v"
   mkdir -p "$logdir"
   echo "sweep_epochs: --num_epochs=$v, log in $logdir/console.log" >&2
-  "${train[@]}" "${train_args[@]}" --num_epochs="$v" --logdir="$logdir" >"$logdir/console.log" 2>&1
+  "$train" "${train_args[@]}" --num_epochs="$v" --logdir="$logdir" >"$logdir/console.log" 2>&1
   code=$?
   # The row's numbers, in the CSV's order, or nothing when the run left no readable summary.
   numbers="$(jq -r '[.final_top1, .max_top1, .final_top5, .total_seconds, .images_per_second]
-                    | map(numbers) | select(length == 5) | @csv' "$logdir/summary.json" 2>/dev/null)"
+                    | map(numbers) | select(length == 5) | @csv' "$logdir/summary.json" \
+               2>/dev/null)"
   if [ "$code" -eq 0 ] && [ -n "$numbers" ]; then
     echo "$v,$numbers,ok" >>"$csv"
     continue
