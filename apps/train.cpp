@@ -51,13 +51,28 @@ int train(TrainFlags& flags) {
   }
 
   std::shared_ptr<const Graph> model = build_model(flags.model, num_classes);
-  const Shape image{1, options.image_size, options.image_size, model->input_channels()};
-  spdlog::info(
-      model_line(flags.model, model->num_parameters(), model->macs(image), options.image_size));
   options.stop_requested = &stop_requested;
   std::signal(SIGINT, request_stop);
   Trainer trainer(model, options, train_data, test_data);
-  const TrainResult result = trainer.run();
+  std::vector<std::string> reinitialized;
+  try {
+    if (!flags.resume.empty()) {
+      trainer.resume(flags.resume == "auto" ? LogDir::latest_checkpoint(options.logdir)
+                                            : flags.resume);
+    }
+    if (!flags.pretrained.empty()) reinitialized = trainer.load_pretrained(flags.pretrained);
+  } catch (const Error& e) {
+    throw Error(fmt::format("--{}: {}", flags.resume.empty() ? "pretrained" : "resume", e.what()),
+                e.where());
+  }
+  const Shape image{1, options.image_size, options.image_size, model->input_channels()};
+  spdlog::info(
+      model_line(flags.model, model->num_parameters(), model->macs(image), options.image_size));
+  for (const std::string& name : reinitialized) {
+    spdlog::info("Note: {} has another class count in {}; it starts freshly initialized", name,
+                 flags.pretrained);
+  }
+  const TrainResult result = flags.evaluate ? trainer.evaluate() : trainer.run();
   if (result.interrupted) {
     std::cerr << "train: interrupted: stopped every core after the current step\n";
     return kInterruptedExitCode;

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "models/registry.h"
@@ -102,6 +103,18 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_option("--profile", t.profile,
                  "Write per-layer training times as a Chrome trace JSON to this file and log the "
                  "10 slowest layers (use a small --num_steps)");
+  app.add_option("--logdir", t.logdir,
+                 "Write metrics.jsonl, summary.json and checkpoints (the last --keep_checkpoints "
+                 "epochs, checkpoint-last, model_best) here");
+  app.add_option("--keep_checkpoints", t.keep_checkpoints, "Epoch checkpoints kept in --logdir")
+      ->check(kPositive);
+  CLI::Option* resume = app.add_option(
+      "--resume", f.resume, "Continue from a checkpoint (PATH, or auto: --logdir's latest)");
+  CLI::Option* pretrained =
+      app.add_option("--pretrained", f.pretrained,
+                     "Start from these weights (a torchvision-named safetensors file)");
+  resume->excludes(pretrained);
+  app.add_flag("--evaluate", f.evaluate, "Only evaluate the test set (with --pretrained/--resume)");
 
   try {
     app.parse(argc, argv);
@@ -119,6 +132,20 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
     *exit_code = 2;
     return false;
   }
+
+  if (f.evaluate && f.resume.empty() && f.pretrained.empty()) {
+    std::cerr << "train: error: --evaluate needs weights: pass --pretrained=FILE or --resume\n";
+    *exit_code = 2;
+    return false;
+  }
+  if (f.resume == "auto" && t.logdir.empty()) {
+    std::cerr << "train: error: --resume=auto needs --logdir\n";
+    *exit_code = 2;
+    return false;
+  }
+  // The flags as given, recorded in checkpoints and summary.json.
+  t.model = f.model;
+  t.flags = nlohmann::json{{"argv", std::vector<std::string>(argv + 1, argv + argc)}}.dump();
 
   // The XLA script's model-specific defaults, for flags the user did not set.
   const bool is_resnet50 = f.model == "resnet50";

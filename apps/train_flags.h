@@ -15,6 +15,9 @@ struct TrainFlags {
   ImageFolderOptions data;  // --datadir and the loader's flags
   int num_classes = 0;      // 0: the number of classes found (1000 with --fake_data)
   float target_accuracy = 0.0f;
+  std::string resume;      // --resume: a checkpoint, or "auto" for --logdir's latest
+  std::string pretrained;  // --pretrained: weights to start from
+  bool evaluate = false;   // --evaluate: test only
   TrainerOptions trainer;
 };
 

@@ -35,6 +35,7 @@ class ParamStore {
   int64_t* counters() { return counters_.data(); }
   size_t num_params() const { return params_.size(); }  // floats in params() and grads()
   size_t num_buffers() const { return buffers_.size(); }
+  size_t num_counters() const { return counters_.size(); }
 
   // Where an entry's values live (parameters and buffers: floats; counters: int64).
   float* data(const ParamEntry& e);

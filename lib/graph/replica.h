@@ -19,6 +19,8 @@ class Replica {
   const Graph& graph() const { return *graph_; }
   ParamStore& store() { return store_; }
   float* momentum() { return momentum_.data(); }  // SGD's buffer, parallel to store().params()
+  // Copies parameters, buffers, counters and momentum from a replica of the same graph.
+  void copy_state_from(Replica& other);
 
   Plan& plan_for(const Shape& input, PlanMode mode);
   int compiled_plans() const { return static_cast<int>(plans_.size()); }

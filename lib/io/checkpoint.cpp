@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -165,8 +167,8 @@ void save_checkpoint(const std::string& path, Replica& replica, const Checkpoint
                    {"model", info.model},
                    {"epoch", std::to_string(info.epoch)},
                    {"global_step", std::to_string(info.global_step)},
-                   {"flags", info.flags}};
-  if (!info.rng_state.empty()) file.metadata["rng_state"] = info.rng_state;
+                   {"flags", info.flags},
+                   {"best_top1", fmt::format("{:.17g}", info.best_top1)}};
   write_safetensors(path, file);
 }
 
@@ -189,7 +191,13 @@ CheckpointInfo load_checkpoint(const std::string& path, Replica& replica) {
   }
   info.model = metadata.at("model");
   info.flags = metadata.at("flags");
-  if (metadata.count("rng_state") > 0) info.rng_state = metadata.at("rng_state");
+  if (metadata.count("best_top1") > 0) {
+    const std::string& text = metadata.at("best_top1");
+    char* end = nullptr;
+    info.best_top1 = std::strtod(text.c_str(), &end);
+    XTRAIN_CHECK(end == text.c_str() + text.size() && std::isfinite(info.best_top1),
+                 "{}: __metadata__ best_top1 is \"{}\", not a number", path, text);
+  }
 
   load_slots(path, file, slots_of(replica, /*with_momentum=*/true), /*skip_mismatched_fc=*/false,
              /*ignore_momentum=*/false);

@@ -24,7 +24,7 @@ struct CheckpointInfo {
   int64_t epoch = 0;         // epochs completed
   int64_t global_step = 0;   // optimizer steps taken
   std::string flags = "{}";  // the run's flags as a JSON object
-  std::string rng_state;     // text (UTF-8), e.g. `ostream << std::mt19937_64`; empty: none
+  double best_top1 = 0.0;    // the best test top-1 so far, percent (Max Accuracy on resume)
 };
 
 // Writes parameters, buffers, counters and momentum atomically (the old file survives a failure).

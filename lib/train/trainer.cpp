@@ -55,6 +55,9 @@ struct Trainer::Core {
   std::unique_ptr<LRScheduler> lr_scheduler;
   Tensor images;
   std::vector<int32_t> labels;
+  int64_t global_step = 0;     // optimizer steps taken, over the whole run
+  int64_t trained_images = 0;  // by this core, in this run
+  double training_seconds = 0.0;
 };
 
 struct Trainer::TestCounts {
@@ -77,28 +80,97 @@ Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& optio
         Mesh::device_name(rank), cores_[rank]->train->batches_per_epoch(), Mesh::device_name(0),
         cores_[0]->train->batches_per_epoch());
   }
+  if (!options.logdir.empty()) {
+    log_dir_ = std::make_unique<LogDir>(options.logdir, options.keep_checkpoints);
+  }
 }
 
 Trainer::~Trainer() = default;
 
 Replica& Trainer::replica(int rank) { return cores_.at(rank)->replica; }
 
-TrainResult Trainer::run() {
-  TrainResult result;
-  mesh_.run([&](int rank) { run_core(*cores_[rank], result); },
+void Trainer::resume(const std::string& path) {
+  const CheckpointInfo info = load_checkpoint(path, cores_[0]->replica);
+  XTRAIN_CHECK(info.model == options_.model, "--resume: {} holds a {}, not a {}", path, info.model,
+               options_.model);
+  for (const auto& core : cores_) {
+    if (core->rank != 0) core->replica.copy_state_from(cores_[0]->replica);
+    core->global_step = info.global_step;
+    for (int64_t i = 0; i < info.global_step; ++i) core->lr_scheduler->step();
+  }
+  first_epoch_ = static_cast<int>(info.epoch) + 1;
+  global_step_ = info.global_step;
+  best_top1_ = info.best_top1;
+}
+
+std::vector<std::string> Trainer::load_pretrained(const std::string& path) {
+  Replica& first = cores_[0]->replica;
+  const std::vector<std::string> reinitialized =
+      xtrain::load_pretrained(path, first, /*skip_mismatched_fc=*/true);
+  for (const auto& core : cores_) {
+    if (core->rank != 0) core->replica.copy_state_from(first);
+  }
+  return reinitialized;
+}
+
+// Runs fn on every core; a failing core closes every data source so no core waits for data.
+void Trainer::run_on_cores(const std::function<void(Core&)>& fn) {
+  mesh_.run([&](int rank) { fn(*cores_[rank]); },
             [&] {
               for (const auto& core : cores_) {
                 core->train->close();
                 core->test->close();
               }
             });
+}
+
+TrainResult Trainer::run() {
+  TrainResult result;
+  const auto start = Metrics::Clock::now();
+  run_on_cores([&](Core& core) { run_core(core, result); });
+  if (log_dir_ != nullptr && !result.interrupted) {
+    RunSummary summary;
+    summary.max_top1 = result.max_accuracy;
+    summary.final_top1 = result.final_top1;
+    summary.final_top5 = result.top5;
+    summary.max_top5 = result.max_top5;
+    summary.epochs = options_.num_epochs;
+    summary.total_seconds = seconds_since(start);
+    const Core& first = *cores_[0];
+    summary.images_per_second = first.training_seconds > 0
+                                    ? first.trained_images * num_cores() / first.training_seconds
+                                    : 0.0;
+    summary.flags = options_.flags;
+    log_dir_->write_summary(summary);
+  }
   return result;
 }
 
+TrainResult Trainer::evaluate() {
+  TrainResult result;
+  run_on_cores([&](Core& core) { evaluate_core(core, result); });
+  return result;
+}
+
+void Trainer::evaluate_core(Core& core, TrainResult& result) {
+  const int epoch = first_epoch_ - 1;  // the epochs the weights were trained for
+  const TestCounts counts = test_epoch(core, epoch);
+  const double top1 = counts.total > 0 ? 100.0 * counts.top1 / counts.total : 0.0;
+  const double top5 = counts.total > 0 ? 100.0 * counts.top5 / counts.total : 0.0;
+  print_once(core, epoch_test_end_line(epoch, clock_time(), top1));
+  print_once(core, epoch_top5_line(epoch, top5));
+  if (core.rank == 0) {
+    result.max_accuracy = top1;
+    result.top5 = top5;
+  }
+}
+
 void Trainer::run_core(Core& core, TrainResult& result) {
-  double max_accuracy = 0.0;
+  double max_accuracy = best_top1_, max_top5 = 0.0;
+  double top1 = 0.0, top5 = 0.0;
   double skipped_before = 0.0;
-  for (int epoch = 1; epoch <= options_.num_epochs; ++epoch) {
+  bool has_best = first_epoch_ > 1;  // a resumed run's logdir already holds model_best
+  for (int epoch = first_epoch_; epoch <= options_.num_epochs; ++epoch) {
     print_once(core, epoch_train_begin_line(epoch, clock_time()));
     const bool stopped = !train_epoch(core, epoch);
     print_once(core, epoch_train_end_line(epoch, clock_time()));
@@ -106,13 +178,17 @@ void Trainer::run_core(Core& core, TrainResult& result) {
       if (core.rank == 0) result.interrupted = true;
       return;
     }
+    bool improved = false;
     if (!options_.test_only_at_end || epoch == options_.num_epochs) {
       const TestCounts counts = test_epoch(core, epoch);
-      const double top1 = counts.total > 0 ? 100.0 * counts.top1 / counts.total : 0.0;
-      const double top5 = counts.total > 0 ? 100.0 * counts.top5 / counts.total : 0.0;
+      top1 = counts.total > 0 ? 100.0 * counts.top1 / counts.total : 0.0;
+      top5 = counts.total > 0 ? 100.0 * counts.top5 / counts.total : 0.0;
       print_once(core, epoch_test_end_line(epoch, clock_time(), top1));
       print_once(core, epoch_top5_line(epoch, top5));
+      improved = !has_best || top1 > max_accuracy;
+      has_best = true;
       max_accuracy = std::max(max_accuracy, top1);
+      max_top5 = std::max(max_top5, top5);
     }
     double skipped =
         static_cast<double>(core.train->skipped_images() + core.test->skipped_images());
@@ -123,10 +199,28 @@ void Trainer::run_core(Core& core, TrainResult& result) {
       print_once(core, epoch_skipped_line(epoch, newly_skipped));
       skipped_before = skipped;
     }
+    if (log_dir_ != nullptr && core.rank == 0) {
+      // Replicas are bitwise equal, so core 0's is the model; the others wait at the next
+      // collective while it writes.
+      EvalRecord eval{epoch, top1, top5, static_cast<int64_t>(skipped)};
+      log_dir_->append(eval);
+      CheckpointInfo info;
+      info.model = options_.model;
+      info.epoch = epoch;
+      info.global_step = core.global_step;
+      info.flags = options_.flags;
+      info.best_top1 = max_accuracy;
+      log_dir_->save_epoch(core.replica, info, improved);
+    }
     if (options_.metrics_debug) print_once(core, core.rank == 0 ? metrics_.report() : "");
   }
   print_once(core, max_accuracy_line(max_accuracy));
-  if (core.rank == 0) result.max_accuracy = max_accuracy;
+  if (core.rank == 0) {
+    result.max_accuracy = max_accuracy;
+    result.max_top5 = max_top5;
+    result.final_top1 = top1;
+    result.top5 = top5;
+  }
 }
 
 bool Trainer::train_epoch(Core& core, int epoch) {
@@ -138,6 +232,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
 
   RateTracker tracker;
   Plan* profiled = nullptr;
+  const auto epoch_start = Metrics::Clock::now();
   for (int64_t step = 0; step < steps; ++step) {
     auto start = Metrics::Clock::now();
     const int n = source.next(core.images.data(), core.labels.data());
@@ -161,20 +256,27 @@ bool Trainer::train_epoch(Core& core, int epoch) {
     metrics_.record(Metric::kAllReduceTime, seconds_since(start));
 
     start = Metrics::Clock::now();
-    core.sgd.step(store.num_params(), store.params(), store.grads(), core.replica.momentum(),
-                  core.lr_scheduler->lr(), core.exec);
+    const float lr = core.lr_scheduler->lr();
+    core.sgd.step(store.num_params(), store.params(), store.grads(), core.replica.momentum(), lr,
+                  core.exec);
     core.lr_scheduler->step();
+    ++core.global_step;
     metrics_.record(Metric::kOptimizerTime, seconds_since(start));
     if (core.rank == 0) metrics_.add(Counter::kSteps);
 
     tracker.add(n);
+    core.trained_images += n;
     if (step % options_.log_steps == 0) {
-      const double rate = tracker.rate();
-      spdlog::info(
-          training_line(core.rank, epoch, step, loss, rate, tracker.global_rate(), clock_time()));
+      const double rate = tracker.rate(), global_rate = tracker.global_rate();
+      const std::string time = clock_time();
+      spdlog::info(training_line(core.rank, epoch, step, loss, rate, global_rate, time));
+      if (log_dir_ != nullptr) {
+        log_dir_->append(TrainRecord{epoch, step, core.rank, loss, lr, rate, global_rate, time});
+      }
     }
     if (stop_voted(core)) return false;
   }
+  core.training_seconds += seconds_since(epoch_start);
   // --profile: core 0's full-batch plan times its layers; the trace covers this epoch's steps.
   if (core.rank == 0 && profiled != nullptr) {
     write_chrome_trace(*profiled, options_.profile);

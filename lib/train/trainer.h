@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "lib/optim/sgd.h"
 #include "lib/parallel/mesh.h"
 #include "lib/train/batch_source.h"
+#include "lib/train/log_dir.h"
 #include "lib/train/metrics.h"
 
 namespace xtrain {
@@ -35,6 +37,10 @@ struct TrainerOptions {
   float label_smoothing = 0.0f;
   uint64_t seed = 42;
   std::string profile;  // --profile: Chrome trace of the training layers, "" = off
+  std::string logdir;   // --logdir: metrics, checkpoints and summary ("" = none; see log_dir.h)
+  int keep_checkpoints = 3;
+  std::string model;         // --model, recorded in checkpoints
+  std::string flags = "{}";  // the run's flags as a JSON object, recorded in checkpoints
   SGDOptions sgd;
   LRSchedulerOptions lr_schedule;  // steps_per_epoch is taken from the training data
   // Set (e.g. by a SIGINT handler) to stop after the current step; may be null.
@@ -43,6 +49,9 @@ struct TrainerOptions {
 
 struct TrainResult {
   double max_accuracy = 0.0;  // best test top-1, percent
+  double max_top5 = 0.0;      // best test top-5, percent
+  double final_top1 = 0.0;    // the last evaluation, percent
+  double top5 = 0.0;          // top-5 of the last evaluation, percent
   bool interrupted = false;   // stopped by stop_requested
 };
 
@@ -54,6 +63,15 @@ class Trainer {
 
   // Trains every epoch on every core. Throws xtrain::Error naming the core if any core fails.
   TrainResult run();
+  // Evaluates the test set once (--evaluate); max_accuracy is its top-1.
+  TrainResult evaluate();
+
+  // --resume: every replica takes the checkpoint's weights, statistics and momentum, and the run
+  // goes on after the checkpoint's epoch with the LR schedule where it was.
+  void resume(const std::string& path);
+  // --pretrained: weights and statistics only. Returns the fc tensors left freshly initialized
+  // because the file has another class count.
+  std::vector<std::string> load_pretrained(const std::string& path);
 
   int num_cores() const { return mesh_.num_cores(); }
   Replica& replica(int rank);
@@ -62,7 +80,10 @@ class Trainer {
   struct Core;
   struct TestCounts;
 
+  void run_on_cores(const std::function<void(Core&)>& fn);
   void run_core(Core& core, TrainResult& result);
+  void evaluate_core(Core& core, TrainResult& result);
+  void end_epoch(Core& core, int epoch, double top1, bool improved);
   // False when a stop was requested.
   bool train_epoch(Core& core, int epoch);
   TestCounts test_epoch(Core& core, int epoch);
@@ -73,6 +94,10 @@ class Trainer {
   TrainerOptions options_;
   Mesh mesh_;
   Metrics metrics_;
+  std::unique_ptr<LogDir> log_dir_;
+  int first_epoch_ = 1;
+  int64_t global_step_ = 0;  // optimizer steps before this run (resume)
+  double best_top1_ = 0.0;   // the best top-1 before this run (resume)
   std::vector<std::unique_ptr<Core>> cores_;
 };
 

@@ -32,5 +32,8 @@ expect_rejected --num_classes --fake_data --num_classes=0
 expect_rejected --log_steps --fake_data --log_steps=0
 expect_rejected --lr_scheduler_type --fake_data --model=resnet18 --lr_scheduler_type=cosine --num_epochs=1
 expect_rejected --num_cores --fake_data --num_cores=0
+expect_rejected --evaluate --fake_data --evaluate
+expect_rejected --resume --fake_data --resume=auto
+expect_rejected --pretrained --fake_data --model=resnet20 --pretrained=/nonexistent.safetensors
 expect_rejected --fake_data --model=resnet18
 echo "PASS"

@@ -159,6 +159,7 @@ void check_against_pytorch(const std::string& model) {
     sgd.step(store.num_params(), store.params(), store.grads(), replica.momentum(), golden["lr"],
              ex);
   }
+  expect_values(losses, 2, golden, "losses", 1e-5);
   for (const ParamEntry& e : store.entries()) {
     if (e.spec.kind == ParamKind::kParameter) {
       expect_summary(summary(e.spec, store.data(e), initial.data() + e.offset), golden, "updates",

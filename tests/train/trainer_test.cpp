@@ -2,10 +2,14 @@
 // core x batch N*B, reruns that repeat exactly, and a failure on one core that stops them all.
 #include "lib/train/trainer.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "lib/base/check.h"
@@ -168,6 +172,84 @@ TEST(Trainer, CoresMustTakeTheSameNumberOfSteps) {
   };
   EXPECT_THROW(
       Trainer(build_model("resnet20", kClasses), small_options(2, 2), uneven, slices(2, 1)), Error);
+}
+
+}  // namespace
+}  // namespace xtrain
+
+namespace xtrain {
+namespace {
+
+std::string temp_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "xtrain_" + name;
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+// The training lines --logdir recorded: "epoch step core loss" each.
+std::vector<std::string> train_records(const std::string& logdir) {
+  std::ifstream in(logdir + "/metrics.jsonl");
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    if (j["kind"] != "train") continue;
+    out.push_back(fmt::format("{} {} {} {:.9g}", j["epoch"].get<int>(), j["step"].get<int>(),
+                              j["core"].get<int>(), j["loss"].get<double>()));
+  }
+  std::sort(out.begin(), out.end());  // cores append in whatever order they get there
+  return out;
+}
+
+// Caffe's test of resuming: 2k steps straight equal k steps, a resume and k more, in every loss
+// and every byte of the weights and momentum.
+TEST(Trainer, ResumingIsExact) {
+  TrainerOptions o = small_options(2, 2);
+  o.num_epochs = 2;
+  o.log_steps = 1;
+  o.model = "resnet20";
+  o.lr_schedule.type = "WarmupAndExponentialDecayScheduler";
+  o.lr_schedule.divide_every_n_epochs = 1;  // the LR changes at the epoch boundary
+  o.lr_schedule.num_warmup_epochs = 0.5f;
+  o.logdir = temp_dir("straight");
+  Trainer straight(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 1));
+  const TrainResult straight_result = straight.run();
+
+  TrainerOptions first_half = o;
+  first_half.num_epochs = 1;
+  first_half.logdir = temp_dir("halves");
+  Trainer(build_model("resnet20", kClasses), first_half, slices(2, 3), slices(2, 1)).run();
+  TrainerOptions second_half = o;
+  second_half.logdir = first_half.logdir;
+  Trainer resumed(build_model("resnet20", kClasses), second_half, slices(2, 3), slices(2, 1));
+  resumed.resume(LogDir::latest_checkpoint(first_half.logdir));
+  const TrainResult resumed_result = resumed.run();
+
+  EXPECT_EQ(train_records(first_half.logdir), train_records(o.logdir));
+  EXPECT_EQ(train_records(o.logdir).size(), 2u * 3u * 2u);  // epochs x steps x cores
+  EXPECT_EQ(resumed_result.max_accuracy, straight_result.max_accuracy);
+  for (int rank = 0; rank < 2; ++rank) {
+    EXPECT_EQ(params_of(resumed, rank), params_of(straight, rank)) << "replica " << rank;
+    Replica& a = resumed.replica(rank);
+    Replica& b = straight.replica(rank);
+    const size_t n = a.store().num_params();
+    EXPECT_EQ(std::vector<float>(a.momentum(), a.momentum() + n),
+              std::vector<float>(b.momentum(), b.momentum() + n));
+  }
+  for (const char* file :
+       {"checkpoint-last.safetensors", "model_best.safetensors", "checkpoint-epoch-1.safetensors",
+        "checkpoint-epoch-2.safetensors", "summary.json"}) {
+    EXPECT_TRUE(std::filesystem::exists(o.logdir + "/" + file)) << file;
+  }
+}
+
+TEST(Trainer, ResumeRefusesAnotherModel) {
+  TrainerOptions o = small_options(1, 2);
+  o.model = "resnet20";
+  o.logdir = temp_dir("other_model");
+  Trainer(build_model("resnet20", kClasses), o, slices(2, 1), slices(2, 1)).run();
+  o.model = "resnet32";
+  Trainer other(build_model("resnet32", kClasses), o, slices(2, 1), slices(2, 1));
+  EXPECT_THROW(other.resume(LogDir::latest_checkpoint(o.logdir)), Error);
 }
 
 }  // namespace
