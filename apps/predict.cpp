@@ -1,6 +1,7 @@
 // predict: classifies image files and folders with a checkpoint, the way a user checks a model by
-// hand. Every image gets the val transform (shorter side resized to image_size * 256 / 224,
-// center crop, normalize), batches go through an eval plan, and each image prints one JSON line:
+// hand. Every image gets train's test transform (--augment=imagenet: shorter side resized to
+// image_size * 256 / 224, center crop, normalize), batches go through an eval plan, and each
+// image prints one JSON line:
 //   {"path":"cat.jpg","top_k":[3,5],"classes":["cat","dog"],"probabilities":[0.91,0.04]}
 // probabilities[i] is the softmax probability of class top_k[i], highest first (ties: lower
 // index first); "classes" only with --classes. An unreadable image is a warning naming it and a
@@ -150,7 +151,7 @@ int predict(const PredictFlags& flags) {
   // as train's loader does.
   const int size = flags.image_size;
   const ImageFolderDataset images(ImageFolder{"", {}, paths, std::vector<int32_t>(paths.size())},
-                                  make_transform("imagenet", /*train=*/false, size), size);
+                                  make_transform(flags.augment, /*train=*/false, size), size);
   const int64_t floats = images.image_floats();
   const int k = std::min(flags.top_k, num_classes);
   std::vector<float> batch(flags.batch_size * floats);

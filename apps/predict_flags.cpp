@@ -25,6 +25,11 @@ bool parse_predict_flags(int argc, char** argv, PredictFlags* flags, int* exit_c
                  "Network input side: images are resized to image_size * 256 / 224 (shorter "
                  "side) and center-cropped to it")
       ->check(positive);
+  app.add_option("--augment", f.augment,
+                 "The checkpoint's training recipe, whose test transform is used: imagenet "
+                 "(resize and center crop) or cifar (images already image_size square are only "
+                 "normalized)")
+      ->check(CLI::IsMember({"imagenet", "cifar"}));
   app.add_option("--top_k", f.top_k, "Classes reported per image (at most --num_classes)")
       ->check(positive);
   app.add_option("--classes", f.classes,

@@ -12,7 +12,8 @@ struct PredictFlags {
   int num_classes = 0;  // 0: the checkpoint's (the length of its fc.bias)
   int image_size = 224;
   int top_k = 5;
-  std::string classes;  // a data set folder naming the classes; empty: indices only
+  std::string augment = "imagenet";  // the training recipe, whose test transform predict uses
+  std::string classes;               // a data set folder naming the classes; empty: indices only
   int batch_size = 16;
   std::vector<std::string> paths;  // image files and folders
 };

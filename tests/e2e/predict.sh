@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# predict on a real checkpoint: resnet20 trained a few steps on Fashion-MNIST PNG folders with the
-# imagenet recipe, whose test transform is predict's. predict must agree with the trainer's own
-# evaluation of the same weights (its top-1 over the val folder equals the logged top-1), print
+# predict on real checkpoints: resnet20 trained a few steps on Fashion-MNIST PNG folders with the
+# imagenet and the cifar recipe. With the same --augment, predict must agree with the trainer's
+# own evaluation of the same weights (its top-1 over the val folder equals the logged top-1), print
 # well-formed lines (keys, sorted top-k, probabilities summing to 1, class names), give the same
 # answers whatever the batch size, skip an unreadable image with a warning and a non-zero exit,
 # and report bad flags and checkpoints as one line on stderr.
@@ -17,38 +17,46 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/expect_error.bash"
 
 "$converter" --out="$dir/fm" --train_per_class=40 --val_per_class=5 >/dev/null ||
   fail "fashion_mnist_folders failed"
-"$train" --model=resnet20 --datadir="$dir/fm" --image_size=28 --batch_size=20 \
-  --test_set_batch_size=25 --num_epochs=2 --num_cores=1 --lr=0.05 --seed=1 \
-  --logdir="$dir/run" >"$dir/train.log" 2>&1 || { cat "$dir/train.log"; fail "train failed"; }
-checkpoint="$dir/run/checkpoint-last.safetensors"
+for augment in imagenet cifar; do
+  "$train" --model=resnet20 --datadir="$dir/fm" --augment=$augment --image_size=28 \
+    --batch_size=20 --test_set_batch_size=25 --num_epochs=2 --num_cores=1 --lr=0.05 --seed=1 \
+    --logdir="$dir/$augment" >"$dir/train.log" 2>&1 ||
+    { cat "$dir/train.log"; fail "train --augment=$augment failed"; }
+done
+checkpoint="$dir/imagenet/checkpoint-last.safetensors"
 [ -f "$checkpoint" ] || fail "train wrote no $checkpoint"
 run_predict() { "$predict" --checkpoint="$checkpoint" --model=resnet20 --image_size=28 "$@"; }
 
-# The val folder, class names from its train split: one line per image, in folder order.
-run_predict --classes="$dir/fm" "$dir/fm/val" >"$dir/val.jsonl" 2>"$dir/err" ||
-  { cat "$dir/err"; fail "predict on the val folder exited non-zero"; }
-[ ! -s "$dir/err" ] || { cat "$dir/err"; fail "predict wrote to stderr"; }
-[ "$(wc -l <"$dir/val.jsonl")" -eq 50 ] || fail "expected 50 lines, got $(wc -l <"$dir/val.jsonl")"
-jq -r .path "$dir/val.jsonl" | diff - <(find "$dir/fm/val" -name '*.png' | LC_ALL=C sort) \
-  >/dev/null || fail "the paths are not the val images in sorted order"
+# The val folder, class names from its train split: its top-1 is the trainer's evaluation of the
+# same weights, for each recipe.
+for augment in imagenet cifar; do
+  "$predict" --checkpoint="$dir/$augment/checkpoint-last.safetensors" --model=resnet20 \
+    --image_size=28 --augment=$augment --classes="$dir/fm" "$dir/fm/val" \
+    >"$dir/$augment.jsonl" 2>"$dir/err" || { cat "$dir/err"; fail "--augment=$augment failed"; }
+  [ ! -s "$dir/err" ] || { cat "$dir/err"; fail "--augment=$augment wrote to stderr"; }
+  logged="$(jq -r 'select(.kind == "eval") | .top1' "$dir/$augment/metrics.jsonl" | tail -n 1)"
+  ours="$(jq -s '[.[] | (.path | split("/") | .[-2]) == .classes[0]] | map(select(.)) | length
+                 | . * 100 / 50' "$dir/$augment.jsonl")"
+  awk -v a="$logged" -v b="$ours" 'BEGIN { exit !(a - b < 0.001 && b - a < 0.001) }' ||
+    fail "--augment=$augment: predict's top-1 $ours% differs from the logged top-1 $logged%"
+  guessed="$(jq -r '.top_k[0]' "$dir/$augment.jsonl" | sort -u | wc -l)"
+  [ "$guessed" -ge 2 ] || fail "--augment=$augment: one class for everything, a weak comparison"
+  echo "ok: --augment=$augment: top-1 $ours% ($guessed classes guessed), as train logged"
+done
+
+# One line per image, in folder order, with sorted top-k, probabilities and class names.
+val="$dir/imagenet.jsonl"
+[ "$(wc -l <"$val")" -eq 50 ] || fail "expected 50 lines, got $(wc -l <"$val")"
+jq -r .path "$val" | diff - <(find "$dir/fm/val" -name '*.png' | LC_ALL=C sort) >/dev/null ||
+  fail "the paths are not the val images in sorted order"
 jq -e -s 'all(.[]; keys_unsorted == ["path", "top_k", "classes", "probabilities"]
                and (.top_k | length) == 5 and (.probabilities | length) == 5
                and .probabilities == (.probabilities | sort | reverse)
-               and (.probabilities | add) <= 1.000001)' "$dir/val.jsonl" >/dev/null ||
-  { head -n 2 "$dir/val.jsonl"; fail "malformed lines"; }
+               and (.probabilities | add) <= 1.000001)' "$val" >/dev/null ||
+  { head -n 2 "$val"; fail "malformed lines"; }
 names="$(ls "$dir/fm/train" | jq -R . | jq -s -c .)"
 jq -e -s --argjson names "$names" 'all(.[]; .classes == [.top_k[] as $i | $names[$i]])' \
-  "$dir/val.jsonl" >/dev/null || fail "classes are not the train folder names of top_k"
-
-# Its top-1 over the val folder is the trainer's evaluation of the same weights.
-logged="$(jq -r 'select(.kind == "eval") | .top1' "$dir/run/metrics.jsonl" | tail -n 1)"
-ours="$(jq -s '[.[] | (.path | split("/") | .[-2]) == .classes[0]] | map(select(.)) | length
-               | . * 100 / 50' "$dir/val.jsonl")"
-awk -v a="$logged" -v b="$ours" 'BEGIN { exit !(a - b < 0.001 && b - a < 0.001) }' ||
-  fail "predict's top-1 $ours% differs from the logged top-1 $logged%"
-guessed="$(jq -r '.top_k[0]' "$dir/val.jsonl" | sort -u | wc -l)"
-[ "$guessed" -ge 2 ] || fail "the model answers one class for everything: a weak comparison"
-echo "ok: top-1 $ours% over the val folder ($guessed classes guessed), as train logged"
+  "$val" >/dev/null || fail "classes are not the train folder names of top_k"
 
 # All classes: the probabilities sum to 1; other batch sizes change nothing.
 run_predict --top_k=20 "$dir/fm/val" >"$dir/all.jsonl" || fail "--top_k=20 exited non-zero"
@@ -99,5 +107,6 @@ expect_error non-zero "--checkpoint" "$predict" --checkpoint="$dir/missing.safet
   --model=resnet20 "$single"
 expect_error non-zero "--model" "${with_checkpoint[@]}" --model=alexnet "$single"
 expect_error non-zero "--top_k" "${with_checkpoint[@]}" --model=resnet20 --top_k=0 "$single"
+expect_error non-zero "--augment" "${with_checkpoint[@]}" --model=resnet20 --augment=none "$single"
 expect_error non-zero "paths is required" "${with_checkpoint[@]}" --model=resnet20
 echo "PASS"
