@@ -54,7 +54,7 @@ jq -e -s 'all(.[]; keys_unsorted == ["path", "top_k", "classes", "probabilities"
                and .probabilities == (.probabilities | sort | reverse)
                and (.probabilities | add) <= 1.000001)' "$val" >/dev/null ||
   { head -n 2 "$val"; fail "malformed lines"; }
-names="$(ls "$dir/fm/train" | jq -R . | jq -s -c .)"
+names="$(LC_ALL=C ls "$dir/fm/train" | jq -R . | jq -s -c .)"  # sorted as predict sorts
 jq -e -s --argjson names "$names" 'all(.[]; .classes == [.top_k[] as $i | $names[$i]])' \
   "$val" >/dev/null || fail "classes are not the train folder names of top_k"
 
