@@ -14,7 +14,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$converter" --out="$dir" --train_per_class=200 --val_per_class=100
 "$train" --model=resnet20 --datadir="$dir" --augment=cifar --image_size=28 --batch_size=50 \
-  --test_set_batch_size=100 --num_epochs=5 --lr=0.05 --log_steps=20 --seed=1 | tee "$out"
+  --test_set_batch_size=100 --num_epochs=5 --lr=0.05 --log_steps=20 --seed=1 --num_cores=2 \
+  | tee "$out"
 
 grep -q "^Model resnet20: 269,722 parameters" "$out" || fail "--num_classes did not default to 10"
 best="$(sed -n 's/^Max Accuracy: \([0-9.]*\)%$/\1/p' "$out")"
