@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "apps/predict_flags.h"
+#include "apps/run_reporting_errors.h"
 #include "data/image_folder.h"
 #include "data/image_folder_dataset.h"
 #include "lib/graph/replica.h"
@@ -186,14 +187,5 @@ int main(int argc, char** argv) {
   xtrain::PredictFlags flags;
   int exit_code = 0;
   if (!xtrain::parse_predict_flags(argc, argv, &flags, &exit_code)) return exit_code;
-  try {
-    return xtrain::predict(flags);
-  } catch (const xtrain::Error& e) {
-    std::cerr << "predict: error: " << e.what() << "\n";
-  } catch (const std::bad_alloc&) {
-    std::cerr << "predict: error: out of memory (try a smaller --batch_size)\n";
-  } catch (const std::exception& e) {
-    std::cerr << "predict: error: " << e.what() << "\n";
-  }
-  return 1;
+  return xtrain::run_reporting_errors("predict", [&] { return xtrain::predict(flags); });
 }

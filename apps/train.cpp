@@ -7,6 +7,7 @@
 #include <csignal>
 #include <iostream>
 
+#include "apps/run_reporting_errors.h"
 #include "apps/train_flags.h"
 #include "data/fake_data.h"
 #include "data/image_folder_source.h"
@@ -93,14 +94,5 @@ int main(int argc, char** argv) {
   xtrain::TrainFlags flags;
   int exit_code = 0;
   if (!xtrain::parse_train_flags(argc, argv, &flags, &exit_code)) return exit_code;
-  try {
-    return xtrain::train(flags);
-  } catch (const xtrain::Error& e) {
-    std::cerr << "train: error: " << e.what() << "\n";
-  } catch (const std::bad_alloc&) {
-    std::cerr << "train: error: out of memory (try a smaller --batch_size)\n";
-  } catch (const std::exception& e) {
-    std::cerr << "train: error: " << e.what() << "\n";
-  }
-  return 1;
+  return xtrain::run_reporting_errors("train", [&] { return xtrain::train(flags); });
 }

@@ -108,6 +108,9 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
                  "epochs, checkpoint-last, model_best) here");
   app.add_option("--keep_checkpoints", t.keep_checkpoints, "Epoch checkpoints kept in --logdir")
       ->check(kPositive);
+  app.add_option("--checkpoint_steps", t.checkpoint_steps,
+                 "Also save checkpoint-last every this many steps (0: after each epoch only)")
+      ->check(kNonNegative);
   CLI::Option* resume = app.add_option(
       "--resume", f.resume, "Continue from a checkpoint (PATH, or auto: --logdir's latest)");
   CLI::Option* pretrained =

@@ -68,6 +68,11 @@ void LogDir::save_epoch(Replica& replica, const CheckpointInfo& info, bool impro
   fs::remove(path(epoch_file(info.epoch - keep_checkpoints_)), ignored);
 }
 
+void LogDir::save_last(Replica& replica, const CheckpointInfo& info) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  save_checkpoint(path(kLast), replica, info);  // atomic: replaces the link, not its target
+}
+
 void LogDir::write_summary(const RunSummary& summary) {
   std::lock_guard<std::mutex> lock(mutex_);
   xtrain::write_summary(path("summary.json"), summary);

@@ -25,6 +25,8 @@ class LogDir {
   // Saves the replica after an epoch as checkpoint-epoch-N and checkpoint-last, and as
   // model_best when `improved`; removes epoch files older than the last keep_checkpoints.
   void save_epoch(Replica& replica, const CheckpointInfo& info, bool improved);
+  // Saves checkpoint-last alone, in the middle of an epoch (--checkpoint_steps, Ctrl-C).
+  void save_last(Replica& replica, const CheckpointInfo& info);
   void write_summary(const RunSummary& summary);
 
   // The newest checkpoint-last.safetensors in dir, for --resume=auto; throws if there is none.

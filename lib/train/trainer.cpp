@@ -56,6 +56,7 @@ struct Trainer::Core {
   Tensor images;
   std::vector<int32_t> labels;
   int64_t global_step = 0;     // optimizer steps taken, over the whole run
+  double best_top1 = 0.0;      // the best test top-1 so far, for checkpoints
   int64_t trained_images = 0;  // by this core, in this run
   double training_seconds = 0.0;
 };
@@ -98,9 +99,34 @@ void Trainer::resume(const std::string& path) {
     core->global_step = info.global_step;
     for (int64_t i = 0; i < info.global_step; ++i) core->lr_scheduler->step();
   }
+  // A checkpoint from the middle of an epoch goes on with that epoch's next batch.
   first_epoch_ = static_cast<int>(info.epoch) + 1;
-  global_step_ = info.global_step;
+  first_step_ = info.global_step - info.epoch * steps_per_epoch();
+  XTRAIN_CHECK(first_step_ >= 0 && first_step_ <= steps_per_epoch(),
+               "--resume: {} was saved after {} steps of {} epochs, which does not fit {} steps "
+               "per epoch (was --num_steps or --batch_size different?)",
+               path, info.global_step, info.epoch, steps_per_epoch());
+  if (first_step_ == steps_per_epoch()) {  // stopped after an epoch's last step, before its test
+    ++first_epoch_;
+    first_step_ = 0;
+  }
   best_top1_ = info.best_top1;
+}
+
+int64_t Trainer::steps_per_epoch() const {
+  const int64_t batches = cores_[0]->train->batches_per_epoch();
+  return options_.num_steps > 0 ? std::min(batches, options_.num_steps) : batches;
+}
+
+// Core 0 saves checkpoint-last after a step; the others wait for it at the next all-reduce.
+void Trainer::save_mid_epoch(Core& core, int epoch) {
+  CheckpointInfo info;
+  info.model = options_.model;
+  info.epoch = epoch - 1;  // completed
+  info.global_step = core.global_step;
+  info.flags = options_.flags;
+  info.best_top1 = core.best_top1;
+  log_dir_->save_last(core.replica, info);
 }
 
 std::vector<std::string> Trainer::load_pretrained(const std::string& path) {
@@ -167,6 +193,7 @@ void Trainer::evaluate_core(Core& core, TrainResult& result) {
 
 void Trainer::run_core(Core& core, TrainResult& result) {
   double max_accuracy = best_top1_, max_top5 = 0.0;
+  core.best_top1 = best_top1_;
   double top1 = 0.0, top5 = 0.0;
   double skipped_before = 0.0;
   bool has_best = first_epoch_ > 1;  // a resumed run's logdir already holds model_best
@@ -188,6 +215,7 @@ void Trainer::run_core(Core& core, TrainResult& result) {
       improved = !has_best || top1 > max_accuracy;
       has_best = true;
       max_accuracy = std::max(max_accuracy, top1);
+      core.best_top1 = max_accuracy;
       max_top5 = std::max(max_top5, top5);
     }
     double skipped =
@@ -226,14 +254,20 @@ void Trainer::run_core(Core& core, TrainResult& result) {
 bool Trainer::train_epoch(Core& core, int epoch) {
   BatchSource& source = *core.train;
   source.start_epoch(epoch);
-  int64_t steps = source.batches_per_epoch();
-  if (options_.num_steps > 0) steps = std::min(steps, options_.num_steps);
+  const int64_t steps = steps_per_epoch();
   ParamStore& store = core.replica.store();
+  // Resuming mid-epoch: the batches already trained on are read and dropped, so the rest of the
+  // epoch sees exactly the batches an uninterrupted run would.
+  const int64_t first_step = epoch == first_epoch_ ? first_step_ : 0;
+  for (int64_t step = 0; step < first_step; ++step) {
+    XTRAIN_CHECK(source.next(core.images.data(), core.labels.data()) > 0,
+                 "the training data ended after {} of {} batches", step, steps);
+  }
 
   RateTracker tracker;
   Plan* profiled = nullptr;
   const auto epoch_start = Metrics::Clock::now();
-  for (int64_t step = 0; step < steps; ++step) {
+  for (int64_t step = first_step; step < steps; ++step) {
     auto start = Metrics::Clock::now();
     const int n = source.next(core.images.data(), core.labels.data());
     metrics_.record(Metric::kDataWaitTime, seconds_since(start));
@@ -274,7 +308,11 @@ bool Trainer::train_epoch(Core& core, int epoch) {
         log_dir_->append(TrainRecord{epoch, step, core.rank, loss, lr, rate, global_rate, time});
       }
     }
-    if (stop_voted(core)) return false;
+    const bool stop = stop_voted(core);
+    const bool periodic = options_.checkpoint_steps > 0 &&
+                          core.global_step % options_.checkpoint_steps == 0 && step + 1 < steps;
+    if (log_dir_ != nullptr && core.rank == 0 && (stop || periodic)) save_mid_epoch(core, epoch);
+    if (stop) return false;
   }
   core.training_seconds += seconds_since(epoch_start);
   // --profile: core 0's full-batch plan times its layers; the trace covers this epoch's steps.

@@ -39,8 +39,9 @@ struct TrainerOptions {
   std::string profile;  // --profile: Chrome trace of the training layers, "" = off
   std::string logdir;   // --logdir: metrics, checkpoints and summary ("" = none; see log_dir.h)
   int keep_checkpoints = 3;
-  std::string model;         // --model, recorded in checkpoints
-  std::string flags = "{}";  // the run's flags as a JSON object, recorded in checkpoints
+  int64_t checkpoint_steps = 0;  // also save checkpoint-last every this many steps (0: epochs only)
+  std::string model;             // --model, recorded in checkpoints
+  std::string flags = "{}";      // the run's flags as a JSON object, recorded in checkpoints
   SGDOptions sgd;
   LRSchedulerOptions lr_schedule;  // steps_per_epoch is taken from the training data
   // Set (e.g. by a SIGINT handler) to stop after the current step; may be null.
@@ -83,7 +84,8 @@ class Trainer {
   void run_on_cores(const std::function<void(Core&)>& fn);
   void run_core(Core& core, TrainResult& result);
   void evaluate_core(Core& core, TrainResult& result);
-  void end_epoch(Core& core, int epoch, double top1, bool improved);
+  void save_mid_epoch(Core& core, int epoch);
+  int64_t steps_per_epoch() const;
   // False when a stop was requested.
   bool train_epoch(Core& core, int epoch);
   TestCounts test_epoch(Core& core, int epoch);
@@ -96,8 +98,8 @@ class Trainer {
   Metrics metrics_;
   std::unique_ptr<LogDir> log_dir_;
   int first_epoch_ = 1;
-  int64_t global_step_ = 0;  // optimizer steps before this run (resume)
-  double best_top1_ = 0.0;   // the best top-1 before this run (resume)
+  int64_t first_step_ = 0;  // steps of first_epoch_ already taken (a mid-epoch resume)
+  double best_top1_ = 0.0;  // the best top-1 before this run (resume)
   std::vector<std::unique_ptr<Core>> cores_;
 };
 

@@ -242,6 +242,36 @@ TEST(Trainer, ResumingIsExact) {
   }
 }
 
+// Ctrl-C in the middle of an epoch saves checkpoint-last; resuming goes on with the next batch
+// and ends where an uninterrupted run ends.
+TEST(Trainer, ResumingMidEpochIsExact) {
+  TrainerOptions o = small_options(2, 2);
+  o.num_epochs = 2;
+  o.log_steps = 1;
+  o.model = "resnet20";
+  o.logdir = temp_dir("straight_mid");
+  Trainer straight(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 1));
+  straight.run();
+
+  std::atomic<bool> stop{true};  // every core stops after the first step
+  TrainerOptions interrupted = o;
+  interrupted.logdir = temp_dir("interrupted");
+  interrupted.stop_requested = &stop;
+  EXPECT_TRUE(Trainer(build_model("resnet20", kClasses), interrupted, slices(2, 3), slices(2, 1))
+                  .run()
+                  .interrupted);
+  TrainerOptions rest = o;
+  rest.logdir = interrupted.logdir;
+  Trainer resumed(build_model("resnet20", kClasses), rest, slices(2, 3), slices(2, 1));
+  resumed.resume(LogDir::latest_checkpoint(rest.logdir));
+  resumed.run();
+
+  EXPECT_EQ(train_records(rest.logdir), train_records(o.logdir));
+  for (int rank = 0; rank < 2; ++rank) {
+    EXPECT_EQ(params_of(resumed, rank), params_of(straight, rank)) << "replica " << rank;
+  }
+}
+
 TEST(Trainer, ResumeRefusesAnotherModel) {
   TrainerOptions o = small_options(1, 2);
   o.model = "resnet20";

@@ -1,0 +1,25 @@
+// run_reporting_errors: how every xtrain tool ends. Runs the tool's body and turns whatever it
+// throws into one line on stderr ("train: error: ...") and exit code 1, never a stack trace.
+#pragma once
+
+#include <exception>
+#include <iostream>
+#include <new>
+
+#include "lib/base/check.h"
+
+namespace xtrain {
+
+template <typename Body>
+int run_reporting_errors(const char* tool, Body&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    std::cerr << tool << ": error: out of memory (try a smaller --batch_size)\n";
+  } catch (const std::exception& e) {  // xtrain::Error included: what() is the one-line message
+    std::cerr << tool << ": error: " << e.what() << "\n";
+  }
+  return 1;
+}
+
+}  // namespace xtrain
