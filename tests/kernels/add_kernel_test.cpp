@@ -15,11 +15,10 @@ using testing::expect_bitwise_equal;
 using testing::nans;
 using testing::random_floats;
 
-// Odd sizes and a ResNet-50 residual (56*56*256 at batch 1, plus one) that splits over threads.
-const int64_t kSizes[] = {1, 7, 3 * 5 * 7 * 13, 56 * 56 * 256 + 1};
+using testing::kElementwiseSizes;
 
 TEST(AddKernel, ForwardMatchesReference) {
-  for (int64_t n : kSizes) {
+  for (int64_t n : kElementwiseSizes) {
     SCOPED_TRACE(n);
     const std::vector<float> a = random_floats(n, 1), b = random_floats(n, 2);
     std::vector<float> y = nans(n), y_ref = nans(n);
@@ -30,7 +29,7 @@ TEST(AddKernel, ForwardMatchesReference) {
 }
 
 TEST(AddKernel, AccumulateMatchesReference) {
-  for (int64_t n : kSizes) {
+  for (int64_t n : kElementwiseSizes) {
     SCOPED_TRACE(n);
     const std::vector<float> x = random_floats(n, 3);
     std::vector<float> y = random_floats(n, 4), y_ref = y;

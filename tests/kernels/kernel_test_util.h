@@ -50,6 +50,10 @@ inline void expect_bitwise_equal(const std::vector<float>& a, const std::vector<
 }
 
 // n quiet NaNs: an output buffer whose old contents a kernel documented to overwrite must ignore.
+// Element counts for element-wise kernels: odd and small, and ResNet-50's layer1 activation at
+// batch 1 (56*56*256, big enough to split over two threads) plus one for an uneven tail.
+inline constexpr int64_t kElementwiseSizes[] = {1, 7, 3 * 5 * 7 * 13, 56 * 56 * 256 + 1};
+
 inline std::vector<float> nans(size_t n) {
   return std::vector<float>(n, std::numeric_limits<float>::quiet_NaN());
 }

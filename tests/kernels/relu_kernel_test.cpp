@@ -15,12 +15,10 @@ using testing::expect_bitwise_equal;
 using testing::nans;
 using testing::random_floats;
 
-// Element counts: odd and small, and ResNet-50's layer1 activation at batch 1 (56*56*256, big
-// enough to split over two threads) plus one to leave an uneven tail.
-const int64_t kSizes[] = {1, 7, 3 * 5 * 7 * 13, 56 * 56 * 256 + 1};
+using testing::kElementwiseSizes;
 
 TEST(ReLUKernel, ForwardAndBackwardMatchReference) {
-  for (int64_t n : kSizes) {
+  for (int64_t n : kElementwiseSizes) {
     SCOPED_TRACE(n);
     const std::vector<float> x = random_floats(n, 1), dy = random_floats(n, 2);
     std::vector<float> y = nans(n), y_ref = nans(n), dx = nans(n), dx_ref = nans(n);
