@@ -63,6 +63,8 @@ struct Trainer::Core {
 
 struct Trainer::TestCounts {
   double top1 = 0.0, top5 = 0.0, total = 0.0;
+
+  double percent(double correct) const { return total > 0 ? 100.0 * correct / total : 0.0; }
 };
 
 Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& options,
@@ -181,8 +183,7 @@ TrainResult Trainer::evaluate() {
 void Trainer::evaluate_core(Core& core, TrainResult& result) {
   const int epoch = first_epoch_ - 1;  // the epochs the weights were trained for
   const TestCounts counts = test_epoch(core, epoch);
-  const double top1 = counts.total > 0 ? 100.0 * counts.top1 / counts.total : 0.0;
-  const double top5 = counts.total > 0 ? 100.0 * counts.top5 / counts.total : 0.0;
+  const double top1 = counts.percent(counts.top1), top5 = counts.percent(counts.top5);
   print_once(core, epoch_test_end_line(epoch, clock_time(), top1));
   print_once(core, epoch_top5_line(epoch, top5));
   if (core.rank == 0) {
@@ -208,8 +209,8 @@ void Trainer::run_core(Core& core, TrainResult& result) {
     bool improved = false;
     if (!options_.test_only_at_end || epoch == options_.num_epochs) {
       const TestCounts counts = test_epoch(core, epoch);
-      top1 = counts.total > 0 ? 100.0 * counts.top1 / counts.total : 0.0;
-      top5 = counts.total > 0 ? 100.0 * counts.top5 / counts.total : 0.0;
+      top1 = counts.percent(counts.top1);
+      top5 = counts.percent(counts.top5);
       print_once(core, epoch_test_end_line(epoch, clock_time(), top1));
       print_once(core, epoch_top5_line(epoch, top5));
       improved = !has_best || top1 > max_accuracy;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lib/graph/replica.h"
+#include "lib/io/torch_layout.h"
 #include "lib/optim/sgd.h"
 #include "models/registry.h"
 #include "tests/test_util.h"
@@ -31,20 +32,15 @@ json load_golden(const std::string& model) {
   return json::parse(file);
 }
 
-// Where PyTorch's flat index i of this entry lives in xtrain's layout: conv weights are
-// [C_out, C_in, KH, KW] in PyTorch and [KH, KW, C_in, C_out] here; the rest match.
-int64_t our_index(const ParamSpec& spec, int64_t i) {
-  if (spec.shape.rank() != 4) return i;
-  const int64_t kh = spec.shape[0], kw = spec.shape[1], c_in = spec.shape[2], c_out = spec.shape[3];
-  const int64_t x = i % kw, y = i / kw % kh, c = i / (kw * kh) % c_in, o = i / (kw * kh * c_in);
-  return ((y * kw + x) * c_in + c) * c_out + o;
-}
-
-// PyTorch's shape of an entry: conv weights back to OIHW.
-std::vector<int64_t> torch_shape(const ParamSpec& spec) {
-  const Shape& s = spec.shape;
-  if (s.rank() == 4) return {s[3], s[2], s[0], s[1]};
-  return s.dims();
+// How each store entry is laid out in PyTorch (conv weights OIHW), as checkpoints convert them.
+std::vector<TorchLayout> torch_layouts(const Graph& graph, const ParamStore& store) {
+  std::vector<TorchLayout> layouts;
+  for (size_t node = 0; node < graph.nodes().size(); ++node) {
+    for (int e = store.first_entry(node); e < store.first_entry(node + 1); ++e) {
+      layouts.push_back(torch_layout(*graph.nodes()[node].layer, store.entries()[e].spec));
+    }
+  }
+  return layouts;
 }
 
 // u(i, k) of scripts/make_golden.py: a 32-bit integer hash of (i, k) mapped to [-1, 1).
@@ -56,12 +52,11 @@ double hashed_uniform(int64_t i, int64_t k) {
   return static_cast<double>(h) / 2147483648.0 - 1.0;
 }
 
-// The formulas of scripts/make_golden.py, at PyTorch's flat index i.
-double formula(const std::string& name, const ParamSpec& spec, int64_t i) {
+// The formulas of scripts/make_golden.py, at flat index i of a tensor of PyTorch's shape.
+double formula(const std::string& name, const std::vector<int64_t>& shape, int64_t i) {
   int k = 0;
   for (char ch : name) k += static_cast<unsigned char>(ch);
   const double u = hashed_uniform(i, k % 97);
-  const std::vector<int64_t> shape = torch_shape(spec);
   const bool is_weight = name.size() >= 7 && name.compare(name.size() - 7, 7, ".weight") == 0;
   if (name.rfind("fc.", 0) == 0)
     return shape.size() == 2 ? u / std::sqrt(double(shape[1])) : 0.1 * u;
@@ -73,13 +68,17 @@ double formula(const std::string& name, const ParamSpec& spec, int64_t i) {
 }
 
 // [sum_i t_i cos(0.11 i), sum_i |t_i|] over PyTorch's layout; t = data - base (base may be null).
-std::vector<double> summary(const ParamSpec& spec, const float* data, const float* base) {
+std::vector<double> summary(TorchLayout layout, const Shape& shape, const float* data,
+                            const float* base) {
+  std::vector<float> ours(data, data + shape.numel()), torch(shape.numel());
+  if (base != nullptr) {
+    for (size_t j = 0; j < ours.size(); ++j) ours[j] -= base[j];
+  }
+  to_torch(layout, shape, ours.data(), torch.data());
   double weighted = 0.0, magnitude = 0.0;
-  for (int64_t i = 0; i < spec.shape.numel(); ++i) {
-    const int64_t j = our_index(spec, i);
-    const double t = double(data[j]) - (base ? double(base[j]) : 0.0);
-    weighted += t * std::cos(0.11 * i);
-    magnitude += std::fabs(t);
+  for (size_t i = 0; i < torch.size(); ++i) {
+    weighted += torch[i] * std::cos(0.11 * i);
+    magnitude += std::fabs(torch[i]);
   }
   return {weighted, magnitude};
 }
@@ -119,12 +118,15 @@ void check_against_pytorch(const std::string& model) {
   Replica replica(build_model(model, classes), /*label_smoothing=*/0.0f);
   ParamStore& store = replica.store();
   store.initialize(0);  // buffers and counters as a fresh model; parameters set below
-  for (const ParamEntry& e : store.entries()) {
+  const std::vector<TorchLayout> layouts = torch_layouts(replica.graph(), store);
+  for (size_t k = 0; k < store.entries().size(); ++k) {
+    const ParamEntry& e = store.entries()[k];
     if (e.spec.kind != ParamKind::kParameter) continue;
-    float* p = store.data(e);
-    for (int64_t i = 0; i < e.spec.shape.numel(); ++i) {
-      p[our_index(e.spec, i)] = static_cast<float>(formula(e.name, e.spec, i));
-    }
+    const std::vector<int64_t> shape = torch_shape(layouts[k], e.spec.shape);
+    std::vector<float> torch(e.spec.shape.numel());
+    for (size_t i = 0; i < torch.size(); ++i)
+      torch[i] = static_cast<float>(formula(e.name, shape, i));
+    from_torch(layouts[k], e.spec.shape, torch.data(), store.data(e));
   }
   const std::vector<float> initial(store.params(), store.params() + store.num_params());
 
@@ -150,23 +152,25 @@ void check_against_pytorch(const std::string& model) {
     train.backward(ex);
     if (step == 0) {
       expect_values(train.logits().data, train.logits().numel(), golden, "logits", 1e-4);
-      for (const ParamEntry& e : store.entries()) {
+      for (size_t k = 0; k < store.entries().size(); ++k) {
+        const ParamEntry& e = store.entries()[k];
         if (e.spec.kind != ParamKind::kParameter) continue;
-        expect_summary(summary(e.spec, store.grads() + e.offset, nullptr), golden, "grads", e.name,
-                       1e-3, "d" + e.name);
+        expect_summary(summary(layouts[k], e.spec.shape, store.grads() + e.offset, nullptr), golden,
+                       "grads", e.name, 1e-3, "d" + e.name);
       }
     }
     sgd.step(store.num_params(), store.params(), store.grads(), replica.momentum(), golden["lr"],
              ex);
   }
   expect_values(losses, 2, golden, "losses", 1e-5);
-  for (const ParamEntry& e : store.entries()) {
+  for (size_t k = 0; k < store.entries().size(); ++k) {
+    const ParamEntry& e = store.entries()[k];
     if (e.spec.kind == ParamKind::kParameter) {
-      expect_summary(summary(e.spec, store.data(e), initial.data() + e.offset), golden, "updates",
-                     e.name, 1e-3, "update of " + e.name);
+      expect_summary(summary(layouts[k], e.spec.shape, store.data(e), initial.data() + e.offset),
+                     golden, "updates", e.name, 1e-3, "update of " + e.name);
     } else if (e.spec.kind == ParamKind::kBuffer) {
-      expect_summary(summary(e.spec, store.data(e), nullptr), golden, "buffers", e.name, 1e-4,
-                     e.name);
+      expect_summary(summary(layouts[k], e.spec.shape, store.data(e), nullptr), golden, "buffers",
+                     e.name, 1e-4, e.name);
     } else {
       EXPECT_EQ(*store.counter(e), 2) << e.name;
     }
