@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lib/kernels/conv2d_direct.h"
 #include "lib/kernels/gemm.h"
 
 namespace xtrain::kernels {
@@ -94,7 +95,9 @@ void for_each_tile(const Conv2dShape& s, Fn&& fn) {
 }  // namespace
 
 size_t conv2d_workspace_floats(const Conv2dShape& s) {
-  return s.is_pointwise() ? 0 : static_cast<size_t>(tile_rows(s) * s.patch());
+  if (s.is_pointwise()) return 0;
+  const size_t im2col = static_cast<size_t>(tile_rows(s) * s.patch());
+  return conv2d_direct_suits(s) ? std::max(im2col, conv2d_direct_workspace_floats(s)) : im2col;
 }
 
 void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
@@ -102,6 +105,8 @@ void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, c
   const int64_t m = s.rows(), k = s.patch();
   if (s.is_pointwise()) {
     gemm(false, false, m, s.c_out, k, 1.0f, x, k, weight, s.c_out, 0.0f, y, s.c_out, ex);
+  } else if (conv2d_direct_suits(s)) {
+    conv2d_direct_forward(s, x, weight, y, workspace, ex);
   } else {
     for_each_tile(s, [&](int64_t r0, int64_t r1) {
       im2col(s, x, r0, r1, workspace, ex);
@@ -128,6 +133,10 @@ void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* we
     gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, 0.0f, dx, k, ex);
     return;
   }
+  if (conv2d_direct_backward_data_suits(s)) {
+    conv2d_direct_backward_data(s, dy, weight, dx, workspace, ex);
+    return;
+  }
   const int64_t dx_size = int64_t{s.n} * s.h * s.w * s.c_in;
   parallel_for(
       ex, dx_size,
@@ -144,6 +153,8 @@ void conv2d_backward_weight(const Conv2dShape& s, const float* x, const float* d
   const int64_t m = s.rows(), k = s.patch();
   if (s.is_pointwise()) {
     gemm(true, false, k, s.c_out, m, 1.0f, x, k, dy, s.c_out, 1.0f, dweight, s.c_out, ex);
+  } else if (conv2d_direct_suits(s)) {
+    conv2d_direct_backward_weight(s, x, dy, dweight, workspace, ex);
   } else {
     for_each_tile(s, [&](int64_t r0, int64_t r1) {
       im2col(s, x, r0, r1, workspace, ex);

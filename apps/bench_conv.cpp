@@ -1,0 +1,103 @@
+// bench_conv: the three Conv2d kernel passes on one layer shape, on every hardware thread, as
+// milliseconds and GFLOP/s (best of a few runs). Where scripts/bench says how fast a model trains,
+// this says which pass of which layer shape is slow, and shows a kernel change's gain in seconds.
+//   bench_conv [N H W C_IN C_OUT K STRIDE PAD [REPEATS]]
+// Without a shape it runs the layers that dominate issue 5's models. A benchmark, not a test.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include "lib/kernels/conv2d.h"
+#include "lib/tensor/aligned_buffer.h"
+
+namespace {
+
+using xtrain::AlignedBuffer;
+using xtrain::Exec;
+using xtrain::kernels::Conv2dShape;
+
+struct NamedShape {
+  const char* name;
+  Conv2dShape shape;
+};
+
+// {n, h, w, c_in, c_out, kh, kw, stride, pad}
+const NamedShape kDefaultShapes[] = {
+    {"resnet20 conv1 b128", {128, 28, 28, 3, 16, 3, 3, 1, 1}},
+    {"resnet20 layer1 b128", {128, 28, 28, 16, 16, 3, 3, 1, 1}},
+    {"resnet20 layer2 b128", {128, 14, 14, 32, 32, 3, 3, 1, 1}},
+    {"resnet20 layer3 b128", {128, 7, 7, 64, 64, 3, 3, 1, 1}},
+    {"resnet18 conv1 b32", {32, 224, 224, 3, 64, 7, 7, 2, 3}},
+    {"resnet18 layer1 b32", {32, 56, 56, 64, 64, 3, 3, 1, 1}},
+    {"resnet18 layer4 b32", {32, 7, 7, 512, 512, 3, 3, 1, 1}},
+    {"resnet50 layer1 1x1 b32", {32, 56, 56, 64, 256, 1, 1, 1, 0}},
+    {"resnet50 layer3 3x3 b32", {32, 14, 14, 256, 256, 3, 3, 1, 1}},
+};
+
+// Best wall time of `repeats` calls of fn, in seconds.
+template <typename Fn>
+double best_seconds(int repeats, Fn&& fn) {
+  double best = 1e30;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    fn();
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    best = std::min(best, took.count());
+  }
+  return best;
+}
+
+void fill(AlignedBuffer& buffer, int seed) {
+  for (size_t i = 0; i < buffer.size(); ++i) {
+    buffer.data()[i] = static_cast<float>((i * 7 + seed) % 13) * 0.125f - 0.75f;
+  }
+}
+
+void bench(const char* name, const Conv2dShape& s, int repeats, const Exec& ex) {
+  AlignedBuffer x(size_t(s.n) * s.h * s.w * s.c_in), dx(x.size());
+  AlignedBuffer weight(s.patch() * s.c_out), dweight(weight.size());
+  AlignedBuffer y(s.rows() * s.c_out), dy(y.size());
+  AlignedBuffer workspace(std::max<size_t>(1, xtrain::kernels::conv2d_workspace_floats(s)));
+  fill(x, 1);
+  fill(weight, 2);
+  fill(dy, 3);
+  float* ws = workspace.data();
+  const double forward = best_seconds(repeats, [&] {
+    xtrain::kernels::conv2d_forward(s, x.data(), weight.data(), nullptr, y.data(), ws, ex);
+  });
+  const double backward_data = best_seconds(repeats, [&] {
+    xtrain::kernels::conv2d_backward_data(s, dy.data(), weight.data(), dx.data(), ws, ex);
+  });
+  const double backward_weight = best_seconds(repeats, [&] {
+    xtrain::kernels::conv2d_backward_weight(s, x.data(), dy.data(), dweight.data(), nullptr, ws,
+                                            ex);
+  });
+  const double gflop = 2.0 * s.rows() * s.patch() * s.c_out / 1e9;
+  std::printf("%-26s fwd %8.2f ms %6.1f GFLOP/s  bwd_data %8.2f ms %6.1f  bwd_weight %8.2f ms %6.1f\n",
+              name, forward * 1e3, gflop / forward, backward_data * 1e3, gflop / backward_data,
+              backward_weight * 1e3, gflop / backward_weight);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  xtrain::ThreadPool pool(threads);
+  const Exec ex{&pool};
+  if (argc >= 9) {
+    int v[8];
+    for (int i = 0; i < 8; ++i) v[i] = std::atoi(argv[i + 1]);
+    const Conv2dShape s{v[0], v[1], v[2], v[3], v[4], v[5], v[5], v[6], v[7]};
+    bench("shape", s, argc > 9 ? std::atoi(argv[9]) : 5, ex);
+    return 0;
+  }
+  if (argc > 1) {
+    std::fprintf(stderr, "usage: bench_conv [N H W C_IN C_OUT K STRIDE PAD [REPEATS]]\n");
+    return 2;
+  }
+  for (const NamedShape& named : kDefaultShapes) bench(named.name, named.shape, 5, ex);
+  return 0;
+}

@@ -1,0 +1,305 @@
+#include "lib/kernels/conv2d_direct.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <utility>
+
+#include "lib/kernels/simd.h"
+#include "lib/tensor/aligned_buffer.h"
+
+namespace xtrain::kernels {
+namespace {
+
+using simd::Vec;
+constexpr int kLanes = simd::kLanes;
+
+// Vector registers of the target: a tile's accumulators and operands must all fit.
+#if defined(__AVX512F__)
+constexpr int kRegisters = 32;
+#else
+constexpr int kRegisters = 16;
+#endif
+
+// Output pixels per forward tile, each NV vectors of channels: as many as the registers hold, at
+// most 14, so ResNet widths (112, 56, 28, 14, 7) split into whole tiles.
+constexpr int forward_tile_pixels(int nv) { return std::min(14, (kRegisters - nv - 1) / nv); }
+// Weight rows per backward-weight tile.
+constexpr int weight_tile_rows(int nv) { return std::min(8, (kRegisters - nv - 1) / nv); }
+
+// The direct kernels win while a patch element feeds few FMAs and im2col + packing dominate;
+// past this many input channels the packed GEMM of conv2d.cpp is faster (bench_conv).
+constexpr int kMaxDirectInChannels = 64;
+// Output pixels per backward-weight chunk: the chunk's dy and input rows stay in L2 while every
+// weight tile of a thread sweeps them.
+constexpr int64_t kWeightChunkPixels = 2048;
+
+// Vectors of output channels per tile: two when the channels split evenly into pairs.
+int vectors_per_tile(int c_out) { return c_out % (2 * kLanes) == 0 ? 2 : 1; }
+
+// An NHWC batch with its zero padding materialized: [n, hp, wp, c].
+struct PaddedInput {
+  const float* data;
+  int64_t hp, wp, c;
+};
+
+size_t padded_floats(int64_t n, int64_t h, int64_t w, int64_t c, int pad) {
+  return pad == 0 ? 0 : static_cast<size_t>(n * (h + 2 * pad) * (w + 2 * pad) * c);
+}
+
+// x [n, h, w, c] with `pad` zero pixels on every side, in out (x itself when pad is 0).
+PaddedInput pad_input(const float* x, int n, int h, int w, int c, int pad, float* out,
+                      const Exec& ex) {
+  if (pad == 0) return {x, h, w, c};
+  const int64_t hp = h + 2 * pad, wp = w + 2 * pad;
+  parallel_for(
+      ex, n * hp,
+      [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          float* dst = out + r * wp * c;
+          const int64_t image = r / hp, ih = r % hp - pad;
+          if (ih < 0 || ih >= h) {
+            std::memset(dst, 0, sizeof(float) * wp * c);
+            continue;
+          }
+          std::memset(dst, 0, sizeof(float) * pad * c);
+          std::memcpy(dst + pad * c, x + (image * h + ih) * w * c, sizeof(float) * w * c);
+          std::memset(dst + (pad + w) * c, 0, sizeof(float) * pad * c);
+        }
+      },
+      16);
+  return {out, hp, wp, c};
+}
+
+// One forward tile: `Pixels` neighbouring output pixels of one output row times NV vectors of
+// output channels. In NHWC a kernel row's taps (kx, c_in) are contiguous both in the padded input
+// and in the weight, so the tile walks `span` = kw * c_in of them per kernel row.
+struct ForwardTile {
+  const float* in;     // padded input at the first pixel's receptive field (ky = kx = c = 0)
+  int64_t pixel_step;  // floats between neighbouring pixels' receptive fields (stride * c_in)
+  int64_t row_step;    // floats between padded input rows
+  int kh;
+  int64_t span;
+  const float* weight;  // weight at the tile's first output channel
+  int64_t c_out;
+  float* out;  // y at the tile's first pixel and channel
+};
+
+template <int Pixels, int NV>
+void forward_tile(const ForwardTile& t) {
+  Vec acc[Pixels][NV];
+#pragma GCC unroll 14
+  for (int p = 0; p < Pixels; ++p) {
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) acc[p][v] = simd::zero();
+  }
+  for (int ky = 0; ky < t.kh; ++ky) {
+    const float* in = t.in + ky * t.row_step;
+    const float* w = t.weight + ky * t.span * t.c_out;
+    for (int64_t q = 0; q < t.span; ++q, w += t.c_out) {
+      Vec b[NV];
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) b[v] = simd::load(w + v * kLanes);
+#pragma GCC unroll 14
+      for (int p = 0; p < Pixels; ++p) {
+        const Vec a = simd::broadcast(in + p * t.pixel_step + q);
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; ++v) acc[p][v] = simd::fma(a, b[v], acc[p][v]);
+      }
+    }
+  }
+#pragma GCC unroll 14
+  for (int p = 0; p < Pixels; ++p) {
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) simd::store(t.out + p * t.c_out + v * kLanes, acc[p][v]);
+  }
+}
+
+// One backward-weight tile: `Rows` consecutive taps of one kernel row (weight rows) times NV
+// vectors of output channels, summed over output pixels [pixel rows row0, row1) in order and
+// added to what dweight holds.
+struct WeightTile {
+  const float* in;     // padded input of image 0 at (ky, first tap of the tile)
+  int64_t image_step;  // floats between padded images
+  int64_t row_step;    // floats between the receptive fields of neighbouring output rows
+  int64_t pixel_step;  // ... of neighbouring output pixels
+  int out_h, out_w;
+  const float* dy;  // dy at the tile's first output channel
+  int64_t c_out;
+  float* dweight;  // dweight at the tile's first row and channel
+};
+
+template <int Rows, int NV>
+void weight_tile(const WeightTile& t, int64_t row0, int64_t row1) {
+  Vec acc[Rows][NV];
+#pragma GCC unroll 8
+  for (int r = 0; r < Rows; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) acc[r][v] = simd::load(t.dweight + r * t.c_out + v * kLanes);
+  }
+  for (int64_t row = row0; row < row1; ++row) {
+    const float* in = t.in + row / t.out_h * t.image_step + row % t.out_h * t.row_step;
+    const float* dy = t.dy + row * t.out_w * t.c_out;
+    for (int ox = 0; ox < t.out_w; ++ox, in += t.pixel_step, dy += t.c_out) {
+      Vec g[NV];
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) g[v] = simd::load(dy + v * kLanes);
+#pragma GCC unroll 8
+      for (int r = 0; r < Rows; ++r) {
+        const Vec a = simd::broadcast(in + r);
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; ++v) acc[r][v] = simd::fma(a, g[v], acc[r][v]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < Rows; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) simd::store(t.dweight + r * t.c_out + v * kLanes, acc[r][v]);
+  }
+}
+
+// Tile functions for every partial size 1..N, indexed by size - 1: a row of output pixels or a
+// kernel row's taps rarely divides evenly, and each size needs its own register tile.
+template <int NV, int... I>
+constexpr auto forward_tiles(std::integer_sequence<int, I...>) {
+  return std::array<void (*)(const ForwardTile&), sizeof...(I)>{&forward_tile<I + 1, NV>...};
+}
+template <int NV, int... I>
+constexpr auto weight_tiles(std::integer_sequence<int, I...>) {
+  return std::array<void (*)(const WeightTile&, int64_t, int64_t), sizeof...(I)>{
+      &weight_tile<I + 1, NV>...};
+}
+
+template <int NV>
+void forward_pass(const Conv2dShape& s, const PaddedInput& x, const float* weight, float* y,
+                  const Exec& ex) {
+  constexpr int kPixels = forward_tile_pixels(NV);
+  static constexpr auto kTiles = forward_tiles<NV>(std::make_integer_sequence<int, kPixels>());
+  const int out_h = s.out_h(), out_w = s.out_w();
+  parallel_for(ex, int64_t{s.n} * out_h, [&](int64_t row0, int64_t row1) {
+    for (int64_t row = row0; row < row1; ++row) {
+      const float* in_row = x.data + (row / out_h * x.hp + row % out_h * s.stride) * x.wp * x.c;
+      for (int64_t co = 0; co < s.c_out; co += NV * kLanes) {
+        for (int ox = 0; ox < out_w; ox += kPixels) {
+          const ForwardTile t{in_row + int64_t{ox} * s.stride * x.c,
+                              int64_t{s.stride} * x.c,
+                              x.wp * x.c,
+                              s.kh,
+                              int64_t{s.kw} * x.c,
+                              weight + co,
+                              s.c_out,
+                              y + (row * out_w + ox) * s.c_out + co};
+          kTiles[std::min(kPixels, out_w - ox) - 1](t);
+        }
+      }
+    }
+  });
+}
+
+template <int NV>
+void backward_weight_pass(const Conv2dShape& s, const PaddedInput& x, const float* dy,
+                          float* dweight, const Exec& ex) {
+  constexpr int kRows = weight_tile_rows(NV);
+  static constexpr auto kTiles = weight_tiles<NV>(std::make_integer_sequence<int, kRows>());
+  const int64_t span = int64_t{s.kw} * s.c_in;
+  const int64_t span_blocks = (span + kRows - 1) / kRows;
+  const int64_t channel_blocks = s.c_out / (NV * kLanes);
+  const int64_t out_rows = int64_t{s.n} * s.out_h();
+  const int64_t chunk_rows = std::max<int64_t>(1, kWeightChunkPixels / s.out_w());
+  // Threads own whole weight tiles, so every dweight element is summed by one thread in pixel
+  // order whatever the thread count.
+  parallel_for(ex, s.kh * span_blocks * channel_blocks, [&](int64_t u0, int64_t u1) {
+    for (int64_t row0 = 0; row0 < out_rows; row0 += chunk_rows) {
+      const int64_t row1 = std::min(out_rows, row0 + chunk_rows);
+      for (int64_t u = u0; u < u1; ++u) {
+        const int64_t ky = u / (span_blocks * channel_blocks);
+        const int64_t q0 = u / channel_blocks % span_blocks * kRows;
+        const int64_t co = u % channel_blocks * NV * kLanes;
+        const WeightTile t{x.data + ky * x.wp * x.c + q0,
+                           x.hp * x.wp * x.c,
+                           s.stride * x.wp * x.c,
+                           int64_t{s.stride} * x.c,
+                           s.out_h(),
+                           s.out_w(),
+                           dy + co,
+                           s.c_out,
+                           dweight + (ky * span + q0) * s.c_out + co};
+        kTiles[std::min<int64_t>(kRows, span - q0) - 1](t, row0, row1);
+      }
+    }
+  });
+}
+
+// The convolution whose forward is s's backward-data: over dy, c_out -> c_in channels, the
+// padding that turns "every output this input fed" into a plain window.
+Conv2dShape transposed_shape(const Conv2dShape& s) {
+  return {s.n, s.out_h(), s.out_w(), s.c_out, s.c_in, s.kh, s.kw, 1, s.kh - 1 - s.pad};
+}
+
+// flipped[KH-1-ky, KW-1-kx, co, ci] = weight[ky, kx, ci, co].
+void flip_weight(const Conv2dShape& s, const float* weight, float* flipped) {
+  for (int ky = 0; ky < s.kh; ++ky) {
+    for (int kx = 0; kx < s.kw; ++kx) {
+      const float* src = weight + (int64_t{ky} * s.kw + kx) * s.c_in * s.c_out;
+      float* dst = flipped + (int64_t{s.kh - 1 - ky} * s.kw + (s.kw - 1 - kx)) * s.c_out * s.c_in;
+      for (int ci = 0; ci < s.c_in; ++ci) {
+        for (int co = 0; co < s.c_out; ++co) dst[int64_t{co} * s.c_in + ci] = src[ci * s.c_out + co];
+      }
+    }
+  }
+}
+
+size_t forward_workspace_floats(const Conv2dShape& s) {
+  return padded_floats(s.n, s.h, s.w, s.c_in, s.pad);
+}
+
+}  // namespace
+
+bool conv2d_direct_suits(const Conv2dShape& s) {
+  return s.c_out % kLanes == 0 && s.c_in <= kMaxDirectInChannels && !s.is_pointwise();
+}
+
+bool conv2d_direct_backward_data_suits(const Conv2dShape& s) {
+  return conv2d_direct_suits(s) && s.stride == 1 && s.kh == s.kw && s.pad < s.kh &&
+         s.c_in % kLanes == 0;
+}
+
+size_t conv2d_direct_workspace_floats(const Conv2dShape& s) {
+  size_t floats = forward_workspace_floats(s);
+  if (conv2d_direct_backward_data_suits(s)) {
+    floats = std::max(floats, AlignedBuffer::round_up(s.patch() * s.c_out) +
+                                  forward_workspace_floats(transposed_shape(s)));
+  }
+  return floats;
+}
+
+void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight, float* y,
+                           float* workspace, const Exec& ex) {
+  const PaddedInput padded = pad_input(x, s.n, s.h, s.w, s.c_in, s.pad, workspace, ex);
+  if (vectors_per_tile(s.c_out) == 2) {
+    forward_pass<2>(s, padded, weight, y, ex);
+  } else {
+    forward_pass<1>(s, padded, weight, y, ex);
+  }
+}
+
+void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const float* weight,
+                                 float* dx, float* workspace, const Exec& ex) {
+  float* flipped = workspace;
+  flip_weight(s, weight, flipped);
+  conv2d_direct_forward(transposed_shape(s), dy, flipped, dx,
+                        workspace + AlignedBuffer::round_up(s.patch() * s.c_out), ex);
+}
+
+void conv2d_direct_backward_weight(const Conv2dShape& s, const float* x, const float* dy,
+                                   float* dweight, float* workspace, const Exec& ex) {
+  const PaddedInput padded = pad_input(x, s.n, s.h, s.w, s.c_in, s.pad, workspace, ex);
+  if (vectors_per_tile(s.c_out) == 2) {
+    backward_weight_pass<2>(s, padded, dy, dweight, ex);
+  } else {
+    backward_weight_pass<1>(s, padded, dy, dweight, ex);
+  }
+}
+
+}  // namespace xtrain::kernels

@@ -1,0 +1,39 @@
+// Direct Conv2d kernels for layers with few channels (ResNet stems, CIFAR-style ResNets, the
+// first stages of ImageNet ResNets). There im2col + GEMM spends more time copying and packing
+// the patch matrix than multiplying it: a patch element feeds only c_out / 16 vector FMAs. These
+// kernels instead broadcast each input element straight from a zero-padded copy of the input
+// into a register tile of output pixels x output channels, and read the weights in their stored
+// [KH, KW, C_in, C_out] layout, so nothing is packed. Same layouts and contracts as conv2d.h.
+#pragma once
+
+#include <cstddef>
+
+#include "lib/kernels/conv2d.h"
+
+namespace xtrain::kernels {
+
+// Whether the direct kernels are the faster choice for s (few enough channels, vector-width
+// output channels); conv2d.cpp dispatches on it.
+bool conv2d_direct_suits(const Conv2dShape& s);
+
+// Whether conv2d_direct_backward_data handles s: stride 1, padding below the kernel size, and
+// c_in a multiple of the vector width (dx is computed as a convolution with c_in outputs).
+bool conv2d_direct_backward_data_suits(const Conv2dShape& s);
+
+// Floats of scratch the three functions below need.
+size_t conv2d_direct_workspace_floats(const Conv2dShape& s);
+
+// y = conv(x, weight). y is overwritten.
+void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight, float* y,
+                           float* workspace, const Exec& ex);
+
+// dx = conv_transpose(dy, weight), computed as the convolution of dy with the weight flipped in
+// space and transposed in channels. dx is overwritten.
+void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const float* weight,
+                                 float* dx, float* workspace, const Exec& ex);
+
+// dweight += im2col(x)^T * dy, each element summed over output pixels in order.
+void conv2d_direct_backward_weight(const Conv2dShape& s, const float* x, const float* dy,
+                                   float* dweight, float* workspace, const Exec& ex);
+
+}  // namespace xtrain::kernels
