@@ -25,11 +25,11 @@ constexpr int kRegisters = 16;
 // most 14, so ResNet widths (112, 56, 28, 14, 7) split into whole tiles.
 constexpr int forward_tile_pixels(int nv) { return std::min(14, (kRegisters - nv - 1) / nv); }
 // Weight rows per backward-weight tile.
-constexpr int weight_tile_rows(int nv) { return std::min(8, (kRegisters - nv - 1) / nv); }
+constexpr int weight_tile_rows(int nv) { return std::min(12, (kRegisters - nv - 1) / nv); }
 
 // The direct kernels win while a patch element feeds few FMAs and im2col + packing dominate;
 // past this many input channels the packed GEMM of conv2d.cpp is faster (bench_conv).
-constexpr int kMaxDirectInChannels = 64;
+constexpr int kMaxDirectInChannels = 256;
 // Output pixels per backward-weight chunk: the chunk's dy and input rows stay in L2 while every
 // weight tile of a thread sweeps them.
 constexpr int64_t kWeightChunkPixels = 2048;
@@ -88,7 +88,7 @@ struct ForwardTile {
 template <int Pixels, int NV>
 void forward_tile(const ForwardTile& t) {
   Vec acc[Pixels][NV];
-#pragma GCC unroll 14
+#pragma GCC unroll 16
   for (int p = 0; p < Pixels; ++p) {
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) acc[p][v] = simd::zero();
@@ -100,7 +100,7 @@ void forward_tile(const ForwardTile& t) {
       Vec b[NV];
 #pragma GCC unroll 2
       for (int v = 0; v < NV; ++v) b[v] = simd::load(w + v * kLanes);
-#pragma GCC unroll 14
+#pragma GCC unroll 16
       for (int p = 0; p < Pixels; ++p) {
         const Vec a = simd::broadcast(in + p * t.pixel_step + q);
 #pragma GCC unroll 2
@@ -108,7 +108,7 @@ void forward_tile(const ForwardTile& t) {
       }
     }
   }
-#pragma GCC unroll 14
+#pragma GCC unroll 16
   for (int p = 0; p < Pixels; ++p) {
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) simd::store(t.out + p * t.c_out + v * kLanes, acc[p][v]);
@@ -132,7 +132,7 @@ struct WeightTile {
 template <int Rows, int NV>
 void weight_tile(const WeightTile& t, int64_t row0, int64_t row1) {
   Vec acc[Rows][NV];
-#pragma GCC unroll 8
+#pragma GCC unroll 16
   for (int r = 0; r < Rows; ++r) {
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) acc[r][v] = simd::load(t.dweight + r * t.c_out + v * kLanes);
@@ -144,7 +144,7 @@ void weight_tile(const WeightTile& t, int64_t row0, int64_t row1) {
       Vec g[NV];
 #pragma GCC unroll 2
       for (int v = 0; v < NV; ++v) g[v] = simd::load(dy + v * kLanes);
-#pragma GCC unroll 8
+#pragma GCC unroll 16
       for (int r = 0; r < Rows; ++r) {
         const Vec a = simd::broadcast(in + r);
 #pragma GCC unroll 2
@@ -152,7 +152,7 @@ void weight_tile(const WeightTile& t, int64_t row0, int64_t row1) {
       }
     }
   }
-#pragma GCC unroll 8
+#pragma GCC unroll 16
   for (int r = 0; r < Rows; ++r) {
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) simd::store(t.dweight + r * t.c_out + v * kLanes, acc[r][v]);
