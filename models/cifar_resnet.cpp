@@ -16,7 +16,7 @@ Value basic_block(GraphBuilder& g, const std::string& name, Value x, int planes,
   if (stride != 1 || g.channels(x) != planes) {
     shortcut = g.shortcut_pad(name + ".shortcut", x, planes, stride);
   }
-  return g.relu(g.add(out, shortcut));
+  return g.add_relu(out, shortcut);
 }
 
 }  // namespace

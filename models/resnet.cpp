@@ -23,7 +23,7 @@ Value basic_block(GraphBuilder& g, const std::string& name, Value x, int planes,
   Value out =
       g.relu(g.batchnorm(name + ".bn1", g.conv2d(name + ".conv1", x, planes, 3, stride, 1)));
   out = g.batchnorm(name + ".bn2", g.conv2d(name + ".conv2", out, planes, 3, 1, 1));
-  return g.relu(g.add(out, downsample_if_needed(g, name, x, planes, stride)));
+  return g.add_relu(out, downsample_if_needed(g, name, x, planes, stride));
 }
 
 Value bottleneck(GraphBuilder& g, const std::string& name, Value x, int planes, int stride) {
@@ -31,7 +31,7 @@ Value bottleneck(GraphBuilder& g, const std::string& name, Value x, int planes, 
   Value out = g.relu(g.batchnorm(name + ".bn1", g.conv2d(name + ".conv1", x, planes, 1)));
   out = g.relu(g.batchnorm(name + ".bn2", g.conv2d(name + ".conv2", out, planes, 3, stride, 1)));
   out = g.batchnorm(name + ".bn3", g.conv2d(name + ".conv3", out, out_channels, 1));
-  return g.relu(g.add(out, downsample_if_needed(g, name, x, out_channels, stride)));
+  return g.add_relu(out, downsample_if_needed(g, name, x, out_channels, stride));
 }
 
 std::shared_ptr<const Graph> resnet(Block block, const std::vector<int>& layers, int num_classes) {

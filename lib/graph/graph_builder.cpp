@@ -60,6 +60,11 @@ Value GraphBuilder::add(Value a, Value b) {
   return append(std::make_unique<Add>(name_of(a) + ".add"), {a.id, b.id}, channels(a));
 }
 
+Value GraphBuilder::add_relu(Value a, Value b) {
+  return append(std::make_unique<Add>(name_of(a) + ".add", /*relu=*/true), {a.id, b.id},
+                channels(a));
+}
+
 Value GraphBuilder::shortcut_pad(const std::string& name, Value x, int out_channels, int stride) {
   return append(std::make_unique<ShortcutPad>(name, out_channels, stride), {x.id}, out_channels);
 }

@@ -29,6 +29,8 @@ class GraphBuilder {
   Value adaptive_avg_pool2d(const std::string& name, Value x);  // to [N, C]
   Value linear(const std::string& name, Value x, int out_features);
   Value add(Value a, Value b);
+  // relu(add(a, b)) as one layer, one pass over memory each way (named like the add).
+  Value add_relu(Value a, Value b);
   Value shortcut_pad(const std::string& name, Value x, int out_channels, int stride);
 
   // The finished graph; its output is the last value added.

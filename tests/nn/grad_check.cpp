@@ -20,7 +20,9 @@ std::vector<float> draw(size_t n, InputValues kind, uint32_t seed) {
     std::vector<int> order(n);
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), std::mt19937(seed));
-    for (size_t i = 0; i < n; ++i) v[i] = 0.05f * (static_cast<float>(order[i]) - n / 2.0f);
+    for (size_t i = 0; i < n; ++i) {
+      v[i] = 0.05f * (static_cast<float>(order[i]) - n / 2.0f) + 0.0125f;
+    }
   }
   return v;
 }

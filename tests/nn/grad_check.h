@@ -14,7 +14,8 @@ namespace xtrain::testing {
 enum class InputValues {
   kUniform,       // uniform in [-1, 1)
   kAwayFromZero,  // |x| in [0.2, 1): ReLU never switches
-  kDistinct,      // a shuffled ramp with gaps of 0.05: max-pool never switches
+  kDistinct,      // a shuffled ramp with gaps of 0.05, offset by 0.0125: max-pool never switches,
+                  // and no value or sum of two values is within a step of 0 (ReLU, Add + ReLU)
 };
 
 struct GradCheckOptions {
