@@ -71,9 +71,9 @@ PaddedInput pad_input(const float* x, int n, int h, int w, int c, int pad, float
   return {out, hp, wp, c};
 }
 
-// One forward tile: `Pixels` neighbouring output pixels of one output row times NV vectors of
-// output channels. In NHWC a kernel row's taps (kx, c_in) are contiguous both in the padded input
-// and in the weight, so the tile walks `span` = kw * c_in of them per kernel row.
+// One forward tile: `Pixels` output pixels along an output row times NV vectors of output
+// channels. In NHWC a kernel row's taps (kx, c_in) are contiguous both in the padded input and in
+// the weight, so the tile walks `span` = kw * c_in of them per kernel row.
 struct ForwardTile {
   const float* in;     // padded input at the first pixel's receptive field (ky = kx = c = 0)
   int64_t pixel_step;  // floats between neighbouring pixels' receptive fields (stride * c_in)
@@ -82,7 +82,8 @@ struct ForwardTile {
   int64_t span;
   const float* weight;  // weight at the tile's first output channel
   int64_t c_out;
-  float* out;  // y at the tile's first pixel and channel
+  float* out;        // output at the tile's first pixel and channel
+  int64_t out_step;  // floats between the tile's output pixels
 };
 
 template <int Pixels, int NV>
@@ -111,7 +112,7 @@ void forward_tile(const ForwardTile& t) {
 #pragma GCC unroll 16
   for (int p = 0; p < Pixels; ++p) {
 #pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) simd::store(t.out + p * t.c_out + v * kLanes, acc[p][v]);
+    for (int v = 0; v < NV; ++v) simd::store(t.out + p * t.out_step + v * kLanes, acc[p][v]);
   }
 }
 
@@ -171,30 +172,50 @@ constexpr auto weight_tiles(std::integer_sequence<int, I...>) {
       &weight_tile<I + 1, NV>...};
 }
 
+// A grid of forward tiles: per image, `rows` x `cols` outputs, with the steps between their
+// receptive fields in the padded input and between the outputs themselves. A plain convolution
+// sweeps its whole output; a strided one's backward-data sweeps one phase of dx at a time.
+struct Sweep {
+  int64_t images;
+  int rows, cols;
+  const float* in;
+  int64_t in_image, in_row, in_pixel;
+  float* out;
+  int64_t out_image, out_row, out_pixel;
+  int kh;
+  int64_t kernel_row;  // floats between the input rows of one receptive field
+  int64_t span;        // taps per kernel row: kw x input channels
+  const float* weight;
+  int64_t c_out;
+};
+
 template <int NV>
-void forward_pass(const Conv2dShape& s, const PaddedInput& x, const float* weight, float* y,
-                  const Exec& ex) {
+void sweep(const Sweep& w, const Exec& ex) {
   constexpr int kPixels = forward_tile_pixels(NV);
   static constexpr auto kTiles = forward_tiles<NV>(std::make_integer_sequence<int, kPixels>());
-  const int out_h = s.out_h(), out_w = s.out_w();
-  parallel_for(ex, int64_t{s.n} * out_h, [&](int64_t row0, int64_t row1) {
+  parallel_for(ex, w.images * w.rows, [&](int64_t row0, int64_t row1) {
     for (int64_t row = row0; row < row1; ++row) {
-      const float* in_row = x.data + (row / out_h * x.hp + row % out_h * s.stride) * x.wp * x.c;
-      for (int64_t co = 0; co < s.c_out; co += NV * kLanes) {
-        for (int ox = 0; ox < out_w; ox += kPixels) {
-          const ForwardTile t{in_row + int64_t{ox} * s.stride * x.c,
-                              int64_t{s.stride} * x.c,
-                              x.wp * x.c,
-                              s.kh,
-                              int64_t{s.kw} * x.c,
-                              weight + co,
-                              s.c_out,
-                              y + (row * out_w + ox) * s.c_out + co};
-          kTiles[std::min(kPixels, out_w - ox) - 1](t);
+      const int64_t image = row / w.rows, r = row % w.rows;
+      const float* in_row = w.in + image * w.in_image + r * w.in_row;
+      float* out_row = w.out + image * w.out_image + r * w.out_row;
+      for (int64_t co = 0; co < w.c_out; co += NV * kLanes) {
+        for (int col = 0; col < w.cols; col += kPixels) {
+          const ForwardTile t{in_row + col * w.in_pixel,    w.in_pixel, w.kernel_row, w.kh,
+                              w.span,     w.weight + co,   w.c_out,
+                              out_row + col * w.out_pixel + co, w.out_pixel};
+          kTiles[std::min(kPixels, w.cols - col) - 1](t);
         }
       }
     }
   });
+}
+
+void run_sweep(const Sweep& w, const Exec& ex) {
+  if (vectors_per_tile(static_cast<int>(w.c_out)) == 2) {
+    sweep<2>(w, ex);
+  } else {
+    sweep<1>(w, ex);
+  }
 }
 
 template <int NV>
@@ -231,18 +252,47 @@ void backward_weight_pass(const Conv2dShape& s, const PaddedInput& x, const floa
   });
 }
 
-// The convolution whose forward is s's backward-data: over dy, c_out -> c_in channels, the
-// padding that turns "every output this input fed" into a plain window.
-Conv2dShape transposed_shape(const Conv2dShape& s) {
-  return {s.n, s.out_h(), s.out_w(), s.c_out, s.c_in, s.kh, s.kw, 1, s.kh - 1 - s.pad};
+// Backward-data along one spatial dimension. dx position i = stride * t + phase - pad is fed by
+// the taps phase, phase + stride, ... (`taps` of them) from dy positions t - taps + 1 .. t, so
+// each phase of dx is a stride-1 convolution of dy with that phase's taps, flipped.
+struct Phase {
+  int taps;
+  int t0;     // t of the phase's first dx position inside the image
+  int count;  // dx positions of this phase
+};
+
+Phase phase_of(int size, int kernel, int stride, int pad, int phase) {
+  Phase p{};
+  p.taps = phase < kernel ? (kernel - phase + stride - 1) / stride : 0;
+  p.t0 = phase >= pad ? 0 : (pad - phase + stride - 1) / stride;
+  const int last = size - 1 + pad - phase;  // the last dx position has stride * t <= last
+  p.count = last < 0 ? 0 : std::max(0, last / stride - p.t0 + 1);
+  return p;
 }
 
-// flipped[KH-1-ky, KW-1-kx, co, ci] = weight[ky, kx, ci, co].
-void flip_weight(const Conv2dShape& s, const float* weight, float* flipped) {
-  for (int ky = 0; ky < s.kh; ++ky) {
-    for (int kx = 0; kx < s.kw; ++kx) {
+// Zero padding of dy that keeps every phase's windows inside the padded dy.
+int dy_padding(const Conv2dShape& s) {
+  int pad = 0;
+  for (int phase = 0; phase < s.stride; ++phase) {
+    const Phase rows = phase_of(s.h, s.kh, s.stride, s.pad, phase);
+    const Phase cols = phase_of(s.w, s.kw, s.stride, s.pad, phase);
+    for (const auto& [p, out] : {std::pair{rows, s.out_h()}, std::pair{cols, s.out_w()}}) {
+      if (p.taps == 0 || p.count == 0) continue;
+      pad = std::max({pad, p.taps - 1 - p.t0, p.t0 + p.count - out});
+    }
+  }
+  return pad;
+}
+
+// kernel[m, n, co, ci] = weight[a + stride (taps_a - 1 - m), b + stride (taps_b - 1 - n), ci, co]:
+// the taps of phase (a, b), flipped in space and transposed in channels.
+void phase_kernel(const Conv2dShape& s, const float* weight, int a, int taps_a, int b, int taps_b,
+                  float* kernel) {
+  for (int m = 0; m < taps_a; ++m) {
+    for (int n = 0; n < taps_b; ++n) {
+      const int ky = a + s.stride * (taps_a - 1 - m), kx = b + s.stride * (taps_b - 1 - n);
       const float* src = weight + (int64_t{ky} * s.kw + kx) * s.c_in * s.c_out;
-      float* dst = flipped + (int64_t{s.kh - 1 - ky} * s.kw + (s.kw - 1 - kx)) * s.c_out * s.c_in;
+      float* dst = kernel + (int64_t{m} * taps_b + n) * s.c_out * s.c_in;
       for (int ci = 0; ci < s.c_in; ++ci) {
         for (int co = 0; co < s.c_out; ++co) dst[int64_t{co} * s.c_in + ci] = src[ci * s.c_out + co];
       }
@@ -254,6 +304,11 @@ size_t forward_workspace_floats(const Conv2dShape& s) {
   return padded_floats(s.n, s.h, s.w, s.c_in, s.pad);
 }
 
+size_t backward_data_workspace_floats(const Conv2dShape& s) {
+  return AlignedBuffer::round_up(s.patch() * s.c_out) +
+         padded_floats(s.n, s.out_h(), s.out_w(), s.c_out, dy_padding(s));
+}
+
 }  // namespace
 
 bool conv2d_direct_suits(const Conv2dShape& s) {
@@ -261,35 +316,58 @@ bool conv2d_direct_suits(const Conv2dShape& s) {
 }
 
 bool conv2d_direct_backward_data_suits(const Conv2dShape& s) {
-  return conv2d_direct_suits(s) && s.stride == 1 && s.kh == s.kw && s.pad < s.kh &&
-         s.c_in % kLanes == 0;
+  return conv2d_direct_suits(s) && s.c_in % kLanes == 0;
 }
 
 size_t conv2d_direct_workspace_floats(const Conv2dShape& s) {
   size_t floats = forward_workspace_floats(s);
   if (conv2d_direct_backward_data_suits(s)) {
-    floats = std::max(floats, AlignedBuffer::round_up(s.patch() * s.c_out) +
-                                  forward_workspace_floats(transposed_shape(s)));
+    floats = std::max(floats, backward_data_workspace_floats(s));
   }
   return floats;
 }
 
 void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight, float* y,
                            float* workspace, const Exec& ex) {
-  const PaddedInput padded = pad_input(x, s.n, s.h, s.w, s.c_in, s.pad, workspace, ex);
-  if (vectors_per_tile(s.c_out) == 2) {
-    forward_pass<2>(s, padded, weight, y, ex);
-  } else {
-    forward_pass<1>(s, padded, weight, y, ex);
-  }
+  const PaddedInput in = pad_input(x, s.n, s.h, s.w, s.c_in, s.pad, workspace, ex);
+  const int64_t out_h = s.out_h(), out_w = s.out_w();
+  run_sweep(Sweep{s.n, s.out_h(), s.out_w(), in.data, in.hp * in.wp * in.c,
+                  s.stride * in.wp * in.c, s.stride * in.c, y, out_h * out_w * s.c_out,
+                  out_w * s.c_out, s.c_out, s.kh, in.wp * in.c, s.kw * in.c, weight, s.c_out},
+            ex);
 }
 
 void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const float* weight,
                                  float* dx, float* workspace, const Exec& ex) {
-  float* flipped = workspace;
-  flip_weight(s, weight, flipped);
-  conv2d_direct_forward(transposed_shape(s), dy, flipped, dx,
-                        workspace + AlignedBuffer::round_up(s.patch() * s.c_out), ex);
+  const int pad = dy_padding(s);
+  const PaddedInput in = pad_input(dy, s.n, s.out_h(), s.out_w(), s.c_out, pad,
+                                   workspace + AlignedBuffer::round_up(s.patch() * s.c_out), ex);
+  if (s.kh < s.stride || s.kw < s.stride) {  // some phases have no taps: their dx stays 0
+    const int64_t dx_size = int64_t{s.n} * s.h * s.w * s.c_in;
+    parallel_for(
+        ex, dx_size,
+        [&](int64_t b, int64_t e) { std::memset(dx + b, 0, sizeof(float) * (e - b)); }, 1 << 16);
+  }
+  float* kernel = workspace;
+  for (int a = 0; a < s.stride; ++a) {
+    for (int b = 0; b < s.stride; ++b) {
+      const Phase rows = phase_of(s.h, s.kh, s.stride, s.pad, a);
+      const Phase cols = phase_of(s.w, s.kw, s.stride, s.pad, b);
+      if (rows.taps == 0 || cols.taps == 0 || rows.count == 0 || cols.count == 0) continue;
+      phase_kernel(s, weight, a, rows.taps, b, cols.taps, kernel);
+      const int64_t first_in = (rows.t0 - (rows.taps - 1) + pad) * in.wp + cols.t0 -
+                               (cols.taps - 1) + pad;
+      const int64_t first_out =
+          int64_t{s.stride * rows.t0 + a - s.pad} * s.w + s.stride * cols.t0 + b - s.pad;
+      run_sweep(Sweep{s.n, rows.count, cols.count, in.data + first_in * in.c,
+                      in.hp * in.wp * in.c, in.wp * in.c, in.c, dx + first_out * s.c_in,
+                      int64_t{s.h} * s.w * s.c_in, int64_t{s.stride} * s.w * s.c_in,
+                      int64_t{s.stride} * s.c_in, rows.taps, in.wp * in.c, cols.taps * in.c,
+                      kernel, s.c_in},
+                ex);
+      kernel += int64_t{rows.taps} * cols.taps * s.c_out * s.c_in;
+    }
+  }
 }
 
 void conv2d_direct_backward_weight(const Conv2dShape& s, const float* x, const float* dy,

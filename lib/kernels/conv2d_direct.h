@@ -16,8 +16,8 @@ namespace xtrain::kernels {
 // output channels); conv2d.cpp dispatches on it.
 bool conv2d_direct_suits(const Conv2dShape& s);
 
-// Whether conv2d_direct_backward_data handles s: stride 1, padding below the kernel size, and
-// c_in a multiple of the vector width (dx is computed as a convolution with c_in outputs).
+// Whether conv2d_direct_backward_data handles s: c_in a multiple of the vector width (dx is
+// computed as convolutions with c_in outputs).
 bool conv2d_direct_backward_data_suits(const Conv2dShape& s);
 
 // Floats of scratch the three functions below need.
@@ -27,8 +27,9 @@ size_t conv2d_direct_workspace_floats(const Conv2dShape& s);
 void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight, float* y,
                            float* workspace, const Exec& ex);
 
-// dx = conv_transpose(dy, weight), computed as the convolution of dy with the weight flipped in
-// space and transposed in channels. dx is overwritten.
+// dx = conv_transpose(dy, weight), computed as convolutions of dy with the weight flipped in
+// space and transposed in channels: one per phase of dx (stride x stride of them), each over the
+// taps that feed that phase. dx is overwritten.
 void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const float* weight,
                                  float* dx, float* workspace, const Exec& ex);
 

@@ -109,19 +109,21 @@ TEST(Conv2dKernel, MatchesReferenceOnOddShapes) {
 
 // Shapes the direct kernels take (conv2d_direct.h): few input channels, output channels in whole
 // vectors (one and two per tile). Widths 19 and 31 leave partial pixel tiles; c_in = 3 and 16
-// leave partial weight tiles; stride 1 with c_in a vector multiple exercises the direct
-// backward-data, stride 2 the im2col one next to the direct forward.
+// leave partial weight tiles. With c_in a vector multiple the backward-data is direct too: one
+// phase at stride 1, four at stride 2 (a 1x1 kernel feeds only one, a 4x4 one two taps per
+// phase), nine at stride 3.
 TEST(Conv2dKernel, MatchesReferenceOnDirectShapes) {
-  const Conv2dShape shapes[] = {{2, 9, 19, 16, 16, 3, 3, 1, 1}, {2, 9, 19, 16, 32, 3, 3, 1, 1},
-                                {1, 8, 31, 32, 48, 3, 3, 1, 0}, {2, 11, 19, 16, 32, 3, 3, 2, 1},
-                                {2, 23, 21, 3, 64, 7, 7, 2, 3}, {2, 10, 12, 3, 16, 3, 3, 1, 1},
-                                {2, 14, 14, 16, 32, 1, 1, 2, 0}, {1, 12, 13, 32, 16, 5, 5, 1, 2}};
+  const Conv2dShape shapes[] = {{2, 9, 19, 16, 16, 3, 3, 1, 1},  {2, 9, 19, 16, 32, 3, 3, 1, 1},
+                                {1, 8, 31, 32, 48, 3, 3, 1, 0},  {2, 11, 19, 16, 32, 3, 3, 2, 1},
+                                {2, 11, 13, 16, 32, 3, 3, 2, 0}, {2, 14, 15, 16, 32, 1, 1, 2, 0},
+                                {1, 8, 9, 32, 16, 4, 4, 2, 1},   {1, 13, 11, 16, 16, 5, 5, 3, 2},
+                                {1, 12, 13, 32, 16, 5, 5, 1, 2}, {2, 23, 21, 3, 64, 7, 7, 2, 3},
+                                {2, 10, 12, 3, 16, 3, 3, 1, 1}};
   for (const Conv2dShape& s : shapes) {
     EXPECT_TRUE(kernels::conv2d_direct_suits(s)) << describe(s);
+    EXPECT_EQ(kernels::conv2d_direct_backward_data_suits(s), s.c_in % 16 == 0) << describe(s);
     for (bool with_bias : {false, true}) expect_matches_reference(s, with_bias);
   }
-  EXPECT_TRUE(kernels::conv2d_direct_backward_data_suits(shapes[0]));
-  EXPECT_FALSE(kernels::conv2d_direct_backward_data_suits(shapes[3]));  // stride 2
 }
 
 // layer1.x.conv2 (3x3 over 56x56x64, direct kernels) and layer3.0.downsample.0 (1x1 stride 2
