@@ -1,14 +1,59 @@
 #include "lib/kernels/batchnorm.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <vector>
 
 namespace xtrain::kernels {
 namespace {
 
-// Channels per chunk for the reductions; rows per chunk for the element-wise passes.
-constexpr int64_t kMinChannelChunk = 8;
+// Rows per chunk of the reductions: a fixed count, so how rows are grouped and the order the
+// chunk sums are added in depend on M alone, never on the thread count.
+constexpr int64_t kRowsPerChunk = 256;
+// Rows per chunk for the element-wise passes.
 constexpr int64_t kMinRowChunk = 64;
+
+// Two per-channel sums over all rows, in double: add_rows(r0, r1, a, b) adds rows [r0, r1) into
+// a[C] and b[C]. Each chunk of kRowsPerChunk rows is summed on its own (threads split the
+// chunks), then the chunk sums are added in chunk order into sum_a and sum_b [C]. Inside a
+// chunk the channel loops are contiguous, so they vectorize; add_rows takes four rows at a time
+// (their sum first, then into a and b), since a and b [C] live in memory, not in registers, and
+// one round trip per row would cost more than reading the row.
+void sum_over_rows(const BatchNormShape& s,
+                   const std::function<void(int64_t, int64_t, double*, double*)>& add_rows,
+                   double* sum_a, double* sum_b, const Exec& ex) {
+  const int64_t chunks = (s.m + kRowsPerChunk - 1) / kRowsPerChunk;
+  const int64_t stride = 2 * int64_t{s.c};    // one chunk's a then b
+  thread_local std::vector<double> partials;  // grown once per calling thread, then reused
+  if (partials.size() < size_t(chunks * stride)) partials.resize(chunks * stride);
+  double* partial = partials.data();
+  parallel_for(ex, chunks, [&](int64_t k0, int64_t k1) {
+    for (int64_t k = k0; k < k1; ++k) {
+      double* a = partial + k * stride;
+      double* b = a + s.c;
+      std::fill(a, a + stride, 0.0);
+      add_rows(k * kRowsPerChunk, std::min(s.m, (k + 1) * kRowsPerChunk), a, b);
+    }
+  });
+  std::fill(sum_a, sum_a + s.c, 0.0);
+  std::fill(sum_b, sum_b + s.c, 0.0);
+  for (int64_t k = 0; k < chunks; ++k) {
+    const double* a = partial + k * stride;
+    const double* b = a + s.c;
+    for (int c = 0; c < s.c; ++c) {
+      sum_a[c] += a[c];
+      sum_b[c] += b[c];
+    }
+  }
+}
+
+// Per-channel scratch of the calling thread, at least n values; grows, never shrinks.
+template <typename T>
+T* scratch(std::vector<T>& buffer, size_t n) {
+  if (buffer.size() < n) buffer.resize(n);
+  return buffer.data();
+}
 
 // y[r, c] = x[r, c] * scale[c] + shift[c] over all rows, threads splitting rows.
 void scale_shift(const BatchNormShape& s, const float* x, const float* scale, const float* shift,
@@ -31,79 +76,113 @@ void batchnorm_forward_train(const BatchNormShape& s, const float* x, const floa
                              const float* beta, float* y, float* mean, float* inv_std,
                              float* running_mean, float* running_var, float momentum,
                              const Exec& ex) {
-  parallel_for(
-      ex, s.c,
-      [&](int64_t c0, int64_t c1) {
-        const int64_t width = c1 - c0;
-        std::vector<double> sum(width, 0.0), sum_sq(width, 0.0);
-        for (int64_t r = 0; r < s.m; ++r) {
-          const float* xr = x + r * s.c + c0;
-          for (int64_t j = 0; j < width; ++j) {
-            sum[j] += xr[j];
-            sum_sq[j] += double{xr[j]} * xr[j];
+  thread_local std::vector<double> sums;
+  double* sum = scratch(sums, 2 * size_t(s.c));
+  double* sum_sq = sum + s.c;
+  sum_over_rows(
+      s,
+      [&](int64_t r0, int64_t r1, double* a, double* b) {
+        const int channels = s.c;
+        int64_t r = r0;
+        for (; r + 4 <= r1; r += 4) {
+          const float* x0 = x + r * channels;
+          const float* x1 = x0 + channels;
+          const float* x2 = x1 + channels;
+          const float* x3 = x2 + channels;
+          for (int c = 0; c < channels; ++c) {
+            const double v0 = x0[c], v1 = x1[c], v2 = x2[c], v3 = x3[c];
+            a[c] += (v0 + v1) + (v2 + v3);
+            b[c] += (v0 * v0 + v1 * v1) + (v2 * v2 + v3 * v3);
           }
         }
-        for (int64_t j = 0; j < width; ++j) {
-          const int64_t c = c0 + j;
-          const double mu = sum[j] / s.m;
-          const double var = std::max(0.0, sum_sq[j] / s.m - mu * mu);  // biased
-          const double unbiased = s.m > 1 ? var * s.m / (s.m - 1) : var;
-          mean[c] = static_cast<float>(mu);
-          inv_std[c] = static_cast<float>(1.0 / std::sqrt(var + s.eps));
-          running_mean[c] = (1 - momentum) * running_mean[c] + momentum * static_cast<float>(mu);
-          running_var[c] =
-              (1 - momentum) * running_var[c] + momentum * static_cast<float>(unbiased);
+        for (; r < r1; ++r) {
+          const float* xr = x + r * channels;
+          for (int c = 0; c < channels; ++c) {
+            a[c] += xr[c];
+            b[c] += double{xr[c]} * xr[c];
+          }
         }
       },
-      kMinChannelChunk);
+      sum, sum_sq, ex);
   // y = x * scale + shift with scale = gamma * inv_std, shift = beta - mean * scale.
-  std::vector<float> scale(s.c), shift(s.c);
+  thread_local std::vector<float> scale_and_shift;
+  float* scale = scratch(scale_and_shift, 2 * size_t(s.c));
+  float* shift = scale + s.c;
   for (int c = 0; c < s.c; ++c) {
+    const double mu = sum[c] / s.m;
+    const double var = std::max(0.0, sum_sq[c] / s.m - mu * mu);  // biased
+    const double unbiased = s.m > 1 ? var * s.m / (s.m - 1) : var;
+    mean[c] = static_cast<float>(mu);
+    inv_std[c] = static_cast<float>(1.0 / std::sqrt(var + s.eps));
+    running_mean[c] = (1 - momentum) * running_mean[c] + momentum * static_cast<float>(mu);
+    running_var[c] = (1 - momentum) * running_var[c] + momentum * static_cast<float>(unbiased);
     scale[c] = gamma[c] * inv_std[c];
     shift[c] = beta[c] - mean[c] * scale[c];
   }
-  scale_shift(s, x, scale.data(), shift.data(), y, ex);
+  scale_shift(s, x, scale, shift, y, ex);
 }
 
 void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float* gamma,
                             const float* beta, const float* running_mean, const float* running_var,
                             float* y, const Exec& ex) {
-  std::vector<float> scale(s.c), shift(s.c);
+  thread_local std::vector<float> scale_and_shift;
+  float* scale = scratch(scale_and_shift, 2 * size_t(s.c));
+  float* shift = scale + s.c;
   for (int c = 0; c < s.c; ++c) {
     scale[c] = gamma[c] / std::sqrt(running_var[c] + s.eps);
     shift[c] = beta[c] - running_mean[c] * scale[c];
   }
-  scale_shift(s, x, scale.data(), shift.data(), y, ex);
+  scale_shift(s, x, scale, shift, y, ex);
 }
 
 void batchnorm_backward(const BatchNormShape& s, const float* x, const float* dy,
                         const float* gamma, const float* mean, const float* inv_std, float* dx,
                         float* dgamma, float* dbeta, const Exec& ex) {
-  // mean(dy) and mean(dy * xhat) per channel, kept for the dx pass.
-  std::vector<float> mean_dy(s.c), mean_dy_xhat(s.c);
-  parallel_for(
-      ex, s.c,
-      [&](int64_t c0, int64_t c1) {
-        const int64_t width = c1 - c0;
-        std::vector<double> sum_dy(width, 0.0), sum_dy_xc(width, 0.0);  // xc = x - mean
-        for (int64_t r = 0; r < s.m; ++r) {
-          const float* xr = x + r * s.c + c0;
-          const float* dyr = dy + r * s.c + c0;
-          for (int64_t j = 0; j < width; ++j) {
-            sum_dy[j] += dyr[j];
-            sum_dy_xc[j] += double{dyr[j]} * (xr[j] - mean[c0 + j]);
+  thread_local std::vector<double> sums;
+  double* sum_dy = scratch(sums, 2 * size_t(s.c));
+  double* sum_dy_xc = sum_dy + s.c;  // xc = x - mean
+  sum_over_rows(
+      s,
+      [&](int64_t r0, int64_t r1, double* a, double* b) {
+        const int channels = s.c;
+        int64_t r = r0;
+        for (; r + 4 <= r1; r += 4) {
+          const float* x0 = x + r * channels;
+          const float* d0 = dy + r * channels;
+          const float* x1 = x0 + channels;
+          const float* d1 = d0 + channels;
+          const float* x2 = x1 + channels;
+          const float* d2 = d1 + channels;
+          const float* x3 = x2 + channels;
+          const float* d3 = d2 + channels;
+          for (int c = 0; c < channels; ++c) {
+            const double g0 = d0[c], g1 = d1[c], g2 = d2[c], g3 = d3[c];
+            a[c] += (g0 + g1) + (g2 + g3);
+            b[c] += (g0 * (x0[c] - mean[c]) + g1 * (x1[c] - mean[c])) +
+                    (g2 * (x2[c] - mean[c]) + g3 * (x3[c] - mean[c]));
           }
         }
-        for (int64_t j = 0; j < width; ++j) {
-          const int64_t c = c0 + j;
-          const double sum_dy_xhat = sum_dy_xc[j] * inv_std[c];
-          dbeta[c] += static_cast<float>(sum_dy[j]);
-          dgamma[c] += static_cast<float>(sum_dy_xhat);
-          mean_dy[c] = static_cast<float>(sum_dy[j] / s.m);
-          mean_dy_xhat[c] = static_cast<float>(sum_dy_xhat / s.m);
+        for (; r < r1; ++r) {
+          const float* xr = x + r * channels;
+          const float* dyr = dy + r * channels;
+          for (int c = 0; c < channels; ++c) {
+            a[c] += dyr[c];
+            b[c] += double{dyr[c]} * (xr[c] - mean[c]);
+          }
         }
       },
-      kMinChannelChunk);
+      sum_dy, sum_dy_xc, ex);
+  // mean(dy) and mean(dy * xhat) per channel, kept for the dx pass.
+  thread_local std::vector<float> means;
+  float* mean_dy = scratch(means, 2 * size_t(s.c));
+  float* mean_dy_xhat = mean_dy + s.c;
+  for (int c = 0; c < s.c; ++c) {
+    const double sum_dy_xhat = sum_dy_xc[c] * inv_std[c];
+    dbeta[c] += static_cast<float>(sum_dy[c]);
+    dgamma[c] += static_cast<float>(sum_dy_xhat);
+    mean_dy[c] = static_cast<float>(sum_dy[c] / s.m);
+    mean_dy_xhat[c] = static_cast<float>(sum_dy_xhat / s.m);
+  }
   if (dx == nullptr) return;
   parallel_for(
       ex, s.m,

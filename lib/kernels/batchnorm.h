@@ -1,6 +1,7 @@
 // BatchNorm2d kernels. NHWC activations seen as rows: x, y, dx, dy are [M, C], M = N*H*W.
-// Per-channel reductions run over rows in order with double accumulators, each thread owning a
-// range of channels, so results do not depend on the thread count.
+// Per-channel reductions use double accumulators over fixed chunks of rows whose sums are added in
+// chunk order, so results do not depend on the thread count. No heap allocation per call (each
+// calling thread keeps its scratch).
 #pragma once
 
 #include <cstdint>

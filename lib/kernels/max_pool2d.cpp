@@ -1,12 +1,17 @@
 #include "lib/kernels/max_pool2d.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
+#include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 namespace xtrain::kernels {
 namespace {
-
-constexpr int64_t kMinChannelChunk = 8;
 
 // Calls fn(offset of x[n, ih, iw, 0]) for each window position inside the image, in scan order.
 template <typename Fn>
@@ -21,6 +26,60 @@ inline void for_each_window_pixel(const MaxPool2dShape& s, int n, int oh, int ow
     }
   }
 }
+
+// Channels the backward handles at once: one AVX-512 vector.
+constexpr int kChannelBlock = 16;
+
+// For `width` channels (width <= kChannelBlock) of one window whose in-image pixels sit at
+// x + offsets[0..count), in scan order: finds each channel's first maximum and adds grad to dx
+// there. A later pixel wins only if strictly greater, as in the forward (ties go to the first).
+void scatter_to_argmax(const float* x, const int64_t* offsets, int count, const float* grad,
+                       float* dx, int width) {
+  float best[kChannelBlock];
+  int best_index[kChannelBlock];  // into offsets
+  for (int c = 0; c < width; ++c) {
+    best[c] = x[offsets[0] + c];
+    best_index[c] = 0;
+  }
+  for (int i = 1; i < count; ++i) {
+    const float* in = x + offsets[i];
+    for (int c = 0; c < width; ++c) {
+      if (in[c] > best[c]) {
+        best[c] = in[c];
+        best_index[c] = i;
+      }
+    }
+  }
+  for (int c = 0; c < width; ++c) dx[offsets[best_index[c]] + c] += grad[c];
+}
+
+#if defined(__AVX512F__)
+// scatter_to_argmax for a full block, with the block's best values and indices kept in
+// registers. _CMP_GT_OQ is C's `>` (false when either side is NaN), so the winners are the same.
+inline void scatter_to_argmax_block(const float* x, const int64_t* offsets, int count,
+                                    const float* grad, float* dx) {
+  __m512 best = _mm512_loadu_ps(x + offsets[0]);
+  __m512i best_index = _mm512_setzero_si512();
+  for (int i = 1; i < count; ++i) {
+    const __m512 in = _mm512_loadu_ps(x + offsets[i]);
+    const __mmask16 wins = _mm512_cmp_ps_mask(in, best, _CMP_GT_OQ);
+    best = _mm512_mask_blend_ps(wins, best, in);
+    best_index = _mm512_mask_set1_epi32(best_index, wins, i);
+  }
+  const __m512 g = _mm512_loadu_ps(grad);
+  for (int i = 0; i < count; ++i) {
+    // Only the winning lanes are written: adding 0 elsewhere could turn a -0 into +0.
+    const __mmask16 hit = _mm512_cmpeq_epi32_mask(best_index, _mm512_set1_epi32(i));
+    float* out = dx + offsets[i];
+    _mm512_mask_storeu_ps(out, hit, _mm512_add_ps(_mm512_maskz_loadu_ps(hit, out), g));
+  }
+}
+#else
+inline void scatter_to_argmax_block(const float* x, const int64_t* offsets, int count,
+                                    const float* grad, float* dx) {
+  scatter_to_argmax(x, offsets, count, grad, dx, kChannelBlock);
+}
+#endif
 
 }  // namespace
 
@@ -44,31 +103,55 @@ void max_pool2d_forward(const MaxPool2dShape& s, const float* x, float* y, const
 void max_pool2d_backward(const MaxPool2dShape& s, const float* x, const float* dy, float* dx,
                          const Exec& ex) {
   const int oh_count = s.out_h(), ow_count = s.out_w();
-  std::memset(dx, 0, sizeof(float) * s.n * s.h * s.w * s.c);
-  // Windows overlap, so threads own channel ranges rather than output rows.
-  parallel_for(
-      ex, s.c,
-      [&](int64_t c0, int64_t c1) {
-        for (int n = 0; n < s.n; ++n) {
-          for (int oh = 0; oh < oh_count; ++oh) {
-            for (int ow = 0; ow < ow_count; ++ow) {
-              const float* grad = dy + ((int64_t{n} * oh_count + oh) * ow_count + ow) * s.c;
-              for (int64_t c = c0; c < c1; ++c) {
-                float best = -std::numeric_limits<float>::infinity();
-                int64_t best_offset = -1;
-                for_each_window_pixel(s, n, oh, ow, [&](int64_t offset) {
-                  if (x[offset + c] > best || best_offset < 0) {
-                    best = x[offset + c];
-                    best_offset = offset;
-                  }
-                });
-                if (best_offset >= 0) dx[best_offset + c] += grad[c];
-              }
+  const int64_t row_size = int64_t{s.w} * s.c;  // floats in one image row of x and dx
+  // Windows overlap within an image but never across images, so threads own whole images and
+  // each image is done in the same order whatever the thread count.
+  parallel_for(ex, s.n, [&](int64_t n0, int64_t n1) {
+    // Offsets of one window's in-image pixels, in scan order. Grown once per thread.
+    thread_local std::vector<int64_t> window;
+    window.resize(size_t(s.kernel) * s.kernel);
+    int64_t* offsets = window.data();
+    for (int64_t n = n0; n < n1; ++n) {
+      const float* x_image = x + n * s.h * row_size;
+      float* dx_image = dx + n * s.h * row_size;
+      // Rows of dx are zeroed just before the first window that reaches them, while in cache.
+      int zeroed_rows = 0;
+      for (int oh = 0; oh < oh_count; ++oh) {
+        const int ih_end = std::min(s.h, oh * s.stride - s.pad + s.kernel);
+        if (ih_end > zeroed_rows) {
+          std::memset(dx_image + zeroed_rows * row_size, 0,
+                      sizeof(float) * (ih_end - zeroed_rows) * row_size);
+          zeroed_rows = ih_end;
+        }
+        for (int ow = 0; ow < ow_count; ++ow) {
+          const float* grad = dy + ((n * oh_count + oh) * ow_count + ow) * s.c;
+          int count = 0;
+          for (int ky = 0; ky < s.kernel; ++ky) {
+            const int ih = oh * s.stride - s.pad + ky;
+            if (ih < 0 || ih >= s.h) continue;
+            for (int kx = 0; kx < s.kernel; ++kx) {
+              const int iw = ow * s.stride - s.pad + kx;
+              if (iw < 0 || iw >= s.w) continue;
+              offsets[count++] = ih * row_size + int64_t{iw} * s.c;
             }
           }
+          if (count == 0) continue;  // the window lies entirely in the padding
+          int c = 0;
+          for (; c + kChannelBlock <= s.c; c += kChannelBlock) {
+            scatter_to_argmax_block(x_image + c, offsets, count, grad + c, dx_image + c);
+          }
+          if (c < s.c) {
+            scatter_to_argmax(x_image + c, offsets, count, grad + c, dx_image + c, s.c - c);
+          }
         }
-      },
-      kMinChannelChunk);
+      }
+      // Rows no window reaches (stride larger than the kernel) still get their zeros.
+      if (zeroed_rows < s.h) {
+        std::memset(dx_image + zeroed_rows * row_size, 0,
+                    sizeof(float) * (s.h - zeroed_rows) * row_size);
+      }
+    }
+  });
 }
 
 }  // namespace xtrain::kernels

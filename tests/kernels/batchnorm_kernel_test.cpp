@@ -1,5 +1,5 @@
 // BatchNorm2d kernels: a hand-computed example, the reference twin on odd and ResNet-50 shapes,
-// 1 vs 2 threads bitwise, and the overwrite / accumulate contract of the backward.
+// 1 vs 2 and 3 threads bitwise, and the overwrite / accumulate contract of the backward.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -198,26 +198,31 @@ TEST(BatchNorm2dKernel, BackwardWithoutDxStillAccumulatesParameterGradients) {
   expect_bitwise_equal(dbeta, with_dx.dbeta, "dbeta");
 }
 
-// 64 and 2048 channels split over two threads (reductions by channel, element-wise passes by
-// row); every output, including the running statistics, keeps its bits.
-TEST(BatchNorm2dKernel, OneAndTwoThreadsAreBitwiseEqual) {
-  testing::PoolExec two(2);
+// Reductions split fixed chunks of rows over the threads, element-wise passes split rows; every
+// output, including the running statistics, keeps its bits with 1, 2 or 3 threads. The shapes
+// include resnet20's first stage (16 channels) with a partial last chunk and a row count that is
+// not a multiple of 4, and one chunk only (7x7x2048, 3x5x7x13).
+TEST(BatchNorm2dKernel, OneTwoAndThreeThreadsAreBitwiseEqual) {
+  testing::PoolExec two(2), three(3);
   for (const BatchNormShape& s :
        {BatchNormShape{56 * 56, 64, kEps}, BatchNormShape{7 * 7, 2048, kEps},
-        BatchNormShape{3 * 5 * 7, 13, kEps}}) {
+        BatchNormShape{3 * 5 * 7, 13, kEps}, BatchNormShape{4 * 28 * 28 + 3, 16, kEps}}) {
     SCOPED_TRACE(describe(s));
     const BatchNormData d(s, 17);
     const BatchNormOutputs a = run_fast(s, d, Exec{});
-    const BatchNormOutputs b = run_fast(s, d, two.exec());
-    expect_bitwise_equal(a.y, b.y, "y");
-    expect_bitwise_equal(a.mean, b.mean, "mean");
-    expect_bitwise_equal(a.inv_std, b.inv_std, "inv_std");
-    expect_bitwise_equal(a.running_mean, b.running_mean, "running_mean");
-    expect_bitwise_equal(a.running_var, b.running_var, "running_var");
-    expect_bitwise_equal(a.y_eval, b.y_eval, "y_eval");
-    expect_bitwise_equal(a.dx, b.dx, "dx");
-    expect_bitwise_equal(a.dgamma, b.dgamma, "dgamma");
-    expect_bitwise_equal(a.dbeta, b.dbeta, "dbeta");
+    for (Exec ex : {two.exec(), three.exec()}) {
+      SCOPED_TRACE(std::to_string(ex.num_threads()) + " threads");
+      const BatchNormOutputs b = run_fast(s, d, ex);
+      expect_bitwise_equal(a.y, b.y, "y");
+      expect_bitwise_equal(a.mean, b.mean, "mean");
+      expect_bitwise_equal(a.inv_std, b.inv_std, "inv_std");
+      expect_bitwise_equal(a.running_mean, b.running_mean, "running_mean");
+      expect_bitwise_equal(a.running_var, b.running_var, "running_var");
+      expect_bitwise_equal(a.y_eval, b.y_eval, "y_eval");
+      expect_bitwise_equal(a.dx, b.dx, "dx");
+      expect_bitwise_equal(a.dgamma, b.dgamma, "dgamma");
+      expect_bitwise_equal(a.dbeta, b.dbeta, "dbeta");
+    }
   }
 }
 
