@@ -10,7 +10,7 @@ namespace {
 
 Value basic_block(GraphBuilder& g, const std::string& name, Value x, int planes, int stride) {
   Value out =
-      g.relu(g.batchnorm(name + ".bn1", g.conv2d(name + ".conv1", x, planes, 3, stride, 1)));
+      g.batchnorm_relu(name + ".bn1", g.conv2d(name + ".conv1", x, planes, 3, stride, 1));
   out = g.batchnorm(name + ".bn2", g.conv2d(name + ".conv2", out, planes, 3, 1, 1));
   Value shortcut = x;
   if (stride != 1 || g.channels(x) != planes) {
@@ -26,7 +26,7 @@ std::shared_ptr<const Graph> cifar_resnet(int depth, int num_classes) {
                depth);
   const int blocks_per_stage = (depth - 2) / 6;
   GraphBuilder g(/*input_channels=*/3);
-  Value x = g.relu(g.batchnorm("bn1", g.conv2d("conv1", g.input(), 16, 3, 1, 1)));
+  Value x = g.batchnorm_relu("bn1", g.conv2d("conv1", g.input(), 16, 3, 1, 1));
   const int planes[] = {16, 32, 64};
   for (int stage = 0; stage < 3; ++stage) {
     for (int i = 0; i < blocks_per_stage; ++i) {

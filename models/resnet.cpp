@@ -21,22 +21,22 @@ Value downsample_if_needed(GraphBuilder& g, const std::string& name, Value x, in
 
 Value basic_block(GraphBuilder& g, const std::string& name, Value x, int planes, int stride) {
   Value out =
-      g.relu(g.batchnorm(name + ".bn1", g.conv2d(name + ".conv1", x, planes, 3, stride, 1)));
+      g.batchnorm_relu(name + ".bn1", g.conv2d(name + ".conv1", x, planes, 3, stride, 1));
   out = g.batchnorm(name + ".bn2", g.conv2d(name + ".conv2", out, planes, 3, 1, 1));
   return g.add_relu(out, downsample_if_needed(g, name, x, planes, stride));
 }
 
 Value bottleneck(GraphBuilder& g, const std::string& name, Value x, int planes, int stride) {
   const int out_channels = planes * expansion(Block::kBottleneck);
-  Value out = g.relu(g.batchnorm(name + ".bn1", g.conv2d(name + ".conv1", x, planes, 1)));
-  out = g.relu(g.batchnorm(name + ".bn2", g.conv2d(name + ".conv2", out, planes, 3, stride, 1)));
+  Value out = g.batchnorm_relu(name + ".bn1", g.conv2d(name + ".conv1", x, planes, 1));
+  out = g.batchnorm_relu(name + ".bn2", g.conv2d(name + ".conv2", out, planes, 3, stride, 1));
   out = g.batchnorm(name + ".bn3", g.conv2d(name + ".conv3", out, out_channels, 1));
   return g.add_relu(out, downsample_if_needed(g, name, x, out_channels, stride));
 }
 
 std::shared_ptr<const Graph> resnet(Block block, const std::vector<int>& layers, int num_classes) {
   GraphBuilder g(/*input_channels=*/3);
-  Value x = g.relu(g.batchnorm("bn1", g.conv2d("conv1", g.input(), 64, 7, 2, 3)));
+  Value x = g.batchnorm_relu("bn1", g.conv2d("conv1", g.input(), 64, 7, 2, 3));
   x = g.max_pool2d("maxpool", x, 3, 2, 1);
   const int planes[] = {64, 128, 256, 512};
   for (int stage = 0; stage < 4; ++stage) {

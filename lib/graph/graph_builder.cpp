@@ -38,6 +38,11 @@ Value GraphBuilder::batchnorm(const std::string& name, Value x) {
   return append(std::make_unique<BatchNorm2d>(name, channels(x)), {x.id}, channels(x));
 }
 
+Value GraphBuilder::batchnorm_relu(const std::string& name, Value x) {
+  return append(std::make_unique<BatchNorm2d>(name, channels(x), /*relu=*/true), {x.id},
+                channels(x));
+}
+
 Value GraphBuilder::relu(Value x) {
   return append(std::make_unique<ReLU>(name_of(x) + ".relu"), {x.id}, channels(x));
 }

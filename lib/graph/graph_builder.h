@@ -24,6 +24,8 @@ class GraphBuilder {
   Value conv2d(const std::string& name, Value x, int out_channels, int kernel_size, int stride = 1,
                int padding = 0, bool bias = false);
   Value batchnorm(const std::string& name, Value x);
+  // relu(batchnorm(x)) as one layer, named and checkpointed like the batchnorm.
+  Value batchnorm_relu(const std::string& name, Value x);
   Value relu(Value x);
   Value max_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding);
   Value adaptive_avg_pool2d(const std::string& name, Value x);  // to [N, C]

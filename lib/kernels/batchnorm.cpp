@@ -55,7 +55,9 @@ T* scratch(std::vector<T>& buffer, size_t n) {
   return buffer.data();
 }
 
-// y[r, c] = x[r, c] * scale[c] + shift[c] over all rows, threads splitting rows.
+// y[r, c] = x[r, c] * scale[c] + shift[c] over all rows (then max(y, 0) with a fused ReLU),
+// threads splitting rows.
+template <bool kRelu>
 void scale_shift(const BatchNormShape& s, const float* x, const float* scale, const float* shift,
                  float* y, const Exec& ex) {
   parallel_for(
@@ -64,10 +66,28 @@ void scale_shift(const BatchNormShape& s, const float* x, const float* scale, co
         for (int64_t r = r0; r < r1; ++r) {
           const float* xr = x + r * s.c;
           float* yr = y + r * s.c;
-          for (int c = 0; c < s.c; ++c) yr[c] = xr[c] * scale[c] + shift[c];
+          for (int c = 0; c < s.c; ++c) {
+            const float v = xr[c] * scale[c] + shift[c];
+            yr[c] = kRelu ? (v > 0.0f ? v : 0.0f) : v;
+          }
         }
       },
       kMinRowChunk);
+}
+
+void scale_shift(const BatchNormShape& s, const float* x, const float* scale, const float* shift,
+                 float* y, const Exec& ex) {
+  if (s.relu) {
+    scale_shift<true>(s, x, scale, shift, y, ex);
+  } else {
+    scale_shift<false>(s, x, scale, shift, y, ex);
+  }
+}
+
+// dy[i], masked by the fused ReLU's output y when there is one.
+template <bool kRelu>
+inline float masked_dy(const float* y, const float* dy, int64_t i) {
+  return kRelu ? (y[i] > 0.0f ? dy[i] : 0.0f) : dy[i];
 }
 
 }  // namespace
@@ -135,9 +155,12 @@ void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float
   scale_shift(s, x, scale, shift, y, ex);
 }
 
-void batchnorm_backward(const BatchNormShape& s, const float* x, const float* dy,
-                        const float* gamma, const float* mean, const float* inv_std, float* dx,
-                        float* dgamma, float* dbeta, const Exec& ex) {
+namespace {
+
+template <bool kRelu>
+void backward(const BatchNormShape& s, const float* x, const float* y, const float* dy,
+              const float* gamma, const float* mean, const float* inv_std, float* dx,
+              float* dgamma, float* dbeta, const Exec& ex) {
   thread_local std::vector<double> sums;
   double* sum_dy = scratch(sums, 2 * size_t(s.c));
   double* sum_dy_xc = sum_dy + s.c;  // xc = x - mean
@@ -147,16 +170,12 @@ void batchnorm_backward(const BatchNormShape& s, const float* x, const float* dy
         const int channels = s.c;
         int64_t r = r0;
         for (; r + 4 <= r1; r += 4) {
-          const float* x0 = x + r * channels;
-          const float* d0 = dy + r * channels;
-          const float* x1 = x0 + channels;
-          const float* d1 = d0 + channels;
-          const float* x2 = x1 + channels;
-          const float* d2 = d1 + channels;
-          const float* x3 = x2 + channels;
-          const float* d3 = d2 + channels;
+          const int64_t i0 = r * channels, i1 = i0 + channels, i2 = i1 + channels,
+                        i3 = i2 + channels;
+          const float *x0 = x + i0, *x1 = x + i1, *x2 = x + i2, *x3 = x + i3;
           for (int c = 0; c < channels; ++c) {
-            const double g0 = d0[c], g1 = d1[c], g2 = d2[c], g3 = d3[c];
+            const double g0 = masked_dy<kRelu>(y, dy, i0 + c), g1 = masked_dy<kRelu>(y, dy, i1 + c),
+                         g2 = masked_dy<kRelu>(y, dy, i2 + c), g3 = masked_dy<kRelu>(y, dy, i3 + c);
             a[c] += (g0 + g1) + (g2 + g3);
             b[c] += (g0 * (x0[c] - mean[c]) + g1 * (x1[c] - mean[c])) +
                     (g2 * (x2[c] - mean[c]) + g3 * (x3[c] - mean[c]));
@@ -164,10 +183,10 @@ void batchnorm_backward(const BatchNormShape& s, const float* x, const float* dy
         }
         for (; r < r1; ++r) {
           const float* xr = x + r * channels;
-          const float* dyr = dy + r * channels;
           for (int c = 0; c < channels; ++c) {
-            a[c] += dyr[c];
-            b[c] += double{dyr[c]} * (xr[c] - mean[c]);
+            const double g = masked_dy<kRelu>(y, dy, r * channels + c);
+            a[c] += g;
+            b[c] += g * (xr[c] - mean[c]);
           }
         }
       },
@@ -189,15 +208,27 @@ void batchnorm_backward(const BatchNormShape& s, const float* x, const float* dy
       [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
           const float* xr = x + r * s.c;
-          const float* dyr = dy + r * s.c;
           float* dxr = dx + r * s.c;
           for (int c = 0; c < s.c; ++c) {
             const float xhat = (xr[c] - mean[c]) * inv_std[c];
-            dxr[c] = gamma[c] * inv_std[c] * (dyr[c] - mean_dy[c] - xhat * mean_dy_xhat[c]);
+            const float g = masked_dy<kRelu>(y, dy, r * s.c + c);
+            dxr[c] = gamma[c] * inv_std[c] * (g - mean_dy[c] - xhat * mean_dy_xhat[c]);
           }
         }
       },
       kMinRowChunk);
+}
+
+}  // namespace
+
+void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y, const float* dy,
+                        const float* gamma, const float* mean, const float* inv_std, float* dx,
+                        float* dgamma, float* dbeta, const Exec& ex) {
+  if (s.relu) {
+    backward<true>(s, x, y, dy, gamma, mean, inv_std, dx, dgamma, dbeta, ex);
+  } else {
+    backward<false>(s, x, y, dy, gamma, mean, inv_std, dx, dgamma, dbeta, ex);
+  }
 }
 
 }  // namespace xtrain::kernels

@@ -13,7 +13,8 @@ namespace xtrain::kernels {
 struct BatchNormShape {
   int64_t m;
   int c;
-  float eps;  // 1e-5 as in PyTorch
+  float eps;          // 1e-5 as in PyTorch
+  bool relu = false;  // fused ReLU: y = max(batchnorm(x), 0) in the same pass
 };
 
 // Training forward with the biased batch variance var:
@@ -34,8 +35,9 @@ void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float
 // With xhat = (x - mean) * inv_std, per channel:
 //   dbeta += sum(dy)    dgamma += sum(dy * xhat)
 //   dx = gamma * inv_std * (dy - mean(dy) - xhat * mean(dy * xhat))
-// dx is overwritten (it may be skipped: null); dgamma and dbeta accumulate.
-void batchnorm_backward(const BatchNormShape& s, const float* x, const float* dy,
+// where, with a fused ReLU, dy is first masked by the forward's output: y > 0 ? dy : 0 (y is
+// read only then). dx is overwritten (it may be skipped: null); dgamma and dbeta accumulate.
+void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y, const float* dy,
                         const float* gamma, const float* mean, const float* inv_std, float* dx,
                         float* dgamma, float* dbeta, const Exec& ex);
 

@@ -4,8 +4,8 @@
 
 namespace xtrain {
 
-BatchNorm2d::BatchNorm2d(std::string name, int num_features)
-    : Layer(std::move(name)), num_features_(num_features) {}
+BatchNorm2d::BatchNorm2d(std::string name, int num_features, bool relu)
+    : Layer(std::move(name)), num_features_(num_features), relu_(relu) {}
 
 std::vector<ParamSpec> BatchNorm2d::param_specs() const {
   const Shape c{num_features_};
@@ -17,7 +17,7 @@ std::vector<ParamSpec> BatchNorm2d::param_specs() const {
 }
 
 kernels::BatchNormShape BatchNorm2d::kernel_shape(const Shape& x) const {
-  return {x[0] * x[1] * x[2], num_features_, kEps};
+  return {x[0] * x[1] * x[2], num_features_, kEps, relu_};
 }
 
 Shape BatchNorm2d::output_shape(const std::vector<Shape>& inputs) const {
@@ -50,9 +50,9 @@ void BatchNorm2d::forward(const Step& s) const {
 void BatchNorm2d::backward(const Step& s) const {
   const float* mean = s.saved;
   const float* inv_std = s.saved + num_features_;
-  kernels::batchnorm_backward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.doutput.data,
-                              s.params[0], mean, inv_std, s.dinputs[0].data, s.grads[0], s.grads[1],
-                              s.ex);
+  kernels::batchnorm_backward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.output.data,
+                              s.doutput.data, s.params[0], mean, inv_std, s.dinputs[0].data,
+                              s.grads[0], s.grads[1], s.ex);
 }
 
 }  // namespace xtrain

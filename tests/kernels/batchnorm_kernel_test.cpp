@@ -66,8 +66,9 @@ BatchNormOutputs run_fast(const BatchNormShape& s, const BatchNormData& d, const
                                    o.running_var.data(), kMomentum, ex);
   kernels::batchnorm_forward_eval(s, d.x.data(), d.gamma.data(), d.beta.data(),
                                   d.running_mean.data(), d.running_var.data(), o.y_eval.data(), ex);
-  kernels::batchnorm_backward(s, d.x.data(), d.dy.data(), d.gamma.data(), o.mean.data(),
-                              o.inv_std.data(), o.dx.data(), o.dgamma.data(), o.dbeta.data(), ex);
+  kernels::batchnorm_backward(s, d.x.data(), o.y.data(), d.dy.data(), d.gamma.data(),
+                              o.mean.data(), o.inv_std.data(), o.dx.data(), o.dgamma.data(),
+                              o.dbeta.data(), ex);
   return o;
 }
 
@@ -79,9 +80,9 @@ BatchNormOutputs run_reference(const BatchNormShape& s, const BatchNormData& d) 
   kernels::reference::batchnorm_forward_eval(s, d.x.data(), d.gamma.data(), d.beta.data(),
                                              d.running_mean.data(), d.running_var.data(),
                                              o.y_eval.data());
-  kernels::reference::batchnorm_backward(s, d.x.data(), d.dy.data(), d.gamma.data(), o.mean.data(),
-                                         o.inv_std.data(), o.dx.data(), o.dgamma.data(),
-                                         o.dbeta.data());
+  kernels::reference::batchnorm_backward(s, d.x.data(), o.y.data(), d.dy.data(), d.gamma.data(),
+                                         o.mean.data(), o.inv_std.data(), o.dx.data(),
+                                         o.dgamma.data(), o.dbeta.data());
   return o;
 }
 
@@ -151,16 +152,16 @@ TEST(BatchNorm2dKernel, HandExampleBackward) {
                                    &running_mean, &running_var, kMomentum, Exec{});
   std::vector<float> dx = nans(4);
   float dgamma = 10.0f, dbeta = 20.0f;
-  kernels::batchnorm_backward(s, x.data(), xhat.data(), &gamma, &mean, &inv_std, dx.data(), &dgamma,
-                              &dbeta, Exec{});
+  kernels::batchnorm_backward(s, x.data(), xhat.data(), xhat.data(), &gamma, &mean, &inv_std,
+                              dx.data(), &dgamma, &dbeta, Exec{});
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(dx[i], 0.0f, 1e-6) << i;
   EXPECT_NEAR(dgamma, 10.0f + 4.0f, 1e-5);
   EXPECT_NEAR(dbeta, 20.0f, 1e-6);
 
   // dy constant: a shift of the output is absorbed by beta, dx = 0 again; dbeta += 4 * 0.5.
   const std::vector<float> dy(4, 0.5f);
-  kernels::batchnorm_backward(s, x.data(), dy.data(), &gamma, &mean, &inv_std, dx.data(), &dgamma,
-                              &dbeta, Exec{});
+  kernels::batchnorm_backward(s, x.data(), xhat.data(), dy.data(), &gamma, &mean, &inv_std,
+                              dx.data(), &dgamma, &dbeta, Exec{});
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(dx[i], 0.0f, 1e-6) << i;
   EXPECT_NEAR(dbeta, 22.0f, 1e-6);
 }
@@ -178,6 +179,25 @@ TEST(BatchNorm2dKernel, MatchesReferenceOnResNet50Shapes) {
   expect_matches_reference(BatchNormShape{7 * 7, 2048, kEps});
 }
 
+// With the fused ReLU (BatchNormShape::relu), on odd and ResNet shapes; at batch 1 and
+// threads 1 / 2 the same bits as well.
+TEST(BatchNorm2dKernel, FusedReluMatchesReference) {
+  for (const BatchNormShape& s :
+       {BatchNormShape{3 * 5 * 7, 13, kEps, true}, BatchNormShape{56 * 56, 64, kEps, true},
+        BatchNormShape{4 * 28 * 28 + 3, 16, kEps, true}}) {
+    expect_matches_reference(s);
+    const BatchNormData d(s, 5);
+    const BatchNormOutputs fused = run_fast(s, d, Exec{});
+    int clamped = 0;
+    for (float y : fused.y) clamped += y == 0.0f;
+    EXPECT_GT(clamped, s.m * s.c / 4) << describe(s) << ": the ReLU must clamp about half";
+    testing::PoolExec two(2);
+    const BatchNormOutputs threaded = run_fast(s, d, two.exec());
+    expect_bitwise_equal(fused.dx, threaded.dx, "dx");
+    expect_bitwise_equal(fused.dgamma, threaded.dgamma, "dgamma");
+  }
+}
+
 // Activations whose mean is large next to their spread (as after a conv without centering):
 // the variance must not lose its digits to cancellation.
 TEST(BatchNorm2dKernel, MatchesReferenceWithLargeMean) {
@@ -192,8 +212,9 @@ TEST(BatchNorm2dKernel, BackwardWithoutDxStillAccumulatesParameterGradients) {
   const BatchNormData d(s, 3);
   const BatchNormOutputs with_dx = run_fast(s, d, Exec{});
   std::vector<float> dgamma = random_floats(s.c, 91), dbeta = random_floats(s.c, 92);
-  kernels::batchnorm_backward(s, d.x.data(), d.dy.data(), d.gamma.data(), with_dx.mean.data(),
-                              with_dx.inv_std.data(), nullptr, dgamma.data(), dbeta.data(), Exec{});
+  kernels::batchnorm_backward(s, d.x.data(), with_dx.y.data(), d.dy.data(), d.gamma.data(),
+                              with_dx.mean.data(), with_dx.inv_std.data(), nullptr, dgamma.data(),
+                              dbeta.data(), Exec{});
   expect_bitwise_equal(dgamma, with_dx.dgamma, "dgamma");
   expect_bitwise_equal(dbeta, with_dx.dbeta, "dbeta");
 }

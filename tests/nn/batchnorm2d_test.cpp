@@ -12,6 +12,16 @@ TEST(BatchNorm2d, GradientsMatchFiniteDifferences) {
   check_layer_gradients(bn, {Shape{2, 5, 5, 3}}, testing::GradCheckOptions{});
 }
 
+// The fused ReLU. A perturbation must not carry an output across the kink at 0, and moving
+// gamma or beta moves a whole channel: a step of 1e-3 on 54 outputs avoids it for seed 1 (as
+// for 57 of the seeds 1..59).
+TEST(BatchNorm2d, WithReluGradientsMatchFiniteDifferences) {
+  BatchNorm2d bn_relu("bn", /*num_features=*/3, /*relu=*/true);
+  testing::GradCheckOptions options;
+  options.step = 1e-3f;
+  check_layer_gradients(bn_relu, {Shape{2, 3, 3, 3}}, options);
+}
+
 TEST(BatchNorm2d, ParametersAndBuffersAreTorchvisions) {
   BatchNorm2d bn("bn1", 4);
   const std::vector<ParamSpec> specs = bn.param_specs();

@@ -1,6 +1,17 @@
 #include "lib/kernels/reference/batchnorm.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
+
+namespace {
+
+// The fused ReLU of BatchNormShape::relu.
+float activate(const xtrain::kernels::BatchNormShape& s, double v) {
+  return static_cast<float>(s.relu ? std::max(v, 0.0) : v);
+}
+
+}  // namespace
 
 namespace xtrain::kernels::reference {
 
@@ -16,7 +27,7 @@ void batchnorm_forward_train(const BatchNormShape& s, const float* x, const floa
     var /= s.m;
     const double istd = 1.0 / std::sqrt(var + s.eps);
     for (int64_t r = 0; r < s.m; ++r) {
-      y[r * s.c + c] = static_cast<float>((x[r * s.c + c] - mu) * istd * gamma[c] + beta[c]);
+      y[r * s.c + c] = activate(s, (x[r * s.c + c] - mu) * istd * gamma[c] + beta[c]);
     }
     mean[c] = static_cast<float>(mu);
     inv_std[c] = static_cast<float>(istd);
@@ -31,16 +42,20 @@ void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float
                             float* y) {
   for (int64_t r = 0; r < s.m; ++r) {
     for (int c = 0; c < s.c; ++c) {
-      y[r * s.c + c] = static_cast<float>((x[r * s.c + c] - running_mean[c]) /
-                                              std::sqrt(double{running_var[c]} + s.eps) * gamma[c] +
-                                          beta[c]);
+      y[r * s.c + c] = activate(s, (x[r * s.c + c] - running_mean[c]) /
+                                           std::sqrt(double{running_var[c]} + s.eps) * gamma[c] +
+                                       beta[c]);
     }
   }
 }
 
-void batchnorm_backward(const BatchNormShape& s, const float* x, const float* dy,
-                        const float* gamma, const float* mean, const float* inv_std, float* dx,
-                        float* dgamma, float* dbeta) {
+void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y,
+                        const float* dy_in, const float* gamma, const float* mean,
+                        const float* inv_std, float* dx, float* dgamma, float* dbeta) {
+  std::vector<float> dy(dy_in, dy_in + s.m * s.c);
+  if (s.relu) {
+    for (int64_t i = 0; i < s.m * s.c; ++i) dy[i] = y[i] > 0.0f ? dy[i] : 0.0f;
+  }
   for (int c = 0; c < s.c; ++c) {
     double sum_dy = 0.0, sum_dy_xhat = 0.0;
     for (int64_t r = 0; r < s.m; ++r) {

@@ -11,7 +11,7 @@ void batchnorm_forward_train(const BatchNormShape& s, const float* x, const floa
 void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float* gamma,
                             const float* beta, const float* running_mean, const float* running_var,
                             float* y);
-void batchnorm_backward(const BatchNormShape& s, const float* x, const float* dy,
+void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y, const float* dy,
                         const float* gamma, const float* mean, const float* inv_std, float* dx,
                         float* dgamma, float* dbeta);
 
