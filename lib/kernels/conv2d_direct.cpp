@@ -71,6 +71,41 @@ PaddedInput pad_input(const float* x, int n, int h, int w, int c, int pad, float
   return {out, hp, wp, c};
 }
 
+// The register tiles of both kernels: R rows of NV vectors, rows `ld` floats apart in memory.
+// Every loop over a tile is unrolled, so the tile lives in registers.
+template <int R, int NV>
+inline void load_tile(Vec (&acc)[R][NV], const float* src, int64_t ld) {
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) acc[r][v] = simd::load(src + r * ld + v * kLanes);
+  }
+}
+
+template <int R, int NV>
+inline void store_tile(const Vec (&acc)[R][NV], float* dst, int64_t ld) {
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) simd::store(dst + r * ld + v * kLanes, acc[r][v]);
+  }
+}
+
+// acc[r][v] += a[r * a_step] * b[v lanes]: a rank-1 update, the whole inner loop of both kernels
+// (a broadcast per row, a vector load per column block, R x NV FMAs).
+template <int R, int NV>
+inline void rank1_update(Vec (&acc)[R][NV], const float* a, int64_t a_step, const float* b) {
+  Vec bv[NV];
+#pragma GCC unroll 2
+  for (int v = 0; v < NV; ++v) bv[v] = simd::load(b + v * kLanes);
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    const Vec av = simd::broadcast(a + r * a_step);
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) acc[r][v] = simd::fma(av, bv[v], acc[r][v]);
+  }
+}
+
 // One forward tile: `Pixels` output pixels along an output row times NV vectors of output
 // channels. In NHWC a kernel row's taps (kx, c_in) are contiguous both in the padded input and in
 // the weight, so the tile walks `span` = kw * c_in of them per kernel row.
@@ -88,32 +123,13 @@ struct ForwardTile {
 
 template <int Pixels, int NV>
 void forward_tile(const ForwardTile& t) {
-  Vec acc[Pixels][NV];
-#pragma GCC unroll 16
-  for (int p = 0; p < Pixels; ++p) {
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) acc[p][v] = simd::zero();
-  }
+  Vec acc[Pixels][NV] = {};
   for (int ky = 0; ky < t.kh; ++ky) {
     const float* in = t.in + ky * t.row_step;
     const float* w = t.weight + ky * t.span * t.c_out;
-    for (int64_t q = 0; q < t.span; ++q, w += t.c_out) {
-      Vec b[NV];
-#pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) b[v] = simd::load(w + v * kLanes);
-#pragma GCC unroll 16
-      for (int p = 0; p < Pixels; ++p) {
-        const Vec a = simd::broadcast(in + p * t.pixel_step + q);
-#pragma GCC unroll 2
-        for (int v = 0; v < NV; ++v) acc[p][v] = simd::fma(a, b[v], acc[p][v]);
-      }
-    }
+    for (int64_t q = 0; q < t.span; ++q) rank1_update(acc, in + q, t.pixel_step, w + q * t.c_out);
   }
-#pragma GCC unroll 16
-  for (int p = 0; p < Pixels; ++p) {
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) simd::store(t.out + p * t.out_step + v * kLanes, acc[p][v]);
-  }
+  store_tile(acc, t.out, t.out_step);
 }
 
 // One backward-weight tile: `Rows` consecutive taps of one kernel row (weight rows) times NV
@@ -133,31 +149,15 @@ struct WeightTile {
 template <int Rows, int NV>
 void weight_tile(const WeightTile& t, int64_t row0, int64_t row1) {
   Vec acc[Rows][NV];
-#pragma GCC unroll 16
-  for (int r = 0; r < Rows; ++r) {
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) acc[r][v] = simd::load(t.dweight + r * t.c_out + v * kLanes);
-  }
+  load_tile(acc, t.dweight, t.c_out);
   for (int64_t row = row0; row < row1; ++row) {
     const float* in = t.in + row / t.out_h * t.image_step + row % t.out_h * t.row_step;
     const float* dy = t.dy + row * t.out_w * t.c_out;
-    for (int ox = 0; ox < t.out_w; ++ox, in += t.pixel_step, dy += t.c_out) {
-      Vec g[NV];
-#pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) g[v] = simd::load(dy + v * kLanes);
-#pragma GCC unroll 16
-      for (int r = 0; r < Rows; ++r) {
-        const Vec a = simd::broadcast(in + r);
-#pragma GCC unroll 2
-        for (int v = 0; v < NV; ++v) acc[r][v] = simd::fma(a, g[v], acc[r][v]);
-      }
+    for (int ox = 0; ox < t.out_w; ++ox) {
+      rank1_update(acc, in + ox * t.pixel_step, 1, dy + ox * t.c_out);
     }
   }
-#pragma GCC unroll 16
-  for (int r = 0; r < Rows; ++r) {
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) simd::store(t.dweight + r * t.c_out + v * kLanes, acc[r][v]);
-  }
+  store_tile(acc, t.dweight, t.c_out);
 }
 
 // Tile functions for every partial size 1..N, indexed by size - 1: a row of output pixels or a

@@ -125,16 +125,8 @@ void max_pool2d_backward(const MaxPool2dShape& s, const float* x, const float* d
         }
         for (int ow = 0; ow < ow_count; ++ow) {
           const float* grad = dy + ((n * oh_count + oh) * ow_count + ow) * s.c;
-          int count = 0;
-          for (int ky = 0; ky < s.kernel; ++ky) {
-            const int ih = oh * s.stride - s.pad + ky;
-            if (ih < 0 || ih >= s.h) continue;
-            for (int kx = 0; kx < s.kernel; ++kx) {
-              const int iw = ow * s.stride - s.pad + kx;
-              if (iw < 0 || iw >= s.w) continue;
-              offsets[count++] = ih * row_size + int64_t{iw} * s.c;
-            }
-          }
+          int count = 0;  // image 0: offsets relative to the image
+          for_each_window_pixel(s, 0, oh, ow, [&](int64_t offset) { offsets[count++] = offset; });
           if (count == 0) continue;  // the window lies entirely in the padding
           int c = 0;
           for (; c + kChannelBlock <= s.c; c += kChannelBlock) {
