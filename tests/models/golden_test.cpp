@@ -169,8 +169,10 @@ void check_against_pytorch(const std::string& model) {
       expect_summary(summary(layouts[k], e.spec.shape, store.data(e), initial.data() + e.offset),
                      golden, "updates", e.name, 1e-3, "update of " + e.name);
     } else if (e.spec.kind == ParamKind::kBuffer) {
+      // The second step's statistics see the first update's rounding: the updates' floor. (A
+      // portable build, multiply and add unfused, is 4e-4 off on ResNet-50's layer2.1.bn3.)
       expect_summary(summary(layouts[k], e.spec.shape, store.data(e), nullptr), golden, "buffers",
-                     e.name, 1e-4, e.name);
+                     e.name, 1e-3, e.name);
     } else {
       EXPECT_EQ(*store.counter(e), 2) << e.name;
     }
