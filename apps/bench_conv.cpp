@@ -76,9 +76,10 @@ void bench(const char* name, const Conv2dShape& s, int repeats, const Exec& ex) 
                                             ex);
   });
   const double gflop = 2.0 * s.rows() * s.patch() * s.c_out / 1e9;
-  std::printf("%-26s fwd %8.2f ms %6.1f GFLOP/s  bwd_data %8.2f ms %6.1f  bwd_weight %8.2f ms %6.1f\n",
-              name, forward * 1e3, gflop / forward, backward_data * 1e3, gflop / backward_data,
-              backward_weight * 1e3, gflop / backward_weight);
+  std::printf(
+      "%-26s fwd %8.2f ms %6.1f GFLOP/s  bwd_data %8.2f ms %6.1f  bwd_weight %8.2f ms %6.1f\n",
+      name, forward * 1e3, gflop / forward, backward_data * 1e3, gflop / backward_data,
+      backward_weight * 1e3, gflop / backward_weight);
 }
 
 }  // namespace

@@ -159,8 +159,8 @@ namespace {
 
 template <bool kRelu>
 void backward(const BatchNormShape& s, const float* x, const float* y, const float* dy,
-              const float* gamma, const float* mean, const float* inv_std, float* dx,
-              float* dgamma, float* dbeta, const Exec& ex) {
+              const float* gamma, const float* mean, const float* inv_std, float* dx, float* dgamma,
+              float* dbeta, const Exec& ex) {
   thread_local std::vector<double> sums;
   double* sum_dy = scratch(sums, 2 * size_t(s.c));
   double* sum_dy_xc = sum_dy + s.c;  // xc = x - mean

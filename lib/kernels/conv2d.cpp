@@ -139,11 +139,11 @@ void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* we
   }
   const int64_t dx_size = int64_t{s.n} * s.h * s.w * s.c_in;
   parallel_for(
-      ex, dx_size,
-      [&](int64_t b, int64_t e) { std::memset(dx + b, 0, sizeof(float) * (e - b)); }, 1 << 16);
+      ex, dx_size, [&](int64_t b, int64_t e) { std::memset(dx + b, 0, sizeof(float) * (e - b)); },
+      1 << 16);
   for_each_tile(s, [&](int64_t r0, int64_t r1) {
-    gemm(false, true, r1 - r0, k, s.c_out, 1.0f, dy + r0 * s.c_out, s.c_out, weight, s.c_out,
-         0.0f, workspace, k, ex);
+    gemm(false, true, r1 - r0, k, s.c_out, 1.0f, dy + r0 * s.c_out, s.c_out, weight, s.c_out, 0.0f,
+         workspace, k, ex);
     col2im_add(s, workspace, r0, r1, dx, ex);
   });
 }
@@ -158,8 +158,8 @@ void conv2d_backward_weight(const Conv2dShape& s, const float* x, const float* d
   } else {
     for_each_tile(s, [&](int64_t r0, int64_t r1) {
       im2col(s, x, r0, r1, workspace, ex);
-      gemm(true, false, k, s.c_out, r1 - r0, 1.0f, workspace, k, dy + r0 * s.c_out, s.c_out,
-           1.0f, dweight, s.c_out, ex);
+      gemm(true, false, k, s.c_out, r1 - r0, 1.0f, workspace, k, dy + r0 * s.c_out, s.c_out, 1.0f,
+           dweight, s.c_out, ex);
     });
   }
   if (dbias == nullptr) return;

@@ -200,9 +200,15 @@ void sweep(const Sweep& w, const Exec& ex) {
       float* out_row = w.out + image * w.out_image + r * w.out_row;
       for (int64_t co = 0; co < w.c_out; co += NV * kLanes) {
         for (int col = 0; col < w.cols; col += kPixels) {
-          const ForwardTile t{in_row + col * w.in_pixel,    w.in_pixel, w.kernel_row, w.kh,
-                              w.span,     w.weight + co,   w.c_out,
-                              out_row + col * w.out_pixel + co, w.out_pixel};
+          const ForwardTile t{in_row + col * w.in_pixel,
+                              w.in_pixel,
+                              w.kernel_row,
+                              w.kh,
+                              w.span,
+                              w.weight + co,
+                              w.c_out,
+                              out_row + col * w.out_pixel + co,
+                              w.out_pixel};
           kTiles[std::min(kPixels, w.cols - col) - 1](t);
         }
       }
@@ -294,7 +300,8 @@ void phase_kernel(const Conv2dShape& s, const float* weight, int a, int taps_a, 
       const float* src = weight + (int64_t{ky} * s.kw + kx) * s.c_in * s.c_out;
       float* dst = kernel + (int64_t{m} * taps_b + n) * s.c_out * s.c_in;
       for (int ci = 0; ci < s.c_in; ++ci) {
-        for (int co = 0; co < s.c_out; ++co) dst[int64_t{co} * s.c_in + ci] = src[ci * s.c_out + co];
+        for (int co = 0; co < s.c_out; ++co)
+          dst[int64_t{co} * s.c_in + ci] = src[ci * s.c_out + co];
       }
     }
   }
@@ -331,9 +338,9 @@ void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* we
                            float* workspace, const Exec& ex) {
   const PaddedInput in = pad_input(x, s.n, s.h, s.w, s.c_in, s.pad, workspace, ex);
   const int64_t out_h = s.out_h(), out_w = s.out_w();
-  run_sweep(Sweep{s.n, s.out_h(), s.out_w(), in.data, in.hp * in.wp * in.c,
-                  s.stride * in.wp * in.c, s.stride * in.c, y, out_h * out_w * s.c_out,
-                  out_w * s.c_out, s.c_out, s.kh, in.wp * in.c, s.kw * in.c, weight, s.c_out},
+  run_sweep(Sweep{s.n, s.out_h(), s.out_w(), in.data, in.hp * in.wp * in.c, s.stride * in.wp * in.c,
+                  s.stride * in.c, y, out_h * out_w * s.c_out, out_w * s.c_out, s.c_out, s.kh,
+                  in.wp * in.c, s.kw * in.c, weight, s.c_out},
             ex);
 }
 
@@ -345,8 +352,8 @@ void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const fl
   if (s.kh < s.stride || s.kw < s.stride) {  // some phases have no taps: their dx stays 0
     const int64_t dx_size = int64_t{s.n} * s.h * s.w * s.c_in;
     parallel_for(
-        ex, dx_size,
-        [&](int64_t b, int64_t e) { std::memset(dx + b, 0, sizeof(float) * (e - b)); }, 1 << 16);
+        ex, dx_size, [&](int64_t b, int64_t e) { std::memset(dx + b, 0, sizeof(float) * (e - b)); },
+        1 << 16);
   }
   float* kernel = workspace;
   for (int a = 0; a < s.stride; ++a) {
@@ -355,15 +362,14 @@ void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const fl
       const Phase cols = phase_of(s.w, s.kw, s.stride, s.pad, b);
       if (rows.taps == 0 || cols.taps == 0 || rows.count == 0 || cols.count == 0) continue;
       phase_kernel(s, weight, a, rows.taps, b, cols.taps, kernel);
-      const int64_t first_in = (rows.t0 - (rows.taps - 1) + pad) * in.wp + cols.t0 -
-                               (cols.taps - 1) + pad;
+      const int64_t first_in =
+          (rows.t0 - (rows.taps - 1) + pad) * in.wp + cols.t0 - (cols.taps - 1) + pad;
       const int64_t first_out =
           int64_t{s.stride * rows.t0 + a - s.pad} * s.w + s.stride * cols.t0 + b - s.pad;
-      run_sweep(Sweep{s.n, rows.count, cols.count, in.data + first_in * in.c,
-                      in.hp * in.wp * in.c, in.wp * in.c, in.c, dx + first_out * s.c_in,
-                      int64_t{s.h} * s.w * s.c_in, int64_t{s.stride} * s.w * s.c_in,
-                      int64_t{s.stride} * s.c_in, rows.taps, in.wp * in.c, cols.taps * in.c,
-                      kernel, s.c_in},
+      run_sweep(Sweep{s.n, rows.count, cols.count, in.data + first_in * in.c, in.hp * in.wp * in.c,
+                      in.wp * in.c, in.c, dx + first_out * s.c_in, int64_t{s.h} * s.w * s.c_in,
+                      int64_t{s.stride} * s.w * s.c_in, int64_t{s.stride} * s.c_in, rows.taps,
+                      in.wp * in.c, cols.taps * in.c, kernel, s.c_in},
                 ex);
       kernel += int64_t{rows.taps} * cols.taps * s.c_out * s.c_in;
     }

@@ -18,8 +18,7 @@ void Add::forward(const Step& s) const {
     kernels::add_relu_forward(s.output.numel(), s.inputs[0].data, s.inputs[1].data, s.output.data,
                               s.ex);
   } else {
-    kernels::add_forward(s.output.numel(), s.inputs[0].data, s.inputs[1].data, s.output.data,
-                         s.ex);
+    kernels::add_forward(s.output.numel(), s.inputs[0].data, s.inputs[1].data, s.output.data, s.ex);
   }
 }
 

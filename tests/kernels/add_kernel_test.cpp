@@ -1,4 +1,5 @@
-// Element-wise add, add + ReLU and accumulate against their reference twin, with aliasing and 1 vs 2 threads.
+// Element-wise add, add + ReLU and accumulate against their reference twin, with aliasing and 1 vs
+// 2 threads.
 #include <gtest/gtest.h>
 
 #include <vector>

@@ -66,9 +66,8 @@ BatchNormOutputs run_fast(const BatchNormShape& s, const BatchNormData& d, const
                                    o.running_var.data(), kMomentum, ex);
   kernels::batchnorm_forward_eval(s, d.x.data(), d.gamma.data(), d.beta.data(),
                                   d.running_mean.data(), d.running_var.data(), o.y_eval.data(), ex);
-  kernels::batchnorm_backward(s, d.x.data(), o.y.data(), d.dy.data(), d.gamma.data(),
-                              o.mean.data(), o.inv_std.data(), o.dx.data(), o.dgamma.data(),
-                              o.dbeta.data(), ex);
+  kernels::batchnorm_backward(s, d.x.data(), o.y.data(), d.dy.data(), d.gamma.data(), o.mean.data(),
+                              o.inv_std.data(), o.dx.data(), o.dgamma.data(), o.dbeta.data(), ex);
   return o;
 }
 

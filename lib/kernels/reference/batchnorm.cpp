@@ -32,8 +32,8 @@ void batchnorm_forward_train(const BatchNormShape& s, const float* x, const floa
     mean[c] = static_cast<float>(mu);
     inv_std[c] = static_cast<float>(istd);
     running_mean[c] = static_cast<float>((1 - momentum) * running_mean[c] + momentum * mu);
-    running_var[c] = static_cast<float>((1 - momentum) * running_var[c] +
-                                        momentum * var * s.m / (s.m - 1));
+    running_var[c] =
+        static_cast<float>((1 - momentum) * running_var[c] + momentum * var * s.m / (s.m - 1));
   }
 }
 
@@ -49,9 +49,9 @@ void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float
   }
 }
 
-void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y,
-                        const float* dy_in, const float* gamma, const float* mean,
-                        const float* inv_std, float* dx, float* dgamma, float* dbeta) {
+void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y, const float* dy_in,
+                        const float* gamma, const float* mean, const float* inv_std, float* dx,
+                        float* dgamma, float* dbeta) {
   std::vector<float> dy(dy_in, dy_in + s.m * s.c);
   if (s.relu) {
     for (int64_t i = 0; i < s.m * s.c; ++i) dy[i] = y[i] > 0.0f ? dy[i] : 0.0f;
@@ -67,8 +67,8 @@ void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y,
     if (dx == nullptr) continue;
     for (int64_t r = 0; r < s.m; ++r) {
       const double xhat = (x[r * s.c + c] - mean[c]) * double{inv_std[c]};
-      dx[r * s.c + c] = static_cast<float>(gamma[c] * inv_std[c] *
-                                           (dy[r * s.c + c] - sum_dy / s.m - xhat * sum_dy_xhat / s.m));
+      dx[r * s.c + c] = static_cast<float>(
+          gamma[c] * inv_std[c] * (dy[r * s.c + c] - sum_dy / s.m - xhat * sum_dy_xhat / s.m));
     }
   }
 }
