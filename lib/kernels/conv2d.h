@@ -1,7 +1,8 @@
 // Conv2d kernels (groups = 1). NHWC activations, batch folded into the GEMM's M dimension:
 //   x: [N, H, W, C_in]   y, dy: [N, OH, OW, C_out]   weight: [KH, KW, C_in, C_out]   bias: [C_out]
 // OH = (H + 2 * pad - KH) / stride + 1 (same for OW). A 1x1 stride-1 unpadded convolution is one
-// GEMM [N*H*W, C_in] x [C_in, C_out]; any other goes through an im2col buffer in `workspace`.
+// GEMM [N*H*W, C_in] x [C_in, C_out]; one with few input channels runs the direct kernels of
+// conv2d_direct.h; any other goes through an im2col buffer in `workspace` and the GEMM.
 #pragma once
 
 #include <cstddef>

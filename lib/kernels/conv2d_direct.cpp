@@ -178,9 +178,9 @@ constexpr auto weight_tiles(std::integer_sequence<int, I...>) {
 struct Sweep {
   int64_t images;
   int rows, cols;
-  const float* in;
-  int64_t in_image, in_row, in_pixel;
-  float* out;
+  const float* in;                     // the first output's receptive field
+  int64_t in_image, in_row, in_pixel;  // floats between receptive fields
+  float* out;                          // the first output
   int64_t out_image, out_row, out_pixel;
   int kh;
   int64_t kernel_row;  // floats between the input rows of one receptive field
@@ -337,11 +337,24 @@ size_t conv2d_direct_workspace_floats(const Conv2dShape& s) {
 void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight, float* y,
                            float* workspace, const Exec& ex) {
   const PaddedInput in = pad_input(x, s.n, s.h, s.w, s.c_in, s.pad, workspace, ex);
-  const int64_t out_h = s.out_h(), out_w = s.out_w();
-  run_sweep(Sweep{s.n, s.out_h(), s.out_w(), in.data, in.hp * in.wp * in.c, s.stride * in.wp * in.c,
-                  s.stride * in.c, y, out_h * out_w * s.c_out, out_w * s.c_out, s.c_out, s.kh,
-                  in.wp * in.c, s.kw * in.c, weight, s.c_out},
-            ex);
+  Sweep w;
+  w.images = s.n;
+  w.rows = s.out_h();
+  w.cols = s.out_w();
+  w.in = in.data;
+  w.in_image = in.hp * in.wp * in.c;
+  w.in_row = s.stride * in.wp * in.c;
+  w.in_pixel = s.stride * in.c;
+  w.out = y;
+  w.out_image = int64_t{w.rows} * w.cols * s.c_out;
+  w.out_row = int64_t{w.cols} * s.c_out;
+  w.out_pixel = s.c_out;
+  w.kh = s.kh;
+  w.kernel_row = in.wp * in.c;
+  w.span = s.kw * in.c;
+  w.weight = weight;
+  w.c_out = s.c_out;
+  run_sweep(w, ex);
 }
 
 void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const float* weight,
@@ -362,15 +375,29 @@ void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const fl
       const Phase cols = phase_of(s.w, s.kw, s.stride, s.pad, b);
       if (rows.taps == 0 || cols.taps == 0 || rows.count == 0 || cols.count == 0) continue;
       phase_kernel(s, weight, a, rows.taps, b, cols.taps, kernel);
+      // The phase's first dx position and the first dy row and column of its window.
       const int64_t first_in =
           (rows.t0 - (rows.taps - 1) + pad) * in.wp + cols.t0 - (cols.taps - 1) + pad;
       const int64_t first_out =
           int64_t{s.stride * rows.t0 + a - s.pad} * s.w + s.stride * cols.t0 + b - s.pad;
-      run_sweep(Sweep{s.n, rows.count, cols.count, in.data + first_in * in.c, in.hp * in.wp * in.c,
-                      in.wp * in.c, in.c, dx + first_out * s.c_in, int64_t{s.h} * s.w * s.c_in,
-                      int64_t{s.stride} * s.w * s.c_in, int64_t{s.stride} * s.c_in, rows.taps,
-                      in.wp * in.c, cols.taps * in.c, kernel, s.c_in},
-                ex);
+      Sweep w;
+      w.images = s.n;
+      w.rows = rows.count;
+      w.cols = cols.count;
+      w.in = in.data + first_in * in.c;
+      w.in_image = in.hp * in.wp * in.c;
+      w.in_row = in.wp * in.c;
+      w.in_pixel = in.c;
+      w.out = dx + first_out * s.c_in;
+      w.out_image = int64_t{s.h} * s.w * s.c_in;
+      w.out_row = int64_t{s.stride} * s.w * s.c_in;
+      w.out_pixel = int64_t{s.stride} * s.c_in;
+      w.kh = rows.taps;
+      w.kernel_row = in.wp * in.c;
+      w.span = cols.taps * in.c;
+      w.weight = kernel;
+      w.c_out = s.c_in;
+      run_sweep(w, ex);
       kernel += int64_t{rows.taps} * cols.taps * s.c_out * s.c_in;
     }
   }
