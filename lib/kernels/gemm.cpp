@@ -67,9 +67,12 @@ void pack_b(const Operand& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, fl
 }
 
 // C tile [rows, cols] (at most kMR x kNR) = alpha * a_panel * b_panel + c_scale * C, the product
-// summed over p = 0..kc-1 in order. c_scale = 0: C is not read.
-void micro_kernel(int64_t kc, const float* a, const float* b, float alpha, float c_scale, float* c,
-                  int64_t ldc, int rows, int cols) {
+// summed over p = 0..kc-1 in order. c_scale = 0: C is not read. The A panel is packed
+// (a[p * kMR + r]) or, kPackedA false, kMR rows of a row-major A read in place (a[r * lda + p]):
+// each row streams contiguously, so packing would only copy it.
+template <bool kPackedA>
+void micro_kernel(int64_t kc, const float* a, int64_t lda, const float* b, float alpha,
+                  float c_scale, float* c, int64_t ldc, int rows, int cols) {
   // Every loop over acc is unrolled, so it lives in registers instead of on the stack.
   Vec acc[kMR][2];
 #pragma GCC unroll 6
@@ -78,11 +81,11 @@ void micro_kernel(int64_t kc, const float* a, const float* b, float alpha, float
     const Vec b0 = simd::load(b), b1 = simd::load(b + simd::kLanes);
 #pragma GCC unroll 6
     for (int r = 0; r < kMR; ++r) {
-      const Vec ar = simd::broadcast(a + r);
+      const Vec ar = simd::broadcast(kPackedA ? a + r : a + r * lda);
       acc[r][0] = simd::fma(ar, b0, acc[r][0]);
       acc[r][1] = simd::fma(ar, b1, acc[r][1]);
     }
-    a += kMR;
+    a += kPackedA ? kMR : 1;
     b += kNR;
   }
   const Vec alpha_v = simd::broadcast(&alpha), scale_v = simd::broadcast(&c_scale);
@@ -133,13 +136,21 @@ void gemm_tile(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64
       pack_b(b, pc, kc, jc, nc, pb);
       for (int64_t ic = i0; ic < i1; ic += kMC) {
         const int64_t mc = std::min(kMC, i1 - ic);
-        pack_a(a, ic, mc, pc, kc, pa);
+        // A row-major A is read in place but for a last partial panel (rows past it must be 0).
+        const int64_t packed_from = a.transposed ? 0 : mc / kMR * kMR;
+        pack_a(a, ic + packed_from, mc - packed_from, pc, kc, pa);
         for (int64_t jr = 0; jr < nc; jr += kNR) {
           for (int64_t ir = 0; ir < mc; ir += kMR) {
-            micro_kernel(kc, pa + ir * kc, pb + jr * kc, alpha, c_scale,
-                         c + (ic + ir) * ldc + jc + jr, ldc,
-                         static_cast<int>(std::min<int64_t>(kMR, mc - ir)),
-                         static_cast<int>(std::min<int64_t>(kNR, nc - jr)));
+            const int rows = static_cast<int>(std::min<int64_t>(kMR, mc - ir));
+            const int cols = static_cast<int>(std::min<int64_t>(kNR, nc - jr));
+            float* c_tile = c + (ic + ir) * ldc + jc + jr;
+            if (ir < packed_from) {
+              micro_kernel<false>(kc, a.data + (ic + ir) * a.ld + pc, a.ld, pb + jr * kc, alpha,
+                                  c_scale, c_tile, ldc, rows, cols);
+            } else {
+              micro_kernel<true>(kc, pa + (ir - packed_from) * kc, kMR, pb + jr * kc, alpha,
+                                 c_scale, c_tile, ldc, rows, cols);
+            }
           }
         }
       }
