@@ -97,7 +97,8 @@ void for_each_tile(const Conv2dShape& s, Fn&& fn) {
 size_t conv2d_workspace_floats(const Conv2dShape& s) {
   if (s.is_pointwise()) return 0;
   const size_t im2col = static_cast<size_t>(tile_rows(s) * s.patch());
-  return conv2d_direct_suits(s) ? std::max(im2col, conv2d_direct_workspace_floats(s)) : im2col;
+  const bool direct = conv2d_direct_suits(s) || conv2d_direct_backward_weight_suits(s);
+  return direct ? std::max(im2col, conv2d_direct_workspace_floats(s)) : im2col;
 }
 
 void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
@@ -151,10 +152,10 @@ void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* we
 void conv2d_backward_weight(const Conv2dShape& s, const float* x, const float* dy, float* dweight,
                             float* dbias, float* workspace, const Exec& ex) {
   const int64_t m = s.rows(), k = s.patch();
-  if (s.is_pointwise()) {
-    gemm(true, false, k, s.c_out, m, 1.0f, x, k, dy, s.c_out, 1.0f, dweight, s.c_out, ex);
-  } else if (conv2d_direct_suits(s)) {
+  if (conv2d_direct_backward_weight_suits(s)) {
     conv2d_direct_backward_weight(s, x, dy, dweight, workspace, ex);
+  } else if (s.is_pointwise()) {
+    gemm(true, false, k, s.c_out, m, 1.0f, x, k, dy, s.c_out, 1.0f, dweight, s.c_out, ex);
   } else {
     for_each_tile(s, [&](int64_t r0, int64_t r1) {
       im2col(s, x, r0, r1, workspace, ex);

@@ -30,9 +30,9 @@ constexpr int weight_tile_rows(int nv) { return std::min(12, (kRegisters - nv - 
 // The direct kernels win while a patch element feeds few FMAs and im2col + packing dominate;
 // past this many input channels the packed GEMM of conv2d.cpp is faster (bench_conv).
 constexpr int kMaxDirectInChannels = 256;
-// Output pixels per backward-weight chunk: the chunk's dy and input rows stay in L2 while every
-// weight tile of a thread sweeps them.
-constexpr int64_t kWeightChunkPixels = 2048;
+// Bytes of dy and input per backward-weight chunk of output rows: the chunk stays in L2 (half of
+// a 1 MB one) while every weight tile of a thread sweeps it.
+constexpr int64_t kWeightChunkBytes = int64_t{512} << 10;
 
 // Vectors of output channels per tile: two when the channels split evenly into pairs.
 int vectors_per_tile(int c_out) { return c_out % (2 * kLanes) == 0 ? 2 : 1; }
@@ -233,7 +233,8 @@ void backward_weight_pass(const Conv2dShape& s, const PaddedInput& x, const floa
   const int64_t span_blocks = (span + kRows - 1) / kRows;
   const int64_t channel_blocks = s.c_out / (NV * kLanes);
   const int64_t out_rows = int64_t{s.n} * s.out_h();
-  const int64_t chunk_rows = std::max<int64_t>(1, kWeightChunkPixels / s.out_w());
+  const int64_t row_bytes = sizeof(float) * s.out_w() * (s.c_out + int64_t{s.stride} * s.kh * x.c);
+  const int64_t chunk_rows = std::max<int64_t>(1, kWeightChunkBytes / row_bytes);
   // Threads own whole weight tiles, so every dweight element is summed by one thread in pixel
   // order whatever the thread count.
   parallel_for(ex, s.kh * span_blocks * channel_blocks, [&](int64_t u0, int64_t u1) {
@@ -320,6 +321,14 @@ size_t backward_data_workspace_floats(const Conv2dShape& s) {
 
 bool conv2d_direct_suits(const Conv2dShape& s) {
   return s.c_out % kLanes == 0 && s.c_in <= kMaxDirectInChannels && !s.is_pointwise();
+}
+
+bool conv2d_direct_backward_weight_suits(const Conv2dShape& s) {
+  // A pointwise layer's GEMM packs x^T and dy; reading them in place wins while dy is the
+  // narrower (ResNet-50's 256 -> 64 reductions: 21 -> 14 ms), not when it widens (64 -> 256 ties,
+  // 256 -> 1024 loses 7%; bench_conv).
+  return s.c_out % kLanes == 0 && s.c_in <= kMaxDirectInChannels &&
+         (!s.is_pointwise() || s.c_out <= s.c_in);
 }
 
 bool conv2d_direct_backward_data_suits(const Conv2dShape& s) {

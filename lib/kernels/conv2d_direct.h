@@ -20,6 +20,10 @@ bool conv2d_direct_suits(const Conv2dShape& s);
 // computed as convolutions with c_in outputs).
 bool conv2d_direct_backward_data_suits(const Conv2dShape& s);
 
+// Whether conv2d_direct_backward_weight is the faster choice for s: where conv2d_direct_suits,
+// and for pointwise layers that reduce channels.
+bool conv2d_direct_backward_weight_suits(const Conv2dShape& s);
+
 // Floats of scratch the three functions below need.
 size_t conv2d_direct_workspace_floats(const Conv2dShape& s);
 

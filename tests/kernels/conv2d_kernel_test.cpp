@@ -126,6 +126,19 @@ TEST(Conv2dKernel, MatchesReferenceOnDirectShapes) {
   }
 }
 
+// A pointwise layer that reduces channels takes the GEMM forward and backward-data but the direct
+// backward-weight; one that widens them takes the GEMM throughout.
+TEST(Conv2dKernel, MatchesReferenceOnPointwiseReductions) {
+  const Conv2dShape reduce{2, 9, 11, 64, 16, 1, 1, 1, 0}, widen{2, 9, 11, 16, 64, 1, 1, 1, 0};
+  EXPECT_TRUE(kernels::conv2d_direct_backward_weight_suits(reduce));
+  EXPECT_FALSE(kernels::conv2d_direct_suits(reduce));
+  EXPECT_FALSE(kernels::conv2d_direct_backward_weight_suits(widen));
+  for (bool with_bias : {false, true}) {
+    expect_matches_reference(reduce, with_bias);
+    expect_matches_reference(widen, with_bias);
+  }
+}
+
 // layer1.x.conv2 (3x3 over 56x56x64, direct kernels) and layer3.0.downsample.0 (1x1 stride 2
 // over 28x28x512), both at batch 1.
 TEST(Conv2dKernel, MatchesReferenceOnResNet50Shapes) {
