@@ -33,7 +33,8 @@ void pack_panel(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc, 
                 float* out) {
   if (x.transposed) {  // op(X)[r, p] = data[p * ld + r]: rows are contiguous per p
     for (int64_t p = 0; p < kc; ++p) {
-      std::copy_n(x.data + (p0 + p) * x.ld + r0, rows, out + p * width);
+      const float* src = x.data + (p0 + p) * x.ld + r0;
+      for (int r = 0; r < rows; ++r) out[p * width + r] = src[r];  // a few floats: no memmove call
     }
   } else {  // op(X)[r, p] = data[r * ld + p]: p is contiguous per row
     for (int r = 0; r < rows; ++r) {
