@@ -21,7 +21,7 @@ bool conv2d_direct_suits(const Conv2dShape& s);
 bool conv2d_direct_backward_data_suits(const Conv2dShape& s);
 
 // Whether conv2d_direct_backward_weight is the faster choice for s: where conv2d_direct_suits,
-// and for pointwise layers that reduce channels.
+// for stride-1 kernels past 1x1 of any width, and for pointwise layers that reduce channels.
 bool conv2d_direct_backward_weight_suits(const Conv2dShape& s);
 
 // Floats of scratch the three functions below need.

@@ -139,6 +139,17 @@ TEST(Conv2dKernel, MatchesReferenceOnPointwiseReductions) {
   }
 }
 
+// Wide stride-1 3x3 layers take im2col + GEMM forward and backward-data, the direct
+// backward-weight (ResNet-18's layer4 at batch 1, and an odd width).
+TEST(Conv2dKernel, MatchesReferenceOnWideLayers) {
+  for (const Conv2dShape& s :
+       {Conv2dShape{1, 7, 7, 512, 512, 3, 3, 1, 1}, Conv2dShape{2, 5, 6, 272, 48, 3, 3, 1, 1}}) {
+    EXPECT_FALSE(kernels::conv2d_direct_suits(s)) << describe(s);
+    EXPECT_TRUE(kernels::conv2d_direct_backward_weight_suits(s)) << describe(s);
+    expect_matches_reference(s, /*with_bias=*/true);
+  }
+}
+
 // layer1.x.conv2 (3x3 over 56x56x64, direct kernels) and layer3.0.downsample.0 (1x1 stride 2
 // over 28x28x512), both at batch 1.
 TEST(Conv2dKernel, MatchesReferenceOnResNet50Shapes) {
