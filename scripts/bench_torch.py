@@ -1,10 +1,12 @@
 """The PyTorch side of scripts/bench: the same training step as `train --fake_data` (SGD with
 momentum, cross-entropy, random images) on torchvision's model, NCHW, on every CPU thread.
-Prints one line:  images_per_second <R> max_rss_kb <K>
+Prints one line:  images_per_second <R> max_rss_kb <K>, R from the median step time (as
+scripts/bench times xtrain: robust to a step slowed by another tenant of a shared machine).
 Usage: bench_torch.py MODEL IMAGE_SIZE BATCH NUM_CLASSES WARMUP_STEPS STEPS
 Needs python3-torch and python3-torchvision; scripts/bench checks that before calling it."""
 import os
 import resource
+import statistics
 import sys
 import time
 
@@ -27,13 +29,15 @@ def main():
     images = torch.randn(batch, 3, size, size)
     labels = torch.randint(0, classes, (batch,))
     model.train()
+    seconds = []
     for step in range(warmup + steps):
-        if step == warmup:
-            start = time.perf_counter()
+        start = time.perf_counter()
         opt.zero_grad()
         F.cross_entropy(model(images), labels).backward()
         opt.step()
-    rate = batch * steps / (time.perf_counter() - start)
+        if step >= warmup:
+            seconds.append(time.perf_counter() - start)
+    rate = batch / statistics.median(seconds)
     max_rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"images_per_second {rate:.3f} max_rss_kb {max_rss_kb}")
 
