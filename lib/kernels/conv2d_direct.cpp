@@ -224,6 +224,32 @@ void run_sweep(const Sweep& w, const Exec& ex) {
   }
 }
 
+// The sweep of a kh x kw kernel over the padded batch `in` into `out` ([n, out_h, out_w, c_out]):
+// a rows x cols grid of outputs, neighbours `out_step` pixels apart in out, whose receptive
+// fields start at in pixel `first_in` and lie `in_step` pixels apart.
+Sweep sweep_over(const PaddedInput& in, int64_t first_in, int in_step, int rows, int cols,
+                 float* out, int out_h, int out_w, int out_step, int64_t c_out, int kh, int kw,
+                 const float* weight, int64_t images) {
+  Sweep w;
+  w.images = images;
+  w.rows = rows;
+  w.cols = cols;
+  w.in = in.data + first_in * in.c;
+  w.in_image = in.hp * in.wp * in.c;
+  w.in_row = in_step * in.wp * in.c;
+  w.in_pixel = in_step * in.c;
+  w.out = out;
+  w.out_image = int64_t{out_h} * out_w * c_out;
+  w.out_row = int64_t{out_step} * out_w * c_out;
+  w.out_pixel = out_step * c_out;
+  w.kh = kh;
+  w.kernel_row = in.wp * in.c;
+  w.span = kw * in.c;
+  w.weight = weight;
+  w.c_out = c_out;
+  return w;
+}
+
 template <int NV>
 void backward_weight_pass(const Conv2dShape& s, const PaddedInput& x, const float* dy,
                           float* dweight, const Exec& ex) {
@@ -350,24 +376,9 @@ size_t conv2d_direct_workspace_floats(const Conv2dShape& s) {
 void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight, float* y,
                            float* workspace, const Exec& ex) {
   const PaddedInput in = pad_input(x, s.n, s.h, s.w, s.c_in, s.pad, workspace, ex);
-  Sweep w;
-  w.images = s.n;
-  w.rows = s.out_h();
-  w.cols = s.out_w();
-  w.in = in.data;
-  w.in_image = in.hp * in.wp * in.c;
-  w.in_row = s.stride * in.wp * in.c;
-  w.in_pixel = s.stride * in.c;
-  w.out = y;
-  w.out_image = int64_t{w.rows} * w.cols * s.c_out;
-  w.out_row = int64_t{w.cols} * s.c_out;
-  w.out_pixel = s.c_out;
-  w.kh = s.kh;
-  w.kernel_row = in.wp * in.c;
-  w.span = s.kw * in.c;
-  w.weight = weight;
-  w.c_out = s.c_out;
-  run_sweep(w, ex);
+  run_sweep(sweep_over(in, 0, s.stride, s.out_h(), s.out_w(), y, s.out_h(), s.out_w(), 1, s.c_out,
+                       s.kh, s.kw, weight, s.n),
+            ex);
 }
 
 void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const float* weight,
@@ -393,24 +404,9 @@ void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const fl
           (rows.t0 - (rows.taps - 1) + pad) * in.wp + cols.t0 - (cols.taps - 1) + pad;
       const int64_t first_out =
           int64_t{s.stride * rows.t0 + a - s.pad} * s.w + s.stride * cols.t0 + b - s.pad;
-      Sweep w;
-      w.images = s.n;
-      w.rows = rows.count;
-      w.cols = cols.count;
-      w.in = in.data + first_in * in.c;
-      w.in_image = in.hp * in.wp * in.c;
-      w.in_row = in.wp * in.c;
-      w.in_pixel = in.c;
-      w.out = dx + first_out * s.c_in;
-      w.out_image = int64_t{s.h} * s.w * s.c_in;
-      w.out_row = int64_t{s.stride} * s.w * s.c_in;
-      w.out_pixel = int64_t{s.stride} * s.c_in;
-      w.kh = rows.taps;
-      w.kernel_row = in.wp * in.c;
-      w.span = cols.taps * in.c;
-      w.weight = kernel;
-      w.c_out = s.c_in;
-      run_sweep(w, ex);
+      run_sweep(sweep_over(in, first_in, 1, rows.count, cols.count, dx + first_out * s.c_in, s.h,
+                           s.w, s.stride, s.c_in, rows.taps, cols.taps, kernel, s.n),
+                ex);
       kernel += int64_t{rows.taps} * cols.taps * s.c_out * s.c_in;
     }
   }
