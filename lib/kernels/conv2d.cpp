@@ -95,10 +95,8 @@ void for_each_tile(const Conv2dShape& s, Fn&& fn) {
 }  // namespace
 
 size_t conv2d_workspace_floats(const Conv2dShape& s) {
-  if (s.is_pointwise()) return 0;
-  const size_t im2col = static_cast<size_t>(tile_rows(s) * s.patch());
-  const bool direct = conv2d_direct_suits(s) || conv2d_direct_backward_weight_suits(s);
-  return direct ? std::max(im2col, conv2d_direct_workspace_floats(s)) : im2col;
+  const size_t im2col = s.is_pointwise() ? 0 : static_cast<size_t>(tile_rows(s) * s.patch());
+  return std::max(im2col, conv2d_direct_workspace_floats(s));
 }
 
 void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, const float* bias,

@@ -366,7 +366,10 @@ bool conv2d_direct_backward_data_suits(const Conv2dShape& s) {
 }
 
 size_t conv2d_direct_workspace_floats(const Conv2dShape& s) {
-  size_t floats = forward_workspace_floats(s);
+  size_t floats = 0;
+  if (conv2d_direct_suits(s) || conv2d_direct_backward_weight_suits(s)) {
+    floats = forward_workspace_floats(s);  // the padded input, as the backward-weight pads it too
+  }
   if (conv2d_direct_backward_data_suits(s)) {
     floats = std::max(floats, backward_data_workspace_floats(s));
   }

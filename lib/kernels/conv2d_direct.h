@@ -24,7 +24,7 @@ bool conv2d_direct_backward_data_suits(const Conv2dShape& s);
 // for stride-1 kernels past 1x1 of any width, and for pointwise layers that reduce channels.
 bool conv2d_direct_backward_weight_suits(const Conv2dShape& s);
 
-// Floats of scratch the three functions below need.
+// Floats of scratch the direct passes that suit s need (0 when none does).
 size_t conv2d_direct_workspace_floats(const Conv2dShape& s);
 
 // y = conv(x, weight). y is overwritten.

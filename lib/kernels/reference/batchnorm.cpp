@@ -4,16 +4,15 @@
 #include <cmath>
 #include <vector>
 
+namespace xtrain::kernels::reference {
 namespace {
 
 // The fused ReLU of BatchNormShape::relu.
-float activate(const xtrain::kernels::BatchNormShape& s, double v) {
+float activate(const BatchNormShape& s, double v) {
   return static_cast<float>(s.relu ? std::max(v, 0.0) : v);
 }
 
 }  // namespace
-
-namespace xtrain::kernels::reference {
 
 void batchnorm_forward_train(const BatchNormShape& s, const float* x, const float* gamma,
                              const float* beta, float* y, float* mean, float* inv_std,
