@@ -1,12 +1,15 @@
 #include "lib/io/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <regex>
 
 #include "lib/base/check.h"
 
@@ -19,12 +22,6 @@ std::string folder_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-// Unique per process and call, so concurrent writers of one target never share a temporary file.
-std::string temp_path_for(const std::string& path) {
-  static std::atomic<uint64_t> counter{0};
-  return fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter++);
-}
-
 // The rename is only durable once the folder's entry is on disk too. Some file systems cannot
 // sync a folder; the new file is in place by then, so that is not an error.
 void sync_folder(const std::string& folder) {
@@ -34,16 +31,34 @@ void sync_folder(const std::string& folder) {
   ::close(fd);
 }
 
+// Signal 0 only asks; EPERM means the process exists but is another user's.
+bool process_is_alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
+
 }  // namespace
 
-AtomicFile::AtomicFile(std::string path)
-    : path_(std::move(path)), temp_path_(temp_path_for(path_)) {
+std::string temporary_path_for(const std::string& path) {
+  static std::atomic<uint64_t> counter{0};
+  return fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter++);
+}
+
+std::string stale_temporary_target(const std::string& name) {
+  // Exactly what temporary_path_for writes; at most 9 pid digits, so it fits a pid_t.
+  static const std::regex kTemporaryName(R"((.+)\.tmp\.([1-9][0-9]{0,8})\.(0|[1-9][0-9]*))");
+  std::smatch match;
+  if (!std::regex_match(name, match, kTemporaryName)) return "";
+  const pid_t pid = static_cast<pid_t>(std::stol(match[2]));
+  if (pid == ::getpid() || process_is_alive(pid)) return "";
+  return match[1];
+}
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  struct stat target;
+  if (::stat(path_.c_str(), &target) == 0 && S_ISDIR(target.st_mode)) fail(EISDIR);
+  const std::string temp_path = temporary_path_for(path_);
   // 0666 minus the umask: the same permissions as a file written the ordinary way.
-  fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd_ < 0) {
-    temp_path_.clear();  // not ours to remove
-    fail(errno);
-  }
+  fd_ = ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd_ < 0) fail(errno);
+  temp_path_ = temp_path;  // ours to remove from now on
 }
 
 AtomicFile::~AtomicFile() { discard(); }

@@ -1,7 +1,8 @@
 // AtomicFile: writes a file so that readers only ever see the old content or the complete new
 // one. Bytes go to a temporary file in the same folder; commit() flushes and fsyncs it, then
 // renames it over the target. Until then the target is untouched, and a writer destroyed
-// without commit() (an exception, a full disk) removes its temporary file.
+// without commit() (an exception, a full disk) removes its temporary file; a writer killed
+// first leaves it, and stale_temporary_target() tells such left-overs apart.
 // Not here: what the bytes are (safetensors.h, metrics_log.h).
 #pragma once
 
@@ -12,7 +13,8 @@ namespace xtrain {
 
 class AtomicFile {
  public:
-  // Creates the temporary file next to `path`; throws xtrain::Error if the folder is not writable.
+  // Creates the temporary file next to `path`; throws xtrain::Error if the folder is not writable
+  // or `path` is a folder (found now rather than by the rename, after all the writing).
   explicit AtomicFile(std::string path);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
@@ -30,5 +32,14 @@ class AtomicFile {
   std::string path_, temp_path_;
   int fd_ = -1;
 };
+
+// A new name for a temporary file beside `path`: "<path>.tmp.<pid>.<n>", unique per process and
+// call, so concurrent writers of one target never share a temporary file.
+std::string temporary_path_for(const std::string& path);
+
+// For a file name (no folder) made by temporary_path_for whose writer is gone (no live process
+// has its pid): the name of the file it was meant to become. "" for any other name, and for
+// temporary files of this process or of another live one.
+std::string stale_temporary_target(const std::string& name);
 
 }  // namespace xtrain

@@ -1,9 +1,7 @@
 #include "lib/io/atomic_file.h"
 
 #include <gtest/gtest.h>
-#include <sys/resource.h>
-
-#include <csignal>
+#include <unistd.h>
 
 #include "lib/base/check.h"
 #include "lib/io/safetensors.h"
@@ -13,27 +11,6 @@ namespace xtrain {
 namespace {
 
 using Names = std::vector<std::string>;
-
-// While alive, files of this process cannot grow past `bytes`: a write beyond fails with EFBIG,
-// as one fails on a full disk, partway through the file.
-class FileSizeLimit {
- public:
-  explicit FileSizeLimit(rlim_t bytes) {
-    old_handler_ = std::signal(SIGXFSZ, SIG_IGN);  // fail the write instead of killing us
-    getrlimit(RLIMIT_FSIZE, &old_limit_);
-    rlimit limit = old_limit_;
-    limit.rlim_cur = bytes;
-    EXPECT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
-  }
-  ~FileSizeLimit() {
-    setrlimit(RLIMIT_FSIZE, &old_limit_);
-    std::signal(SIGXFSZ, old_handler_);
-  }
-
- private:
-  rlimit old_limit_;
-  void (*old_handler_)(int);
-};
 
 TEST(AtomicFile, ReplacesTheFileOnCommit) {
   testing::TempDir dir;
@@ -79,7 +56,7 @@ TEST(AtomicFile, AWriteFailingMidwayKeepsTheOldFile) {
   Safetensors big;
   big.tensors["w"] = {DType::kF32, {1 << 16}, std::vector<uint8_t>(1 << 18, 9)};
   {
-    FileSizeLimit limit(100000);
+    testing::FileSizeLimit limit(100000);
     try {
       write_safetensors(path, big);
       FAIL() << "the write did not fail";
@@ -95,14 +72,40 @@ TEST(AtomicFile, AWriteFailingMidwayKeepsTheOldFile) {
   EXPECT_EQ(read_safetensors(path).tensors.at("w").data, big.tensors.at("w").data);
 }
 
-TEST(AtomicFile, ARenameFailingKeepsWhatWasThere) {
+// Found before any writing, not by the rename after it all.
+TEST(AtomicFile, AFolderTargetIsRefusedAtOnce) {
   testing::TempDir dir;
-  std::filesystem::create_directory(dir.file("taken"));  // a folder cannot be replaced by a file
-  AtomicFile out(dir.file("taken"));
-  out.write("x");
-  EXPECT_THROW(out.commit(), Error);
+  std::filesystem::create_directory(dir.file("taken"));
+  try {
+    AtomicFile out(dir.file("taken"));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot write " + dir.file("taken") + ": Is a directory"),
+              std::string::npos)
+        << e.what();
+  }
   EXPECT_TRUE(std::filesystem::is_directory(dir.file("taken")));
   EXPECT_EQ(dir.names(), Names{"taken"});
+}
+
+TEST(AtomicFile, TemporaryFilesOfAWriterThatIsGoneAreStale) {
+  const std::string dead = std::to_string(testing::dead_pid());
+  EXPECT_EQ(stale_temporary_target("checkpoint-last.safetensors.tmp." + dead + ".0"),
+            "checkpoint-last.safetensors");
+  EXPECT_EQ(stale_temporary_target("a.tmp.b.tmp." + dead + ".12"), "a.tmp.b");
+  // Writers still at work: this process, and another live one.
+  const std::string ours = temporary_path_for("summary.json");
+  EXPECT_EQ(ours.rfind("summary.json.tmp." + std::to_string(::getpid()) + ".", 0), 0u) << ours;
+  EXPECT_EQ(stale_temporary_target(ours), "");
+  EXPECT_EQ(stale_temporary_target("summary.json.tmp." + std::to_string(::getppid()) + ".0"), "");
+  // Not a name temporary_path_for makes.
+  for (const std::string& name :
+       Names{"summary.json", "summary.json.tmp", "summary.json.tmp." + dead,
+             "summary.json.tmp." + dead + ".", "summary.json.tmp." + dead + ".01",
+             "summary.json.tmp.0" + dead + ".0", "summary.json.tmp.0.0", ".tmp." + dead + ".0",
+             "summary.json.tmp." + dead + ".0.bak", "summary.json.tmp.1234567890.0"}) {
+    EXPECT_EQ(stale_temporary_target(name), "") << name;
+  }
 }
 
 }  // namespace

@@ -1,10 +1,15 @@
-// Helpers for the file tests: a scratch folder removed afterwards, whole-file reads, and a
-// safetensors writer independent of lib/io (a header typed by hand plus raw bytes), so that
-// reader tests do not depend on our own writer.
+// Helpers for the file tests: a scratch folder removed afterwards, whole-file reads, a safetensors
+// writer independent of lib/io (a header typed by hand plus raw bytes), so that reader tests do
+// not depend on our own writer, and the hostile conditions writers meet (a full disk, a writer
+// that is gone).
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -64,6 +69,37 @@ inline std::string safetensors_bytes(const std::string& header, const std::strin
   std::string out;
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(uint64_t{header.size()} >> (8 * i)));
   return out + header + data;
+}
+
+// While alive, files of this process cannot grow past `bytes`: a write beyond fails with EFBIG,
+// as one fails on a full disk, partway through the file.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    old_handler_ = std::signal(SIGXFSZ, SIG_IGN);  // fail the write instead of killing us
+    getrlimit(RLIMIT_FSIZE, &old_limit_);
+    rlimit limit = old_limit_;
+    limit.rlim_cur = bytes;
+    EXPECT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &old_limit_);
+    std::signal(SIGXFSZ, old_handler_);
+  }
+
+ private:
+  rlimit old_limit_;
+  void (*old_handler_)(int);
+};
+
+// The pid of a process that has ended: a child that exits at once, reaped. No live process has
+// it until the system hands it out again, which takes a wrap-around of the pid counter.
+inline pid_t dead_pid() {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  EXPECT_GT(pid, 0);
+  ::waitpid(pid, nullptr, 0);
+  return pid;
 }
 
 }  // namespace xtrain::testing
