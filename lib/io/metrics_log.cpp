@@ -1,5 +1,13 @@
 #include "lib/io/metrics_log.h"
 
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "lib/base/check.h"
@@ -9,8 +17,49 @@ namespace xtrain {
 
 using nlohmann::ordered_json;
 
-MetricsLog::MetricsLog(std::string path) : path_(std::move(path)), out_(path_, std::ios::app) {
-  XTRAIN_CHECK(out_.is_open(), "cannot open {} for appending", path_);
+namespace {
+
+// The length of the file's whole lines: up to and including its last '\n', 0 if it has none;
+// -1 if it cannot be read. Reads backwards from `size`, a block at a time.
+off_t whole_lines_length(int fd, off_t size) {
+  char block[4096];
+  for (off_t end = size; end > 0;) {
+    const off_t begin = std::max<off_t>(0, end - static_cast<off_t>(sizeof block));
+    const ssize_t n = ::pread(fd, block, static_cast<size_t>(end - begin), begin);
+    if (n != end - begin) return -1;
+    const void* newline = ::memrchr(block, '\n', static_cast<size_t>(n));
+    if (newline != nullptr) return begin + (static_cast<const char*>(newline) - block) + 1;
+    end = begin;
+  }
+  return 0;
+}
+
+}  // namespace
+
+MetricsLog::MetricsLog(std::string path) : path_(std::move(path)) {
+  // O_APPEND: each write lands at the end of the file as it is then.
+  fd_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+  XTRAIN_CHECK(fd_ >= 0, "cannot open {} for appending: {}", path_, std::strerror(errno));
+  try {
+    remove_partial_last_line();
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
+}
+
+MetricsLog::~MetricsLog() { ::close(fd_); }
+
+void MetricsLog::remove_partial_last_line() {
+  struct stat file;
+  XTRAIN_CHECK(::fstat(fd_, &file) == 0, "cannot read {}: {}", path_, std::strerror(errno));
+  if (!S_ISREG(file.st_mode)) return;  // a device or a pipe has no last line to repair
+  const off_t whole = whole_lines_length(fd_, file.st_size);
+  if (whole == file.st_size) return;
+  XTRAIN_CHECK(whole >= 0 && ::ftruncate(fd_, whole) == 0,
+               "cannot remove the partial last line of {}: {}", path_, std::strerror(errno));
+  spdlog::warn("warning: {} ended in a partial line ({} bytes, cut off by a crash?); removed it",
+               path_, file.st_size - whole);
 }
 
 void MetricsLog::append(const TrainRecord& r) {
@@ -37,9 +86,22 @@ void MetricsLog::append(const EvalRecord& r) {
 }
 
 void MetricsLog::append_line(const std::string& line) {
-  out_ << line << '\n';
-  out_.flush();
-  XTRAIN_CHECK(out_.good(), "cannot append to {}", path_);
+  const std::string record = line + '\n';
+  struct stat before;
+  XTRAIN_CHECK(::fstat(fd_, &before) == 0, "cannot append to {}: {}", path_, std::strerror(errno));
+  ssize_t written;
+  do {
+    written = ::write(fd_, record.data(), record.size());
+  } while (written < 0 && errno == EINTR);
+  if (written == static_cast<ssize_t>(record.size())) return;
+  const std::string reason =
+      written < 0 ? std::strerror(errno)
+                  : fmt::format("{} of {} bytes written (disk full?)", written, record.size());
+  // Cut off the part that went out, so that the next line does not follow a partial one.
+  const bool whole_lines = written <= 0 || ::ftruncate(fd_, before.st_size) == 0;
+  throw_error(__FILE__, __LINE__,
+              fmt::format("cannot append to {}: {}{}", path_, reason,
+                          whole_lines ? "" : " (a partial line is left, removed on the next run)"));
 }
 
 void write_summary(const std::string& path, const RunSummary& s) {

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <string>
 
 namespace xtrain {
@@ -37,20 +36,26 @@ struct RunSummary {
   std::string flags = "{}";      // the run's flags, a JSON object (embedded as an object)
 };
 
-// Appends to metrics.jsonl, creating it: a resumed run continues the same file. Each record is
-// one line, flushed at once, so a crash loses at most the line being written.
+// Appends to metrics.jsonl, creating it: a resumed run continues the same file. The file only
+// ever holds whole lines: each record goes out in one write(2), and one that does not fit (a full
+// disk) is cut off again and thrown as an error. A partial last line left by a crash is removed,
+// with a warning, when the file is opened.
 class MetricsLog {
  public:
   explicit MetricsLog(std::string path);
+  ~MetricsLog();
+  MetricsLog(const MetricsLog&) = delete;
+  MetricsLog& operator=(const MetricsLog&) = delete;
 
   void append(const TrainRecord& r);
   void append(const EvalRecord& r);
 
  private:
+  void remove_partial_last_line();
   void append_line(const std::string& line);
 
   std::string path_;
-  std::ofstream out_;
+  int fd_ = -1;
 };
 
 // Writes summary.json atomically (see atomic_file.h); throws if flags is not a JSON object.

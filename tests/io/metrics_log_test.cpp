@@ -52,6 +52,68 @@ TEST(MetricsLog, AResumedRunAppends) {
   EXPECT_EQ(lines[1]["epoch"], 2);
 }
 
+// A full disk in the middle of a line: the part that went out is cut off again, so a resumed run
+// never appends after half a record.
+TEST(MetricsLog, AnAppendThatDoesNotFitLeavesOnlyWholeLines) {
+  testing::TempDir dir;
+  const std::string path = dir.file("metrics.jsonl");
+  MetricsLog log(path);
+  log.append(EvalRecord{1, 10, 50, 0});
+  const std::string before = testing::read_bytes(path);
+  for (const size_t room : {10, 0}) {  // a short write, then a failing one
+    {
+      testing::FileSizeLimit limit(before.size() + room);
+      try {
+        log.append(TrainRecord{2, 0, 0, 2.5, 0.1, 1, 1, "12:35:00"});
+        ADD_FAILURE() << "the append did not fail";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("cannot append to " + path + ": "), std::string::npos)
+            << e.what();
+      }
+    }
+    EXPECT_EQ(testing::read_bytes(path), before) << room << " bytes of room";
+  }
+  log.append(EvalRecord{2, 20, 60, 0});  // with room again, appending goes on
+  const std::vector<json> lines = read_lines(path);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1]["epoch"], 2);
+}
+
+TEST(MetricsLog, AFullDeviceIsAClearError) {
+  MetricsLog log("/dev/full");
+  try {
+    log.append(EvalRecord{1, 10, 50, 0});
+    FAIL() << "the append did not fail";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot append to /dev/full: No space left on device");
+  }
+}
+
+// A crash (or an older xtrain on a full disk) left a partial last line: a resumed run removes it,
+// and only it, before it appends.
+TEST(MetricsLog, AResumedRunRemovesAPartialLastLine) {
+  testing::TempDir dir;
+  const std::string path = dir.file("metrics.jsonl");
+  const std::string whole = R"({"kind":"eval","epoch":1,"top1":10})"
+                            "\n"
+                            R"({"kind":"note","text":")" +
+                            std::string(5000, 'x') + "\"}\n";  // longer than a read block
+  for (const std::string& partial :
+       {std::string(R"({"kind":"eval","ep)"), std::string(9000, 'y'), std::string("\r")}) {
+    for (const std::string& kept : {whole, std::string()}) {
+      testing::write_bytes(path, kept + partial);
+      MetricsLog log(path);
+      EXPECT_EQ(testing::read_bytes(path), kept) << partial.size() << "-byte partial line";
+      log.append(EvalRecord{2, 20, 60, 0});
+      EXPECT_EQ(read_lines(path).size(), kept.empty() ? 1u : 3u);
+    }
+  }
+  // Whole lines stay as they are.
+  testing::write_bytes(path, whole);
+  { MetricsLog reopened(path); }
+  EXPECT_EQ(testing::read_bytes(path), whole);
+}
+
 TEST(MetricsLog, AnUnwritablePathIsAClearError) {
   EXPECT_THROW(MetricsLog("/nonexistent-folder/metrics.jsonl"), Error);
 }
