@@ -1,10 +1,13 @@
 #include "lib/train/log_dir.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <regex>
 
 #include "lib/base/check.h"
+#include "lib/io/atomic_file.h"
 
 namespace xtrain {
 namespace {
@@ -13,20 +16,45 @@ namespace fs = std::filesystem;
 
 constexpr const char* kLast = "checkpoint-last.safetensors";
 constexpr const char* kBest = "model_best.safetensors";
+constexpr const char* kSummary = "summary.json";
 
 std::string epoch_file(int64_t epoch) {
   return fmt::format("checkpoint-epoch-{}.safetensors", epoch);
 }
 
+// Whether LogDir writes a file of this name (through a temporary file).
+bool is_written_here(const std::string& name) {
+  static const std::regex kEpochFile(R"(checkpoint-epoch-[0-9]+\.safetensors)");
+  return name == kLast || name == kBest || name == kSummary || std::regex_match(name, kEpochFile);
+}
+
+// A writer killed mid-write (a checkpoint-sized file, often) leaves its temporary file; those of
+// the files written here, and only those, are removed. Returns how many.
+int remove_stale_temporary_files(const std::string& dir) {
+  int removed = 0;
+  std::error_code error, not_removed;
+  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    const std::string target = stale_temporary_target(it->path().filename().string());
+    if (target.empty() || !is_written_here(target)) continue;
+    if (it->symlink_status().type() == fs::file_type::regular && fs::remove(*it, not_removed)) {
+      ++removed;
+    }
+  }
+  return removed;
+}
+
 // Points `link` at `target` atomically: a new hard link beside it, renamed over the old one.
 void replace_with_link(const fs::path& target, const fs::path& link) {
-  const fs::path temporary = link.string() + ".tmp-link";
+  const fs::path temporary = temporary_path_for(link.string());
   std::error_code error;
-  fs::remove(temporary, error);
   fs::create_hard_link(target, temporary, error);
   XTRAIN_CHECK(!error, "cannot link {} to {}: {}", temporary.string(), target.string(),
                error.message());
   fs::rename(temporary, link, error);
+  if (error) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);  // a stale name would keep target's bytes after its rotation
+  }
   XTRAIN_CHECK(!error, "cannot rename {} to {}: {}", temporary.string(), link.string(),
                error.message());
 }
@@ -44,6 +72,11 @@ std::string make_dir(const std::string& dir) {
 LogDir::LogDir(std::string dir, int keep_checkpoints)
     : dir_(make_dir(dir)), keep_checkpoints_(keep_checkpoints), metrics_(path("metrics.jsonl")) {
   XTRAIN_CHECK(keep_checkpoints >= 1, "--keep_checkpoints must be >= 1, got {}", keep_checkpoints);
+  const int removed = remove_stale_temporary_files(dir_);
+  if (removed > 0) {
+    spdlog::info("Note: removed {} temporary file{} of killed writes from --logdir {}", removed,
+                 removed > 1 ? "s" : "", dir_);
+  }
 }
 
 std::string LogDir::path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
@@ -75,7 +108,7 @@ void LogDir::save_last(Replica& replica, const CheckpointInfo& info) {
 
 void LogDir::write_summary(const RunSummary& summary) {
   std::lock_guard<std::mutex> lock(mutex_);
-  xtrain::write_summary(path("summary.json"), summary);
+  xtrain::write_summary(path(kSummary), summary);
 }
 
 std::string LogDir::latest_checkpoint(const std::string& dir) {

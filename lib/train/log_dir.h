@@ -17,7 +17,8 @@ namespace xtrain {
 
 class LogDir {
  public:
-  // Creates `dir` if needed. keep_checkpoints >= 1.
+  // Creates `dir` if needed, and removes the temporary files that killed writes of this class's
+  // files left there (see stale_temporary_target in atomic_file.h). keep_checkpoints >= 1.
   LogDir(std::string dir, int keep_checkpoints);
 
   void append(const TrainRecord& record);
