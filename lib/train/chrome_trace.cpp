@@ -1,12 +1,28 @@
 #include "lib/train/chrome_trace.h"
 
-#include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "lib/base/check.h"
+#include "lib/io/atomic_file.h"
 
 namespace xtrain {
+namespace {
+
+// Runs write, with "--profile: " before the message of any error it throws.
+template <typename Write>
+void as_profile_flag(Write&& write) {
+  try {
+    write();
+  } catch (const Error& e) {
+    throw Error(fmt::format("--profile: {}", e.what()), e.where());
+  }
+}
+
+}  // namespace
+
+void check_chrome_trace_path(const std::string& path) {
+  as_profile_flag([&] { AtomicFile probe(path); });  // dropped uncommitted: removes its file
+}
 
 void write_chrome_trace(const Plan& plan, const std::string& path) {
   nlohmann::json events = nlohmann::json::array();
@@ -27,14 +43,12 @@ void write_chrome_trace(const Plan& plan, const std::string& path) {
                       {"ts", t.start * 1e6},  // microseconds
                       {"dur", t.seconds * 1e6}});
   }
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary);
-    out << nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() << "\n";
-    XTRAIN_CHECK(out.good(), "--profile: cannot write {}", temporary);
-  }
-  XTRAIN_CHECK(std::rename(temporary.c_str(), path.c_str()) == 0,
-               "--profile: cannot rename {} to {}", temporary, path);
+  const nlohmann::json trace{{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+  as_profile_flag([&] {
+    AtomicFile out(path);
+    out.write(trace.dump() + "\n");
+    out.commit();
+  });
 }
 
 }  // namespace xtrain

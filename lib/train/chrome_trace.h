@@ -10,8 +10,12 @@
 
 namespace xtrain {
 
-// Writes the file at path (through a temporary file renamed into place); throws xtrain::Error
-// naming the path when it cannot.
+// Throws xtrain::Error naming --profile now, before any training, if write_chrome_trace could not
+// write path: a folder, a missing folder or one that is not writable. Leaves nothing behind.
+void check_chrome_trace_path(const std::string& path);
+
+// Writes the file at path through an AtomicFile (atomic_file.h); throws xtrain::Error naming
+// --profile and the path when it cannot.
 void write_chrome_trace(const Plan& plan, const std::string& path);
 
 }  // namespace xtrain

@@ -71,6 +71,7 @@ Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& optio
                  const BatchSourceFactory& train, const BatchSourceFactory& test)
     : options_(options), mesh_(options.num_cores) {
   XTRAIN_CHECK(options.log_steps > 0, "--log_steps must be > 0, got {}", options.log_steps);
+  if (!options.profile.empty()) check_chrome_trace_path(options.profile);  // not after an epoch
   const int n = mesh_.num_cores();
   for (int rank = 0; rank < n; ++rank) {
     cores_.push_back(std::make_unique<Core>(rank, mesh_.threads_per_core(), graph, options,
