@@ -54,7 +54,11 @@ mkdir "$dir/empty_logdir"
 expect 2 "folder without metrics.jsonl" "$dir/empty_logdir" --min 1
 printf '{"kind":"eval","epoch":1,"top1":50}\nnot json\n{"kind":"eval","epoch":2,"top1":60}\n' \
   >"$dir/bad.jsonl"
-expect 2 "$dir/bad.jsonl:2: not a JSON object" "$dir/bad.jsonl" --min 1
+expect 2 "$dir/bad.jsonl:2: not JSON (Expecting value at column 1)" "$dir/bad.jsonl" --min 1
+# A line cut off (a full disk, by an older xtrain) and followed by more: where, and why.
+printf '{"kind":"eval","epoch":1,"top1":50}\n{"kind":"eval","ep{"kind":"eval","epoch":2,"top1":60}\n' \
+  >"$dir/cut.jsonl"
+expect 2 "$dir/cut.jsonl:2: not JSON (Expecting ':' delimiter at column 21)" "$dir/cut.jsonl" --min 1
 expect 2 "required: --min" "$dir/console.log"
 expect 2 "invalid float value: 'high'" "$dir/console.log" --min high
 expect 2 "not a percentage" "$dir/console.log" --min 101
