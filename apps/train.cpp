@@ -20,6 +20,7 @@ namespace {
 
 constexpr int kTargetMissedExitCode = 21;  // as test_train_imagenet.py
 constexpr int kInterruptedExitCode = 130;  // 128 + SIGINT, as shells report it
+constexpr int kNonFiniteExitCode = 22;     // the last evaluation had NaN or infinite outputs
 constexpr int kImageNetClasses = 1000;     // --fake_data's default --num_classes
 
 std::atomic<bool> stop_requested{false};
@@ -77,6 +78,13 @@ int train(TrainFlags& flags) {
   if (result.interrupted) {
     std::cerr << "train: interrupted: stopped every core after the current step\n";
     return kInterruptedExitCode;
+  }
+  if (result.final_nonfinite > 0) {
+    std::cerr << fmt::format(
+        "train: error: the last evaluation had non-finite outputs for {} of {} samples (the "
+        "model diverged)\n",
+        result.final_nonfinite, result.final_samples);
+    return kNonFiniteExitCode;
   }
   if (result.max_accuracy < flags.target_accuracy) {
     spdlog::info(below_target_line(result.max_accuracy, flags.target_accuracy));

@@ -23,6 +23,15 @@ LRSchedulerOptions with_steps_per_epoch(LRSchedulerOptions o, int64_t steps_per_
   return o;
 }
 
+// Whether an evaluation counts towards the best accuracy and model_best: only with finite
+// outputs from finite weights and statistics, so that a diverged model never scores.
+bool scores(Replica& replica, double nonfinite_samples) {
+  ParamStore& store = replica.store();
+  return nonfinite_samples == 0 &&
+         all_finite(store.params(), static_cast<int64_t>(store.num_params())) &&
+         all_finite(store.buffers(), static_cast<int64_t>(store.num_buffers()));
+}
+
 }  // namespace
 
 // One emulated core: its kernel threads, its replica and optimizer, its data shard, and the
@@ -63,6 +72,7 @@ struct Trainer::Core {
 
 struct Trainer::TestCounts {
   double top1 = 0.0, top5 = 0.0, total = 0.0;
+  double nonfinite = 0.0;  // samples whose outputs had a NaN or an infinity (never correct)
 
   double percent(double correct) const { return total > 0 ? 100.0 * correct / total : 0.0; }
 };
@@ -183,19 +193,30 @@ TrainResult Trainer::evaluate() {
 void Trainer::evaluate_core(Core& core, TrainResult& result) {
   const int epoch = first_epoch_ - 1;  // the epochs the weights were trained for
   const TestCounts counts = test_epoch(core, epoch);
-  const double top1 = counts.percent(counts.top1), top5 = counts.percent(counts.top5);
-  print_once(core, epoch_test_end_line(epoch, clock_time(), top1));
-  print_once(core, epoch_top5_line(epoch, top5));
+  report_test(core, epoch, counts);
   if (core.rank == 0) {
-    result.max_accuracy = top1;
-    result.top5 = top5;
+    result.final_top1 = counts.percent(counts.top1);
+    result.top5 = counts.percent(counts.top5);
+    result.final_samples = static_cast<int64_t>(counts.total);
+    result.final_nonfinite = static_cast<int64_t>(counts.nonfinite);
+    result.max_accuracy = scores(core.replica, counts.nonfinite) ? result.final_top1 : 0.0;
+  }
+}
+
+// The accuracy lines of one test pass, and how many samples had non-finite outputs if any.
+void Trainer::report_test(Core& core, int epoch, const TestCounts& counts) {
+  print_once(core, epoch_test_end_line(epoch, clock_time(), counts.percent(counts.top1)));
+  print_once(core, epoch_top5_line(epoch, counts.percent(counts.top5)));
+  if (counts.nonfinite > 0) {
+    print_once(core, epoch_nonfinite_line(epoch, static_cast<int64_t>(counts.nonfinite),
+                                          static_cast<int64_t>(counts.total)));
   }
 }
 
 void Trainer::run_core(Core& core, TrainResult& result) {
   double max_accuracy = best_top1_, max_top5 = 0.0;
   core.best_top1 = best_top1_;
-  double top1 = 0.0, top5 = 0.0;
+  TestCounts last;  // the last evaluation
   double skipped_before = 0.0;
   bool has_best = first_epoch_ > 1;  // a resumed run's logdir already holds model_best
   for (int epoch = first_epoch_; epoch <= options_.num_epochs; ++epoch) {
@@ -209,15 +230,17 @@ void Trainer::run_core(Core& core, TrainResult& result) {
     bool improved = false;
     if (!options_.test_only_at_end || epoch == options_.num_epochs) {
       const TestCounts counts = test_epoch(core, epoch);
-      top1 = counts.percent(counts.top1);
-      top5 = counts.percent(counts.top5);
-      print_once(core, epoch_test_end_line(epoch, clock_time(), top1));
-      print_once(core, epoch_top5_line(epoch, top5));
-      improved = !has_best || top1 > max_accuracy;
-      has_best = true;
-      max_accuracy = std::max(max_accuracy, top1);
+      last = counts;
+      report_test(core, epoch, counts);
+      const bool scored = scores(core.replica, counts.nonfinite);
+      const double top1 = counts.percent(counts.top1), top5 = counts.percent(counts.top5);
+      improved = scored && (!has_best || top1 > max_accuracy);
+      has_best = has_best || improved;
+      if (scored) {
+        max_accuracy = std::max(max_accuracy, top1);
+        max_top5 = std::max(max_top5, top5);
+      }
       core.best_top1 = max_accuracy;
-      max_top5 = std::max(max_top5, top5);
     }
     double skipped =
         static_cast<double>(core.train->skipped_images() + core.test->skipped_images());
@@ -231,7 +254,8 @@ void Trainer::run_core(Core& core, TrainResult& result) {
     if (log_dir_ != nullptr && core.rank == 0) {
       // Replicas are bitwise equal, so core 0's is the model; the others wait at the next
       // collective while it writes.
-      EvalRecord eval{epoch, top1, top5, static_cast<int64_t>(skipped)};
+      EvalRecord eval{epoch, last.percent(last.top1), last.percent(last.top5),
+                      static_cast<int64_t>(skipped), static_cast<int64_t>(last.nonfinite)};
       log_dir_->append(eval);
       CheckpointInfo info;
       info.model = options_.model;
@@ -247,8 +271,10 @@ void Trainer::run_core(Core& core, TrainResult& result) {
   if (core.rank == 0) {
     result.max_accuracy = max_accuracy;
     result.max_top5 = max_top5;
-    result.final_top1 = top1;
-    result.top5 = top5;
+    result.final_top1 = last.percent(last.top1);
+    result.top5 = last.percent(last.top5);
+    result.final_samples = static_cast<int64_t>(last.total);
+    result.final_nonfinite = static_cast<int64_t>(last.nonfinite);
   }
 }
 
@@ -330,7 +356,8 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
   int64_t steps = source.batches_per_epoch();
   if (options_.num_test_steps > 0) steps = std::min(steps, options_.num_test_steps);
 
-  double counts[3] = {0.0, 0.0, 0.0};  // top-1 correct, top-5 correct, samples
+  // top-1 correct, top-5 correct, samples, samples with non-finite outputs
+  double counts[4] = {0.0, 0.0, 0.0, 0.0};
   for (int64_t step = 0; step < steps; ++step) {
     const int n = source.next(core.images.data(), core.labels.data());
     if (n == 0) break;
@@ -341,13 +368,14 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
     counts[0] += count_top_k_correct(logits.data, plan.labels(), n, classes, 1);
     counts[1] += count_top_k_correct(logits.data, plan.labels(), n, classes, 5);
     counts[2] += n;
+    counts[3] += count_nonfinite_rows(logits.data, n, classes);
     if (step % options_.log_steps == 0) {
       spdlog::info(test_line(core.rank, step, epoch, clock_time()));
     }
   }
   // Exact over all samples: sums of counts, not a mean of per-core percentages.
-  mesh_.all_reduce_sum(core.rank, counts, 3);
-  return {counts[0], counts[1], counts[2]};
+  mesh_.all_reduce_sum(core.rank, counts, 4);
+  return {counts[0], counts[1], counts[2], counts[3]};
 }
 
 // The plan for a batch of n images, compiled on first use, with the batch copied into it.

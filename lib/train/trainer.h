@@ -48,12 +48,16 @@ struct TrainerOptions {
   const std::atomic<bool>* stop_requested = nullptr;
 };
 
+// An evaluation in which any sample had non-finite outputs scores 0 towards max_accuracy and
+// max_top5 (and never makes model_best): a diverged model never scores.
 struct TrainResult {
   double max_accuracy = 0.0;  // best test top-1, percent
   double max_top5 = 0.0;      // best test top-5, percent
-  double final_top1 = 0.0;    // the last evaluation, percent
+  double final_top1 = 0.0;    // the last evaluation, percent (non-finite samples counted wrong)
   double top5 = 0.0;          // top-5 of the last evaluation, percent
-  bool interrupted = false;   // stopped by stop_requested
+  int64_t final_samples = 0;    // samples of the last evaluation
+  int64_t final_nonfinite = 0;  // of them, those whose outputs had a NaN or an infinity
+  bool interrupted = false;     // stopped by stop_requested
 };
 
 class Trainer {
@@ -64,7 +68,7 @@ class Trainer {
 
   // Trains every epoch on every core. Throws xtrain::Error naming the core if any core fails.
   TrainResult run();
-  // Evaluates the test set once (--evaluate); max_accuracy is its top-1.
+  // Evaluates the test set once (--evaluate); max_accuracy is its score.
   TrainResult evaluate();
 
   // --resume: every replica takes the checkpoint's weights, statistics and momentum, and the run
@@ -84,6 +88,7 @@ class Trainer {
   void run_on_cores(const std::function<void(Core&)>& fn);
   void run_core(Core& core, TrainResult& result);
   void evaluate_core(Core& core, TrainResult& result);
+  void report_test(Core& core, int epoch, const TestCounts& counts);
   void save_mid_epoch(Core& core, int epoch);
   int64_t steps_per_epoch() const;
   // False when a stop was requested.

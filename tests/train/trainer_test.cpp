@@ -1,14 +1,21 @@
 // The data-parallel trainer: replicas that stay bitwise equal, N cores x batch B equal to one
-// core x batch N*B, reruns that repeat exactly, and a failure on one core that stops them all.
+// core x batch N*B, reruns that repeat exactly, a failure on one core that stops them all,
+// resuming, and diverged models that never score.
 #include "lib/train/trainer.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <limits>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -280,6 +287,117 @@ TEST(Trainer, ResumeRefusesAnotherModel) {
   o.model = "resnet32";
   Trainer other(build_model("resnet32", kClasses), o, slices(2, 1), slices(2, 1));
   EXPECT_THROW(other.resume(LogDir::latest_checkpoint(o.logdir)), Error);
+}
+
+}  // namespace
+}  // namespace xtrain
+
+// A diverged model never scores: non-finite outputs are counted wrong and reported, and neither
+// they nor non-finite weights ever become model_best.
+namespace xtrain {
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// Another core's test source that, when test epoch `epoch` starts, turns fc.bias NaN in its
+// core's replica: as a too-large step leaves a model whose last training loss was still finite.
+// (NaN images would not do: ReLU maps NaN to 0.)
+class PoisonFcBiasAtEpoch : public BatchSource {
+ public:
+  PoisonFcBiasAtEpoch(std::unique_ptr<BatchSource> source, int epoch, Trainer* const& trainer,
+                      int rank)
+      : source_(std::move(source)), epoch_(epoch), trainer_(trainer), rank_(rank) {}
+
+  int64_t batches_per_epoch() const override { return source_->batches_per_epoch(); }
+  void start_epoch(int epoch) override {
+    if (epoch == epoch_) {  // on this core's own thread, so it touches only its own replica
+      ParamStore& store = trainer_->replica(rank_).store();
+      store.data(*store.find("fc.bias"))[0] = kNaN;
+    }
+    source_->start_epoch(epoch);
+  }
+  int next(float* images, int32_t* labels) override { return source_->next(images, labels); }
+
+ private:
+  std::unique_ptr<BatchSource> source_;
+  int epoch_;
+  Trainer* const& trainer_;
+  int rank_;
+};
+
+std::vector<nlohmann::json> eval_records(const std::string& logdir) {
+  std::ifstream in(logdir + "/metrics.jsonl");
+  std::vector<nlohmann::json> out;
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    if (j["kind"] == "eval") out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void poison_weights(Trainer& trainer) {
+  for (int rank = 0; rank < trainer.num_cores(); ++rank) {
+    ParamStore& store = trainer.replica(rank).store();
+    std::fill_n(store.params(), store.num_params(), kNaN);
+  }
+}
+
+TEST(Trainer, EvaluatingNaNWeightsScoresNothingAndCountsEverySample) {
+  // 2 cores x 3 batches x 2 images
+  Trainer trainer(build_model("resnet20", kClasses), small_options(2, 2), slices(2, 1),
+                  slices(2, 3));
+  poison_weights(trainer);
+  const TrainResult result = trainer.evaluate();
+  EXPECT_EQ(result.final_top1, 0.0);
+  EXPECT_EQ(result.top5, 0.0);
+  EXPECT_EQ(result.max_accuracy, 0.0);
+  EXPECT_EQ(result.final_samples, 12);
+  EXPECT_EQ(result.final_nonfinite, 12);
+}
+
+TEST(Trainer, NonFiniteOutputsNeverReplaceModelBest) {
+  TrainerOptions o = small_options(2, 2);
+  o.num_epochs = 2;
+  o.model = "resnet20";
+  o.logdir = temp_dir("nonfinite_outputs");
+  Trainer* trainer = nullptr;
+  const BatchSourceFactory nan_in_epoch_2 = [&](int rank, int n) {
+    return std::make_unique<PoisonFcBiasAtEpoch>(std::make_unique<SliceSource>(rank, n, 2, 2), 2,
+                                                 trainer, rank);
+  };
+  Trainer run(build_model("resnet20", kClasses), o, slices(2, 3), nan_in_epoch_2);
+  trainer = &run;
+  const TrainResult result = run.run();
+
+  const std::vector<nlohmann::json> evals = eval_records(o.logdir);
+  ASSERT_EQ(evals.size(), 2u);
+  EXPECT_EQ(evals[0]["nonfinite"], 0);
+  EXPECT_EQ(evals[1]["nonfinite"], 8);  // 2 cores x 2 batches x 2 images
+  EXPECT_EQ(evals[1]["top1"], 0.0);
+  EXPECT_EQ(result.max_accuracy, evals[0]["top1"].get<double>());
+  EXPECT_EQ(result.final_nonfinite, 8);
+  EXPECT_EQ(file_bytes(o.logdir + "/model_best.safetensors"),
+            file_bytes(o.logdir + "/checkpoint-epoch-1.safetensors"));
+}
+
+TEST(Trainer, NonFiniteWeightsNeverBecomeModelBest) {
+  // Without BatchNorm, and with ReLU mapping a NaN to 0, a NaN weight of conv1 leaves the
+  // outputs finite: only a look at the weights tells.
+  TrainerOptions o = small_options(1, 2);
+  o.model = "no_batchnorm";
+  o.logdir = temp_dir("nonfinite_weights");
+  Trainer trainer(model_without_batchnorm(), o, slices(2, 2), slices(2, 2));
+  ParamStore& store = trainer.replica(0).store();
+  store.data(*store.find("conv1.weight"))[0] = kNaN;
+  const TrainResult result = trainer.run();
+  EXPECT_EQ(result.max_accuracy, 0.0);
+  EXPECT_FALSE(std::filesystem::exists(o.logdir + "/model_best.safetensors"));
+  EXPECT_TRUE(std::filesystem::exists(o.logdir + "/checkpoint-epoch-1.safetensors"));
 }
 
 }  // namespace
