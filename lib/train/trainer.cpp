@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "lib/base/check.h"
+#include "lib/parallel/stop_watcher.h"
 #include "lib/train/accuracy.h"
 #include "lib/train/chrome_trace.h"
 #include "lib/train/layer_profile.h"
@@ -72,7 +73,8 @@ struct Trainer::Core {
 
 struct Trainer::TestCounts {
   double top1 = 0.0, top5 = 0.0, total = 0.0;
-  double nonfinite = 0.0;  // samples whose outputs had a NaN or an infinity (never correct)
+  double nonfinite = 0.0;    // samples whose outputs had a NaN or an infinity (never correct)
+  bool interrupted = false;  // a stop ended the pass: no counts
 
   double percent(double correct) const { return total > 0 ? 100.0 * correct / total : 0.0; }
 };
@@ -151,15 +153,21 @@ std::vector<std::string> Trainer::load_pretrained(const std::string& path) {
   return reinitialized;
 }
 
-// Runs fn on every core; a failing core closes every data source so no core waits for data.
+// Runs fn on every core. A failing core, or a stop request, closes every data source so no core
+// waits for data; a core woken that way finds the stop in its next vote.
 void Trainer::run_on_cores(const std::function<void(Core&)>& fn) {
-  mesh_.run([&](int rank) { fn(*cores_[rank]); },
-            [&] {
-              for (const auto& core : cores_) {
-                core->train->close();
-                core->test->close();
-              }
-            });
+  std::unique_ptr<StopWatcher> watcher;
+  if (options_.stop_requested != nullptr) {
+    watcher = std::make_unique<StopWatcher>(*options_.stop_requested, [this] { close_sources(); });
+  }
+  mesh_.run([&](int rank) { fn(*cores_[rank]); }, [this] { close_sources(); });
+}
+
+void Trainer::close_sources() {
+  for (const auto& core : cores_) {
+    core->train->close();
+    core->test->close();
+  }
 }
 
 TrainResult Trainer::run() {
@@ -193,6 +201,10 @@ TrainResult Trainer::evaluate() {
 void Trainer::evaluate_core(Core& core, TrainResult& result) {
   const int epoch = first_epoch_ - 1;  // the epochs the weights were trained for
   const TestCounts counts = test_epoch(core, epoch);
+  if (counts.interrupted) {
+    if (core.rank == 0) result.interrupted = true;
+    return;
+  }
   report_test(core, epoch, counts);
   if (core.rank == 0) {
     result.final_top1 = counts.percent(counts.top1);
@@ -221,15 +233,22 @@ void Trainer::run_core(Core& core, TrainResult& result) {
   bool has_best = first_epoch_ > 1;  // a resumed run's logdir already holds model_best
   for (int epoch = first_epoch_; epoch <= options_.num_epochs; ++epoch) {
     print_once(core, epoch_train_begin_line(epoch, clock_time()));
-    const bool stopped = !train_epoch(core, epoch);
+    bool stopped = !train_epoch(core, epoch);
     print_once(core, epoch_train_end_line(epoch, clock_time()));
+    const bool test = !options_.test_only_at_end || epoch == options_.num_epochs;
+    TestCounts counts;
+    if (!stopped && test) {
+      counts = test_epoch(core, epoch);
+      stopped = counts.interrupted;  // an interrupted pass is no evaluation
+    }
     if (stopped) {
+      // The replicas hold the last step every core took; a resume goes on from there.
+      if (log_dir_ != nullptr && core.rank == 0) save_mid_epoch(core, epoch);
       if (core.rank == 0) result.interrupted = true;
       return;
     }
     bool improved = false;
-    if (!options_.test_only_at_end || epoch == options_.num_epochs) {
-      const TestCounts counts = test_epoch(core, epoch);
+    if (test) {
       last = counts;
       report_test(core, epoch, counts);
       const bool scored = scores(core.replica, counts.nonfinite);
@@ -287,7 +306,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
   // epoch sees exactly the batches an uninterrupted run would.
   const int64_t first_step = epoch == first_epoch_ ? first_step_ : 0;
   for (int64_t step = 0; step < first_step; ++step) {
-    XTRAIN_CHECK(source.next(core.images.data(), core.labels.data()) > 0,
+    XTRAIN_CHECK(source.next(core.images.data(), core.labels.data()) > 0 || stop_requested(),
                  "the training data ended after {} of {} batches", step, steps);
   }
 
@@ -298,6 +317,9 @@ bool Trainer::train_epoch(Core& core, int epoch) {
     auto start = Metrics::Clock::now();
     const int n = source.next(core.images.data(), core.labels.data());
     metrics_.record(Metric::kDataWaitTime, seconds_since(start));
+    // The cores vote once each has its batch: a stop lands between the same two steps on every
+    // core, and a core that a stop woke from a data wait (n == 0) takes no step of its own.
+    if (stop_voted(core)) return false;
     XTRAIN_CHECK(n > 0, "the training data ended after {} of {} batches", step, steps);
     Plan& plan = plan_for(core, n, PlanMode::kTrain);
     if (core.rank == 0 && !options_.profile.empty() && n == options_.batch_size) {
@@ -335,11 +357,9 @@ bool Trainer::train_epoch(Core& core, int epoch) {
         log_dir_->append(TrainRecord{epoch, step, core.rank, loss, lr, rate, global_rate, time});
       }
     }
-    const bool stop = stop_voted(core);
     const bool periodic = options_.checkpoint_steps > 0 &&
                           core.global_step % options_.checkpoint_steps == 0 && step + 1 < steps;
-    if (log_dir_ != nullptr && core.rank == 0 && (stop || periodic)) save_mid_epoch(core, epoch);
-    if (stop) return false;
+    if (log_dir_ != nullptr && core.rank == 0 && periodic) save_mid_epoch(core, epoch);
   }
   core.training_seconds += seconds_since(epoch_start);
   // --profile: core 0's full-batch plan times its layers; the trace covers this epoch's steps.
@@ -358,9 +378,19 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
 
   // top-1 correct, top-5 correct, samples, samples with non-finite outputs
   double counts[4] = {0.0, 0.0, 0.0, 0.0};
-  for (int64_t step = 0; step < steps; ++step) {
-    const int n = source.next(core.images.data(), core.labels.data());
-    if (n == 0) break;
+  for (int64_t step = 0;; ++step) {
+    const int n = step < steps ? source.next(core.images.data(), core.labels.data()) : 0;
+    // Every batch the cores vote: a stop ends the pass within one batch on every core, and a
+    // core whose shard is done keeps meeting the others until every shard is.
+    double votes[2] = {stop_requested() ? 1.0 : 0.0, n > 0 ? 1.0 : 0.0};
+    mesh_.all_reduce_sum(core.rank, votes, 2);
+    if (votes[0] > 0) {
+      TestCounts stopped;
+      stopped.interrupted = true;
+      return stopped;
+    }
+    if (votes[1] == 0) break;
+    if (n == 0) continue;
     Plan& plan = plan_for(core, n, PlanMode::kEval);
     plan.forward(core.exec);
     const TensorView logits = plan.logits();
@@ -393,11 +423,15 @@ Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
   return plan;
 }
 
+bool Trainer::stop_requested() const {
+  return options_.stop_requested != nullptr && options_.stop_requested->load();
+}
+
 // Every core reads the stop flag, and the cores agree: a stop lands after the same step
 // everywhere, so no core is left waiting in an all-reduce.
 bool Trainer::stop_voted(Core& core) {
   if (options_.stop_requested == nullptr) return false;
-  double votes = options_.stop_requested->load() ? 1.0 : 0.0;
+  double votes = stop_requested() ? 1.0 : 0.0;
   mesh_.all_reduce_sum(core.rank, &votes, 1);
   return votes > 0.0;
 }

@@ -2,7 +2,8 @@
 // own replica on its own data shard; after backward the cores all-reduce the gradients to their
 // mean, so every replica takes the same SGD step (LR schedule stepped every step) and the
 // replicas stay bitwise equal. Each core prints its own training and test lines; the epoch
-// lines and the accuracy, summed exactly over every core's samples, print once.
+// lines and the accuracy, summed exactly over every core's samples, print once. A stop request
+// ends every core after the same training step or test batch, also a core waiting for data.
 // Not here: flags (apps/), where batches come from (data/), kernels, threads (lib/parallel).
 #pragma once
 
@@ -44,7 +45,8 @@ struct TrainerOptions {
   std::string flags = "{}";      // the run's flags as a JSON object, recorded in checkpoints
   SGDOptions sgd;
   LRSchedulerOptions lr_schedule;  // steps_per_epoch is taken from the training data
-  // Set (e.g. by a SIGINT handler) to stop after the current step; may be null.
+  // Set (e.g. by a signal handler) to stop every core after the current training step or test
+  // batch, waking any core that waits for data; may be null.
   const std::atomic<bool>* stop_requested = nullptr;
 };
 
@@ -89,12 +91,14 @@ class Trainer {
   void run_core(Core& core, TrainResult& result);
   void evaluate_core(Core& core, TrainResult& result);
   void report_test(Core& core, int epoch, const TestCounts& counts);
+  void close_sources();
   void save_mid_epoch(Core& core, int epoch);
   int64_t steps_per_epoch() const;
   // False when a stop was requested.
   bool train_epoch(Core& core, int epoch);
   TestCounts test_epoch(Core& core, int epoch);
   Plan& plan_for(Core& core, int batch, PlanMode mode);
+  bool stop_requested() const;
   bool stop_voted(Core& core);
   void print_once(Core& core, const std::string& line);
 

@@ -1,6 +1,6 @@
 // The data-parallel trainer: replicas that stay bitwise equal, N cores x batch B equal to one
 // core x batch N*B, reruns that repeat exactly, a failure on one core that stops them all,
-// resuming, and diverged models that never score.
+// resuming, diverged models that never score, and stops that land within one batch.
 #include "lib/train/trainer.h"
 
 #include <fmt/format.h>
@@ -69,6 +69,37 @@ class SliceSource : public BatchSource {
   int fail_at_batch_;
   int epoch_ = 1;
   int64_t next_ = 0;
+};
+
+// Another source's batches; reading batch `at_batch` of an epoch sets `stop`, as a signal would
+// arrive. Counts the batches it gave after that.
+class StopAtBatch : public BatchSource {
+ public:
+  StopAtBatch(std::unique_ptr<BatchSource> source, int at_batch, std::atomic<bool>* stop,
+              std::atomic<int>* given_after_stop)
+      : source_(std::move(source)),
+        at_batch_(at_batch),
+        stop_(stop),
+        given_after_stop_(given_after_stop) {}
+
+  int64_t batches_per_epoch() const override { return source_->batches_per_epoch(); }
+  void start_epoch(int epoch) override {
+    batch_ = 0;
+    source_->start_epoch(epoch);
+  }
+  int next(float* images, int32_t* labels) override {
+    if (batch_++ == at_batch_) *stop_ = true;
+    const int n = source_->next(images, labels);
+    if (*stop_ && n > 0) ++*given_after_stop_;
+    return n;
+  }
+
+ private:
+  std::unique_ptr<BatchSource> source_;
+  int at_batch_;
+  int batch_ = 0;
+  std::atomic<bool>* stop_;
+  std::atomic<int>* given_after_stop_;
 };
 
 TrainerOptions small_options(int num_cores, int batch_size) {
@@ -164,10 +195,15 @@ TEST(Trainer, ADataFailureOnOneCoreStopsEveryCore) {
 }
 
 TEST(Trainer, StopRequestEndsEveryCoreAfterTheSameStep) {
-  std::atomic<bool> stop{true};  // already set: every core stops after its first step
+  std::atomic<bool> stop{false};
+  std::atomic<int> given_after_stop{0};
   TrainerOptions o = small_options(2, 2);
   o.stop_requested = &stop;
-  Trainer trainer(build_model("resnet20", kClasses), o, slices(2, 50), slices(2, 1));
+  const BatchSourceFactory stop_at_2 = [&](int rank, int n) {  // core 0 only: as a signal
+    return std::make_unique<StopAtBatch>(std::make_unique<SliceSource>(rank, n, 2, 50),
+                                         rank == 0 ? 2 : -1, &stop, &given_after_stop);
+  };
+  Trainer trainer(build_model("resnet20", kClasses), o, stop_at_2, slices(2, 1));
   const TrainResult result = trainer.run();
   EXPECT_TRUE(result.interrupted);
   EXPECT_EQ(params_of(trainer, 0), params_of(trainer, 1));
@@ -260,13 +296,19 @@ TEST(Trainer, ResumingMidEpochIsExact) {
   Trainer straight(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 1));
   straight.run();
 
-  std::atomic<bool> stop{true};  // every core stops after the first step
+  std::atomic<bool> stop{false};
+  std::atomic<int> given_after_stop{0};
+  const BatchSourceFactory stop_at_1 = [&](int rank, int n) {  // after the first step
+    return std::make_unique<StopAtBatch>(std::make_unique<SliceSource>(rank, n, 2, 3), 1, &stop,
+                                         &given_after_stop);
+  };
   TrainerOptions interrupted = o;
   interrupted.logdir = temp_dir("interrupted");
   interrupted.stop_requested = &stop;
-  EXPECT_TRUE(Trainer(build_model("resnet20", kClasses), interrupted, slices(2, 3), slices(2, 1))
+  EXPECT_TRUE(Trainer(build_model("resnet20", kClasses), interrupted, stop_at_1, slices(2, 1))
                   .run()
                   .interrupted);
+  EXPECT_EQ(train_records(interrupted.logdir).size(), 2u);  // one step on each core
   TrainerOptions rest = o;
   rest.logdir = interrupted.logdir;
   Trainer resumed(build_model("resnet20", kClasses), rest, slices(2, 3), slices(2, 1));
@@ -398,6 +440,96 @@ TEST(Trainer, NonFiniteWeightsNeverBecomeModelBest) {
   EXPECT_EQ(result.max_accuracy, 0.0);
   EXPECT_FALSE(std::filesystem::exists(o.logdir + "/model_best.safetensors"));
   EXPECT_TRUE(std::filesystem::exists(o.logdir + "/checkpoint-epoch-1.safetensors"));
+}
+
+}  // namespace
+}  // namespace xtrain
+
+// Stops: within one batch of the test pass too, and at once for a core waiting for data.
+namespace xtrain {
+namespace {
+
+// A source whose data never comes (a stuck read): next() waits until close(). A hang guard
+// throws after 20 s, long past any stop.
+class NeverReady : public BatchSource {
+ public:
+  int64_t batches_per_epoch() const override { return 5; }
+  void start_epoch(int) override {}
+  int next(float*, int32_t*) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!closed_changed_.wait_for(lock, std::chrono::seconds(20), [this] { return closed_; })) {
+      throw std::runtime_error("next() was never woken by close()");
+    }
+    return 0;
+  }
+  void close() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    closed_changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable closed_changed_;
+  bool closed_ = false;
+};
+
+TEST(Trainer, AStopEndsTheTestPassWithinOneBatch) {
+  std::atomic<bool> stop{false};
+  std::atomic<int> given_after_stop{0};
+  TrainerOptions o = small_options(2, 2);
+  o.model = "resnet20";
+  o.stop_requested = &stop;
+  o.logdir = temp_dir("stop_in_test");
+  const BatchSourceFactory stop_at_3 = [&](int rank, int n) {
+    return std::make_unique<StopAtBatch>(std::make_unique<SliceSource>(rank, n, 2, 50),
+                                         /*at_batch=*/3, &stop, &given_after_stop);
+  };
+  const TrainResult result =
+      Trainer(build_model("resnet20", kClasses), o, slices(2, 2), stop_at_3).run();
+  EXPECT_TRUE(result.interrupted);
+  EXPECT_LE(given_after_stop, 2);  // at most the batch each core was reading
+  // No evaluation: no accuracy logged, no model_best; checkpoint-last holds the trained epoch.
+  EXPECT_TRUE(eval_records(o.logdir).empty());
+  EXPECT_FALSE(std::filesystem::exists(o.logdir + "/model_best.safetensors"));
+  EXPECT_TRUE(std::filesystem::exists(o.logdir + "/checkpoint-last.safetensors"));
+}
+
+TEST(Trainer, AStopEndsEvaluateWithinOneBatch) {
+  std::atomic<bool> stop{false};
+  std::atomic<int> given_after_stop{0};
+  TrainerOptions o = small_options(2, 2);
+  o.stop_requested = &stop;
+  const BatchSourceFactory stop_at_3 = [&](int rank, int n) {
+    return std::make_unique<StopAtBatch>(std::make_unique<SliceSource>(rank, n, 2, 50),
+                                         /*at_batch=*/3, &stop, &given_after_stop);
+  };
+  const TrainResult result =
+      Trainer(build_model("resnet20", kClasses), o, slices(2, 1), stop_at_3).evaluate();
+  EXPECT_TRUE(result.interrupted);
+  EXPECT_LE(given_after_stop, 2);
+}
+
+TEST(Trainer, AStopWakesACoreWaitingForTrainingData) {
+  std::atomic<bool> stop{true};
+  TrainerOptions o = small_options(2, 2);
+  o.stop_requested = &stop;
+  const BatchSourceFactory core_1_stuck = [](int rank, int n) -> std::unique_ptr<BatchSource> {
+    if (rank == 1) return std::make_unique<NeverReady>();
+    return std::make_unique<SliceSource>(rank, n, 2, 5);
+  };
+  Trainer trainer(build_model("resnet20", kClasses), o, core_1_stuck, slices(2, 1));
+  EXPECT_TRUE(trainer.run().interrupted);
+  EXPECT_EQ(params_of(trainer, 0), params_of(trainer, 1));  // no core took a step alone
+}
+
+TEST(Trainer, AStopWakesACoreWaitingForTestData) {
+  std::atomic<bool> stop{true};
+  TrainerOptions o = small_options(2, 2);
+  o.stop_requested = &stop;
+  const BatchSourceFactory stuck = [](int, int) { return std::make_unique<NeverReady>(); };
+  EXPECT_TRUE(
+      Trainer(build_model("resnet20", kClasses), o, slices(2, 1), stuck).evaluate().interrupted);
 }
 
 }  // namespace
