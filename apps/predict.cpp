@@ -5,7 +5,9 @@
 //   {"path":"cat.jpg","top_k":[3,5],"classes":["cat","dog"],"probabilities":[0.91,0.04]}
 // probabilities[i] is the softmax probability of class top_k[i], highest first (ties: lower
 // index first); "classes" only with --classes. An unreadable image is a warning naming it and a
-// non-zero exit at the end; a bad flag or checkpoint is one line on stderr and a non-zero exit.
+// non-zero exit at the end; so is an image whose outputs have a NaN or an infinity (a diverged
+// checkpoint), whose line is {"path":"cat.jpg","error":"non-finite outputs"} instead of a guess.
+// A bad flag or checkpoint is one line on stderr and a non-zero exit.
 // Not here: the file format (lib/io/checkpoint.h), the pixel work (data/transforms.h).
 #include <algorithm>
 #include <cmath>
@@ -23,6 +25,7 @@
 #include "lib/io/checkpoint.h"
 #include "lib/io/safetensors.h"
 #include "lib/parallel/exec.h"
+#include "lib/train/accuracy.h"
 #include "models/registry.h"
 
 namespace xtrain {
@@ -130,7 +133,8 @@ std::vector<int> read_batch(const Dataset& images, int64_t first, int n, const E
   return readable;
 }
 
-// Returns the process's exit code: 0, or 1 when some image or folder could not be used.
+// Returns the process's exit code: 0, or 1 when some image or folder could not be used or had
+// non-finite outputs.
 int predict(const PredictFlags& flags) {
   const std::vector<std::string> names = class_names(flags.classes);
   // Reading the file twice costs far less than asking users for a number the file knows.
@@ -146,7 +150,8 @@ int predict(const PredictFlags& flags) {
   ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   const Exec exec{&pool};
 
-  int problems = 0;
+  int problems = 0;   // unreadable images and empty folders
+  int nonfinite = 0;  // images whose outputs had a NaN or an infinity
   const std::vector<std::string> paths = collect_images(flags.paths, &problems);
   // The images as one unlabelled class: its Dataset reads, decodes and transforms them exactly
   // as train's loader does.
@@ -170,14 +175,22 @@ int predict(const PredictFlags& flags) {
     plan.forward(exec);
     const float* logits = plan.logits().data;
     for (int r = 0; r < m; ++r) {
-      const Json line = prediction(paths[first + readable[r]], logits + int64_t{r} * num_classes,
-                                   num_classes, k, names);
+      const std::string& path = paths[first + readable[r]];
+      const float* row = logits + int64_t{r} * num_classes;
+      const bool finite = all_finite(row, num_classes);  // a ranking of NaN means nothing
+      if (!finite) ++nonfinite;
+      const Json line = finite ? prediction(path, row, num_classes, k, names)
+                               : Json{{"path", path}, {"error", "non-finite outputs"}};
       // Paths need not be UTF-8: replace what JSON cannot hold rather than fail.
       std::cout << line.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
     }
     std::cout.flush();  // a long run shows its answers batch by batch
   }
-  return problems == 0 ? 0 : 1;
+  if (nonfinite > 0) {
+    std::cerr << "predict: warning: " << nonfinite << " of " << paths.size()
+              << " images had non-finite outputs (a diverged checkpoint?)\n";
+  }
+  return problems == 0 && nonfinite == 0 ? 0 : 1;
 }
 
 }  // namespace

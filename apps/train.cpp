@@ -1,10 +1,13 @@
 // train: the driver. Parses flags, builds the model and the data, trains on the emulated cores,
 // and prints the lines test_train_imagenet.py prints. Every error ends here as one line and a
-// non-zero exit; Ctrl-C stops every core after the current step.
+// non-zero exit. Ctrl-C or SIGTERM (a scheduler's stop) stops every core after the current step
+// or test batch; a second one ends the process at once.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 
 #include "apps/run_reporting_errors.h"
@@ -19,12 +22,50 @@ namespace xtrain {
 namespace {
 
 constexpr int kTargetMissedExitCode = 21;  // as test_train_imagenet.py
-constexpr int kInterruptedExitCode = 130;  // 128 + SIGINT, as shells report it
+constexpr int kNonFiniteExitCode = 22;     // the last evaluation had NaN or infinite outputs
 constexpr int kImageNetClasses = 1000;     // --fake_data's default --num_classes
 
+// Set by the first SIGINT or SIGTERM; the trainer polls it. Lock-free, so a handler may touch it.
 std::atomic<bool> stop_requested{false};
+std::atomic<int> stop_signal{0};
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
-extern "C" void request_stop(int) { stop_requested = true; }
+// 128 + the signal, as shells report a process the signal ended: SIGINT 130, SIGTERM 143.
+int signal_exit_code(int signal) { return 128 + signal; }
+
+// Async-signal-safe: the first signal asks for a stop and says so (a step can take seconds); a
+// second one ends the process at once. Files are written to a temporary and renamed, so _exit
+// leaves no half file under a real name.
+extern "C" void request_stop(int signal) {
+  if (stop_signal.exchange(signal) != 0) _exit(signal_exit_code(signal));
+  stop_requested = true;
+  static constexpr char kNotice[] =
+      "train: stopping after the current step (a second Ctrl-C or SIGTERM quits at once)\n";
+  if (write(STDERR_FILENO, kNotice, sizeof(kNotice) - 1) < 0) {
+    // Nothing to do: the stop goes on without its notice.
+  }
+}
+
+void handle_stop_signals() {
+  struct sigaction action {};
+  action.sa_handler = request_stop;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  for (int signal : {SIGINT, SIGTERM}) sigaction(signal, &action, nullptr);
+}
+
+// Ends an interrupted run. Everything it keeps is on disk (checkpoints renamed into place,
+// metrics lines flushed), but a loader worker may be stuck in a read that only the end of the
+// process interrupts (a FIFO, a hung mount); destroying the trainer would join it, so the
+// process ends here.
+[[noreturn]] void exit_interrupted() {
+  const int signal = stop_signal.load();
+  std::cerr << "train: interrupted (" << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
+            << "): stopped every core after the current step" << std::endl;
+  spdlog::default_logger()->flush();
+  std::cout.flush();
+  std::_Exit(signal_exit_code(signal));
+}
 
 int train(TrainFlags& flags) {
   TrainerOptions& options = flags.trainer;
@@ -53,7 +94,7 @@ int train(TrainFlags& flags) {
 
   std::shared_ptr<const Graph> model = build_model(flags.model, num_classes);
   options.stop_requested = &stop_requested;
-  std::signal(SIGINT, request_stop);
+  handle_stop_signals();
   Trainer trainer(model, options, train_data, test_data);
   std::vector<std::string> reinitialized;
   try {
@@ -74,9 +115,13 @@ int train(TrainFlags& flags) {
                  flags.pretrained);
   }
   const TrainResult result = flags.evaluate ? trainer.evaluate() : trainer.run();
-  if (result.interrupted) {
-    std::cerr << "train: interrupted: stopped every core after the current step\n";
-    return kInterruptedExitCode;
+  if (result.interrupted) exit_interrupted();
+  if (result.final_nonfinite > 0) {
+    std::cerr << fmt::format(
+        "train: error: the last evaluation had non-finite outputs for {} of {} samples (the "
+        "model diverged)\n",
+        result.final_nonfinite, result.final_samples);
+    return kNonFiniteExitCode;
   }
   if (result.max_accuracy < flags.target_accuracy) {
     spdlog::info(below_target_line(result.max_accuracy, flags.target_accuracy));

@@ -24,10 +24,11 @@ int BatchRing::batch_size_of(int64_t batch) const {
   return static_cast<int>(std::min<int64_t>(batch_size_, num_samples_ - batch * batch_size_));
 }
 
-void BatchRing::stop() {
+bool BatchRing::stop() {
   std::unique_lock<std::mutex> lock(mutex_);
   accepting_ = false;
-  idle_.wait(lock, [this] { return writing_ == 0; });
+  idle_.wait(lock, [this] { return closed_ || writing_ == 0; });
+  return !closed_;
 }
 
 void BatchRing::start(int64_t num_samples) {

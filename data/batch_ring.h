@@ -29,9 +29,11 @@ class BatchRing {
   };
 
   // Consumer: stops handing out samples and waits until no claimed sample is still being
-  // written, so the caller may change what samples mean. Then start() begins an epoch of
-  // `num_samples` samples (batches of batch_size, the last possibly partial).
-  void stop();
+  // written, so the caller may change what samples mean; returns true. Then start() begins an
+  // epoch of `num_samples` samples (batches of batch_size, the last possibly partial).
+  // A closed ring returns false at once, without waiting for a worker stuck in a read (a stop
+  // must not wait for a slow file): the caller must then leave samples and start() alone.
+  bool stop();
   void start(int64_t num_samples);
 
   // Worker: waits for a sample to write and returns true; false once closed.

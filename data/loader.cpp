@@ -42,7 +42,7 @@ int64_t Loader::batches_per_epoch() const {
 }
 
 void Loader::start_epoch(int epoch) {
-  ring_.stop();
+  if (!ring_.stop()) return;  // closed: next() returns 0, and a stuck worker may still read order_
   epoch_ = epoch;
   order_ = sampler_.indices(epoch);
   ring_.start(samples_per_epoch());

@@ -81,7 +81,8 @@ void MetricsLog::append(const EvalRecord& r) {
                            {"epoch", r.epoch},
                            {"top1", r.top1},
                            {"top5", r.top5},
-                           {"skipped_images", r.skipped_images}}
+                           {"skipped_images", r.skipped_images},
+                           {"nonfinite", r.nonfinite}}
                   .dump());
 }
 

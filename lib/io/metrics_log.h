@@ -25,6 +25,7 @@ struct EvalRecord {
   int epoch = 0;
   double top1 = 0, top5 = 0;
   int64_t skipped_images = 0;  // unreadable images left out
+  int64_t nonfinite = 0;       // samples whose outputs had a NaN or an infinity (counted wrong)
 };
 
 struct RunSummary {

@@ -62,6 +62,11 @@ std::string epoch_top5_line(int epoch, double accuracy) {
   return fmt::format("Epoch {} test top-5 Accuracy: {:.2f}%", epoch, accuracy);
 }
 
+std::string epoch_nonfinite_line(int epoch, int64_t nonfinite, int64_t samples) {
+  return fmt::format("Epoch {} test: {} of {} samples had non-finite outputs (counted wrong)",
+                     epoch, nonfinite, samples);
+}
+
 std::string epoch_skipped_line(int epoch, int64_t count) {
   return fmt::format("Epoch {} skipped {} unreadable image{}", epoch, count, count == 1 ? "" : "s");
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "lib/base/check.h"
+#include "lib/parallel/stop_watcher.h"
 #include "lib/train/accuracy.h"
 #include "lib/train/chrome_trace.h"
 #include "lib/train/layer_profile.h"
@@ -21,6 +22,15 @@ constexpr int kImageChannels = 3;
 LRSchedulerOptions with_steps_per_epoch(LRSchedulerOptions o, int64_t steps_per_epoch) {
   o.steps_per_epoch = std::max<int64_t>(1, steps_per_epoch);
   return o;
+}
+
+// Whether an evaluation counts towards the best accuracy and model_best: only with finite
+// outputs from finite weights and statistics, so that a diverged model never scores.
+bool scores(Replica& replica, double nonfinite_samples) {
+  ParamStore& store = replica.store();
+  return nonfinite_samples == 0 &&
+         all_finite(store.params(), static_cast<int64_t>(store.num_params())) &&
+         all_finite(store.buffers(), static_cast<int64_t>(store.num_buffers()));
 }
 
 }  // namespace
@@ -63,6 +73,8 @@ struct Trainer::Core {
 
 struct Trainer::TestCounts {
   double top1 = 0.0, top5 = 0.0, total = 0.0;
+  double nonfinite = 0.0;    // samples whose outputs had a NaN or an infinity (never correct)
+  bool interrupted = false;  // a stop ended the pass: no counts
 
   double percent(double correct) const { return total > 0 ? 100.0 * correct / total : 0.0; }
 };
@@ -142,15 +154,21 @@ std::vector<std::string> Trainer::load_pretrained(const std::string& path) {
   return reinitialized;
 }
 
-// Runs fn on every core; a failing core closes every data source so no core waits for data.
+// Runs fn on every core. A failing core, or a stop request, closes every data source so no core
+// waits for data; a core woken that way finds the stop in its next vote.
 void Trainer::run_on_cores(const std::function<void(Core&)>& fn) {
-  mesh_.run([&](int rank) { fn(*cores_[rank]); },
-            [&] {
-              for (const auto& core : cores_) {
-                core->train->close();
-                core->test->close();
-              }
-            });
+  std::unique_ptr<StopWatcher> watcher;
+  if (options_.stop_requested != nullptr) {
+    watcher = std::make_unique<StopWatcher>(*options_.stop_requested, [this] { close_sources(); });
+  }
+  mesh_.run([&](int rank) { fn(*cores_[rank]); }, [this] { close_sources(); });
+}
+
+void Trainer::close_sources() {
+  for (const auto& core : cores_) {
+    core->train->close();
+    core->test->close();
+  }
 }
 
 TrainResult Trainer::run() {
@@ -184,41 +202,65 @@ TrainResult Trainer::evaluate() {
 void Trainer::evaluate_core(Core& core, TrainResult& result) {
   const int epoch = first_epoch_ - 1;  // the epochs the weights were trained for
   const TestCounts counts = test_epoch(core, epoch);
-  const double top1 = counts.percent(counts.top1), top5 = counts.percent(counts.top5);
-  print_once(core, epoch_test_end_line(epoch, clock_time(), top1));
-  print_once(core, epoch_top5_line(epoch, top5));
+  if (counts.interrupted) {
+    if (core.rank == 0) result.interrupted = true;
+    return;
+  }
+  report_test(core, epoch, counts);
   if (core.rank == 0) {
-    result.max_accuracy = top1;
-    result.top5 = top5;
+    result.final_top1 = counts.percent(counts.top1);
+    result.top5 = counts.percent(counts.top5);
+    result.final_samples = static_cast<int64_t>(counts.total);
+    result.final_nonfinite = static_cast<int64_t>(counts.nonfinite);
+    result.max_accuracy = scores(core.replica, counts.nonfinite) ? result.final_top1 : 0.0;
+  }
+}
+
+// The accuracy lines of one test pass, and how many samples had non-finite outputs if any.
+void Trainer::report_test(Core& core, int epoch, const TestCounts& counts) {
+  print_once(core, epoch_test_end_line(epoch, clock_time(), counts.percent(counts.top1)));
+  print_once(core, epoch_top5_line(epoch, counts.percent(counts.top5)));
+  if (counts.nonfinite > 0) {
+    print_once(core, epoch_nonfinite_line(epoch, static_cast<int64_t>(counts.nonfinite),
+                                          static_cast<int64_t>(counts.total)));
   }
 }
 
 void Trainer::run_core(Core& core, TrainResult& result) {
   double max_accuracy = best_top1_, max_top5 = 0.0;
   core.best_top1 = best_top1_;
-  double top1 = 0.0, top5 = 0.0;
+  TestCounts last;  // the last evaluation
   double skipped_before = 0.0;
   bool has_best = first_epoch_ > 1;  // a resumed run's logdir already holds model_best
   for (int epoch = first_epoch_; epoch <= options_.num_epochs; ++epoch) {
     print_once(core, epoch_train_begin_line(epoch, clock_time()));
-    const bool stopped = !train_epoch(core, epoch);
+    bool stopped = !train_epoch(core, epoch);
     print_once(core, epoch_train_end_line(epoch, clock_time()));
+    const bool test = !options_.test_only_at_end || epoch == options_.num_epochs;
+    TestCounts counts;
+    if (!stopped && test) {
+      counts = test_epoch(core, epoch);
+      stopped = counts.interrupted;  // an interrupted pass is no evaluation
+    }
     if (stopped) {
+      // The replicas hold the last step every core took; a resume goes on from there.
+      if (log_dir_ != nullptr && core.rank == 0) save_mid_epoch(core, epoch);
       if (core.rank == 0) result.interrupted = true;
       return;
     }
     bool improved = false;
-    if (!options_.test_only_at_end || epoch == options_.num_epochs) {
-      const TestCounts counts = test_epoch(core, epoch);
-      top1 = counts.percent(counts.top1);
-      top5 = counts.percent(counts.top5);
-      print_once(core, epoch_test_end_line(epoch, clock_time(), top1));
-      print_once(core, epoch_top5_line(epoch, top5));
-      improved = !has_best || top1 > max_accuracy;
-      has_best = true;
-      max_accuracy = std::max(max_accuracy, top1);
+    if (test) {
+      last = counts;
+      report_test(core, epoch, counts);
+      const bool scored = scores(core.replica, counts.nonfinite);
+      const double top1 = counts.percent(counts.top1), top5 = counts.percent(counts.top5);
+      improved = scored && (!has_best || top1 > max_accuracy);
+      has_best = has_best || improved;
+      if (scored) {
+        max_accuracy = std::max(max_accuracy, top1);
+        max_top5 = std::max(max_top5, top5);
+      }
       core.best_top1 = max_accuracy;
-      max_top5 = std::max(max_top5, top5);
     }
     double skipped =
         static_cast<double>(core.train->skipped_images() + core.test->skipped_images());
@@ -232,7 +274,8 @@ void Trainer::run_core(Core& core, TrainResult& result) {
     if (log_dir_ != nullptr && core.rank == 0) {
       // Replicas are bitwise equal, so core 0's is the model; the others wait at the next
       // collective while it writes.
-      EvalRecord eval{epoch, top1, top5, static_cast<int64_t>(skipped)};
+      EvalRecord eval{epoch, last.percent(last.top1), last.percent(last.top5),
+                      static_cast<int64_t>(skipped), static_cast<int64_t>(last.nonfinite)};
       log_dir_->append(eval);
       CheckpointInfo info;
       info.model = options_.model;
@@ -248,8 +291,10 @@ void Trainer::run_core(Core& core, TrainResult& result) {
   if (core.rank == 0) {
     result.max_accuracy = max_accuracy;
     result.max_top5 = max_top5;
-    result.final_top1 = top1;
-    result.top5 = top5;
+    result.final_top1 = last.percent(last.top1);
+    result.top5 = last.percent(last.top5);
+    result.final_samples = static_cast<int64_t>(last.total);
+    result.final_nonfinite = static_cast<int64_t>(last.nonfinite);
   }
 }
 
@@ -262,7 +307,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
   // epoch sees exactly the batches an uninterrupted run would.
   const int64_t first_step = epoch == first_epoch_ ? first_step_ : 0;
   for (int64_t step = 0; step < first_step; ++step) {
-    XTRAIN_CHECK(source.next(core.images.data(), core.labels.data()) > 0,
+    XTRAIN_CHECK(source.next(core.images.data(), core.labels.data()) > 0 || stop_requested(),
                  "the training data ended after {} of {} batches", step, steps);
   }
 
@@ -273,6 +318,9 @@ bool Trainer::train_epoch(Core& core, int epoch) {
     auto start = Metrics::Clock::now();
     const int n = source.next(core.images.data(), core.labels.data());
     metrics_.record(Metric::kDataWaitTime, seconds_since(start));
+    // The cores vote once each has its batch: a stop lands between the same two steps on every
+    // core, and a core that a stop woke from a data wait (n == 0) takes no step of its own.
+    if (stop_voted(core)) return false;
     XTRAIN_CHECK(n > 0, "the training data ended after {} of {} batches", step, steps);
     Plan& plan = plan_for(core, n, PlanMode::kTrain);
     if (core.rank == 0 && !options_.profile.empty() && n == options_.batch_size) {
@@ -310,11 +358,9 @@ bool Trainer::train_epoch(Core& core, int epoch) {
         log_dir_->append(TrainRecord{epoch, step, core.rank, loss, lr, rate, global_rate, time});
       }
     }
-    const bool stop = stop_voted(core);
     const bool periodic = options_.checkpoint_steps > 0 &&
                           core.global_step % options_.checkpoint_steps == 0 && step + 1 < steps;
-    if (log_dir_ != nullptr && core.rank == 0 && (stop || periodic)) save_mid_epoch(core, epoch);
-    if (stop) return false;
+    if (log_dir_ != nullptr && core.rank == 0 && periodic) save_mid_epoch(core, epoch);
   }
   core.training_seconds += seconds_since(epoch_start);
   // --profile: core 0's full-batch plan times its layers; the trace covers this epoch's steps.
@@ -331,10 +377,21 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
   int64_t steps = source.batches_per_epoch();
   if (options_.num_test_steps > 0) steps = std::min(steps, options_.num_test_steps);
 
-  double counts[3] = {0.0, 0.0, 0.0};  // top-1 correct, top-5 correct, samples
-  for (int64_t step = 0; step < steps; ++step) {
-    const int n = source.next(core.images.data(), core.labels.data());
-    if (n == 0) break;
+  // top-1 correct, top-5 correct, samples, samples with non-finite outputs
+  double counts[4] = {0.0, 0.0, 0.0, 0.0};
+  for (int64_t step = 0;; ++step) {
+    const int n = step < steps ? source.next(core.images.data(), core.labels.data()) : 0;
+    // Every batch the cores vote: a stop ends the pass within one batch on every core, and a
+    // core whose shard is done keeps meeting the others until every shard is.
+    double votes[2] = {stop_requested() ? 1.0 : 0.0, n > 0 ? 1.0 : 0.0};
+    mesh_.all_reduce_sum(core.rank, votes, 2);
+    if (votes[0] > 0) {
+      TestCounts stopped;
+      stopped.interrupted = true;
+      return stopped;
+    }
+    if (votes[1] == 0) break;
+    if (n == 0) continue;
     Plan& plan = plan_for(core, n, PlanMode::kEval);
     plan.forward(core.exec);
     const TensorView logits = plan.logits();
@@ -342,13 +399,14 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
     counts[0] += count_top_k_correct(logits.data, plan.labels(), n, classes, 1);
     counts[1] += count_top_k_correct(logits.data, plan.labels(), n, classes, 5);
     counts[2] += n;
+    counts[3] += count_nonfinite_rows(logits.data, n, classes);
     if (step % options_.log_steps == 0) {
       spdlog::info(test_line(core.rank, step, epoch, clock_time()));
     }
   }
   // Exact over all samples: sums of counts, not a mean of per-core percentages.
-  mesh_.all_reduce_sum(core.rank, counts, 3);
-  return {counts[0], counts[1], counts[2]};
+  mesh_.all_reduce_sum(core.rank, counts, 4);
+  return {counts[0], counts[1], counts[2], counts[3]};
 }
 
 // The plan for a batch of n images, compiled on first use, with the batch copied into it.
@@ -366,11 +424,15 @@ Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
   return plan;
 }
 
+bool Trainer::stop_requested() const {
+  return options_.stop_requested != nullptr && options_.stop_requested->load();
+}
+
 // Every core reads the stop flag, and the cores agree: a stop lands after the same step
 // everywhere, so no core is left waiting in an all-reduce.
 bool Trainer::stop_voted(Core& core) {
   if (options_.stop_requested == nullptr) return false;
-  double votes = options_.stop_requested->load() ? 1.0 : 0.0;
+  double votes = stop_requested() ? 1.0 : 0.0;
   mesh_.all_reduce_sum(core.rank, &votes, 1);
   return votes > 0.0;
 }

@@ -2,7 +2,8 @@
 // own replica on its own data shard; after backward the cores all-reduce the gradients to their
 // mean, so every replica takes the same SGD step (LR schedule stepped every step) and the
 // replicas stay bitwise equal. Each core prints its own training and test lines; the epoch
-// lines and the accuracy, summed exactly over every core's samples, print once.
+// lines and the accuracy, summed exactly over every core's samples, print once. A stop request
+// ends every core after the same training step or test batch, also a core waiting for data.
 // Not here: flags (apps/), where batches come from (data/), kernels, threads (lib/parallel).
 #pragma once
 
@@ -44,16 +45,21 @@ struct TrainerOptions {
   std::string flags = "{}";      // the run's flags as a JSON object, recorded in checkpoints
   SGDOptions sgd;
   LRSchedulerOptions lr_schedule;  // steps_per_epoch is taken from the training data
-  // Set (e.g. by a SIGINT handler) to stop after the current step; may be null.
+  // Set (e.g. by a signal handler) to stop every core after the current training step or test
+  // batch, waking any core that waits for data; may be null.
   const std::atomic<bool>* stop_requested = nullptr;
 };
 
+// An evaluation in which any sample had non-finite outputs scores 0 towards max_accuracy and
+// max_top5 (and never makes model_best): a diverged model never scores.
 struct TrainResult {
   double max_accuracy = 0.0;  // best test top-1, percent
   double max_top5 = 0.0;      // best test top-5, percent
-  double final_top1 = 0.0;    // the last evaluation, percent
+  double final_top1 = 0.0;    // the last evaluation, percent (non-finite samples counted wrong)
   double top5 = 0.0;          // top-5 of the last evaluation, percent
-  bool interrupted = false;   // stopped by stop_requested
+  int64_t final_samples = 0;    // samples of the last evaluation
+  int64_t final_nonfinite = 0;  // of them, those whose outputs had a NaN or an infinity
+  bool interrupted = false;     // stopped by stop_requested
 };
 
 class Trainer {
@@ -64,7 +70,7 @@ class Trainer {
 
   // Trains every epoch on every core. Throws xtrain::Error naming the core if any core fails.
   TrainResult run();
-  // Evaluates the test set once (--evaluate); max_accuracy is its top-1.
+  // Evaluates the test set once (--evaluate); max_accuracy is its score.
   TrainResult evaluate();
 
   // --resume: every replica takes the checkpoint's weights, statistics and momentum, and the run
@@ -84,12 +90,15 @@ class Trainer {
   void run_on_cores(const std::function<void(Core&)>& fn);
   void run_core(Core& core, TrainResult& result);
   void evaluate_core(Core& core, TrainResult& result);
+  void report_test(Core& core, int epoch, const TestCounts& counts);
+  void close_sources();
   void save_mid_epoch(Core& core, int epoch);
   int64_t steps_per_epoch() const;
   // False when a stop was requested.
   bool train_epoch(Core& core, int epoch);
   TestCounts test_epoch(Core& core, int epoch);
   Plan& plan_for(Core& core, int batch, PlanMode mode);
+  bool stop_requested() const;
   bool stop_voted(Core& core);
   void print_once(Core& core, const std::string& line);
 

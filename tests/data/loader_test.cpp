@@ -222,6 +222,29 @@ TEST(Loader, CloseWakesAWaitingNext) {
   data->release();  // let the held worker finish so the loader can be destroyed
 }
 
+// A stop closes the loader while a worker is stuck in a read (a FIFO, a hung mount): starting
+// the next epoch (the test pass after an interrupted one) must not wait for that worker.
+TEST(Loader, AClosedLoaderStartsAnEpochWithoutWaitingForAStuckWorker) {
+  auto data = std::make_shared<ScriptedDataset>(8, std::set<int64_t>{}, /*held=*/0);
+  auto loader = make_loader(data, sampler(8, /*train=*/false), loader_options(4, 2));
+  loader->start_epoch(1);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (data->done() < 4 && std::chrono::steady_clock::now() < deadline) {  // all but sample 0
+    std::this_thread::sleep_for(1ms);
+  }
+  loader->close();
+  auto starting = std::async(std::launch::async, [&] {
+    loader->start_epoch(2);
+    std::vector<float> images(8);
+    std::vector<int32_t> labels(4);
+    return loader->next(images.data(), labels.data());
+  });
+  const bool returned = starting.wait_for(5s) == std::future_status::ready;  // a hang guard
+  data->release();  // lets the held worker finish, so the loader can be destroyed either way
+  EXPECT_TRUE(returned) << "start_epoch waited for the stuck worker";
+  EXPECT_EQ(starting.get(), 0);
+}
+
 TEST(Loader, ANewEpochMayStartBeforeTheLastOneIsRead) {
   auto data = std::make_shared<ScriptedDataset>(20);
   auto loader = make_loader(data, sampler(20), loader_options(4, 3));

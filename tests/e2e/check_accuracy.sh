@@ -46,6 +46,19 @@ printf '{"kind":"eval","epoch":3,"to' >>"$dir/logdir/metrics.jsonl"  # cut off b
 expect 0 "max top-1 76.25% (epoch 2, 2 evaluations) reaches 76.00%: PASS" "$dir/logdir" --min 76
 expect 1 "FAIL" "$dir/logdir/metrics.jsonl" --min 80
 
+# A diverged evaluation (non-finite outputs) scores 0, whatever its accuracy line says.
+cat >"$dir/diverged.log" <<'LOG'
+Epoch 1 test end 10:31:00, Accuracy=12.50
+Epoch 2 test end 11:01:00, Accuracy=73.00
+Epoch 2 test top-5 Accuracy: 90.00%
+Epoch 2 test: 27 of 100 samples had non-finite outputs (counted wrong)
+LOG
+expect 1 "max top-1 12.50% (epoch 1, 2 evaluations) is below 50.00%: FAIL" "$dir/diverged.log" --min 50
+printf '%s\n' '{"kind":"eval","epoch":1,"top1":10.0,"top5":50.0,"skipped_images":0,"nonfinite":0}' \
+  '{"kind":"eval","epoch":2,"top1":73.0,"top5":90.0,"skipped_images":0,"nonfinite":27}' \
+  >"$dir/diverged.jsonl"
+expect 1 "max top-1 10.00% (epoch 1, 2 evaluations) is below 50.00%: FAIL" "$dir/diverged.jsonl" --min 50
+
 # Errors: exit 2, one line on stderr.
 printf 'Epoch 1 train begin 10:00:00\n' >"$dir/no_accuracy.log"
 expect 2 "no accuracy logged in $dir/no_accuracy.log" "$dir/no_accuracy.log" --min 1

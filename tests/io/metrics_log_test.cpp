@@ -32,12 +32,12 @@ TEST(MetricsLog, OneJsonObjectPerLineReadableAtOnce) {
   EXPECT_EQ(lines[0], json::parse(R"({"kind": "train", "epoch": 1, "step": 20, "core": 3,
       "loss": 6.90625, "lr": 0.1, "rate": 412.5, "global_rate": 398.25, "time": "12:34:56"})"));
 
-  log.append(EvalRecord{1, 75.5, 92.25, 2});
+  log.append(EvalRecord{1, 75.5, 92.25, 2, 7});
   log.append(TrainRecord{2, 0, 0, NAN, 0.1, 1, 1, "12:35:00"});
   lines = read_lines(path);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[1], json::parse(R"({"kind": "eval", "epoch": 1, "top1": 75.5, "top5": 92.25,
-      "skipped_images": 2})"));
+      "skipped_images": 2, "nonfinite": 7})"));
   EXPECT_TRUE(lines[2]["loss"].is_null());  // JSON has no NaN
 }
 

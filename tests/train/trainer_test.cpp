@@ -1,14 +1,21 @@
 // The data-parallel trainer: replicas that stay bitwise equal, N cores x batch B equal to one
-// core x batch N*B, reruns that repeat exactly, and a failure on one core that stops them all.
+// core x batch N*B, reruns that repeat exactly, a failure on one core that stops them all,
+// resuming, diverged models that never score, and stops that land within one batch.
 #include "lib/train/trainer.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <limits>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -62,6 +69,37 @@ class SliceSource : public BatchSource {
   int fail_at_batch_;
   int epoch_ = 1;
   int64_t next_ = 0;
+};
+
+// Another source's batches; reading batch `at_batch` of an epoch sets `stop`, as a signal would
+// arrive. Counts the batches it gave after that.
+class StopAtBatch : public BatchSource {
+ public:
+  StopAtBatch(std::unique_ptr<BatchSource> source, int at_batch, std::atomic<bool>* stop,
+              std::atomic<int>* given_after_stop)
+      : source_(std::move(source)),
+        at_batch_(at_batch),
+        stop_(stop),
+        given_after_stop_(given_after_stop) {}
+
+  int64_t batches_per_epoch() const override { return source_->batches_per_epoch(); }
+  void start_epoch(int epoch) override {
+    batch_ = 0;
+    source_->start_epoch(epoch);
+  }
+  int next(float* images, int32_t* labels) override {
+    if (batch_++ == at_batch_) *stop_ = true;
+    const int n = source_->next(images, labels);
+    if (*stop_ && n > 0) ++*given_after_stop_;
+    return n;
+  }
+
+ private:
+  std::unique_ptr<BatchSource> source_;
+  int at_batch_;
+  int batch_ = 0;
+  std::atomic<bool>* stop_;
+  std::atomic<int>* given_after_stop_;
 };
 
 TrainerOptions small_options(int num_cores, int batch_size) {
@@ -157,10 +195,15 @@ TEST(Trainer, ADataFailureOnOneCoreStopsEveryCore) {
 }
 
 TEST(Trainer, StopRequestEndsEveryCoreAfterTheSameStep) {
-  std::atomic<bool> stop{true};  // already set: every core stops after its first step
+  std::atomic<bool> stop{false};
+  std::atomic<int> given_after_stop{0};
   TrainerOptions o = small_options(2, 2);
   o.stop_requested = &stop;
-  Trainer trainer(build_model("resnet20", kClasses), o, slices(2, 50), slices(2, 1));
+  const BatchSourceFactory stop_at_2 = [&](int rank, int n) {  // core 0 only: as a signal
+    return std::make_unique<StopAtBatch>(std::make_unique<SliceSource>(rank, n, 2, 50),
+                                         rank == 0 ? 2 : -1, &stop, &given_after_stop);
+  };
+  Trainer trainer(build_model("resnet20", kClasses), o, stop_at_2, slices(2, 1));
   const TrainResult result = trainer.run();
   EXPECT_TRUE(result.interrupted);
   EXPECT_EQ(params_of(trainer, 0), params_of(trainer, 1));
@@ -253,13 +296,19 @@ TEST(Trainer, ResumingMidEpochIsExact) {
   Trainer straight(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 1));
   straight.run();
 
-  std::atomic<bool> stop{true};  // every core stops after the first step
+  std::atomic<bool> stop{false};
+  std::atomic<int> given_after_stop{0};
+  const BatchSourceFactory stop_at_1 = [&](int rank, int n) {  // after the first step
+    return std::make_unique<StopAtBatch>(std::make_unique<SliceSource>(rank, n, 2, 3), 1, &stop,
+                                         &given_after_stop);
+  };
   TrainerOptions interrupted = o;
   interrupted.logdir = temp_dir("interrupted");
   interrupted.stop_requested = &stop;
-  EXPECT_TRUE(Trainer(build_model("resnet20", kClasses), interrupted, slices(2, 3), slices(2, 1))
+  EXPECT_TRUE(Trainer(build_model("resnet20", kClasses), interrupted, stop_at_1, slices(2, 1))
                   .run()
                   .interrupted);
+  EXPECT_EQ(train_records(interrupted.logdir).size(), 2u);  // one step on each core
   TrainerOptions rest = o;
   rest.logdir = interrupted.logdir;
   Trainer resumed(build_model("resnet20", kClasses), rest, slices(2, 3), slices(2, 1));
@@ -280,6 +329,207 @@ TEST(Trainer, ResumeRefusesAnotherModel) {
   o.model = "resnet32";
   Trainer other(build_model("resnet32", kClasses), o, slices(2, 1), slices(2, 1));
   EXPECT_THROW(other.resume(LogDir::latest_checkpoint(o.logdir)), Error);
+}
+
+}  // namespace
+}  // namespace xtrain
+
+// A diverged model never scores: non-finite outputs are counted wrong and reported, and neither
+// they nor non-finite weights ever become model_best.
+namespace xtrain {
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// Another core's test source that, when test epoch `epoch` starts, turns fc.bias NaN in its
+// core's replica: as a too-large step leaves a model whose last training loss was still finite.
+// (NaN images would not do: ReLU maps NaN to 0.)
+class PoisonFcBiasAtEpoch : public BatchSource {
+ public:
+  PoisonFcBiasAtEpoch(std::unique_ptr<BatchSource> source, int epoch, Trainer* const& trainer,
+                      int rank)
+      : source_(std::move(source)), epoch_(epoch), trainer_(trainer), rank_(rank) {}
+
+  int64_t batches_per_epoch() const override { return source_->batches_per_epoch(); }
+  void start_epoch(int epoch) override {
+    if (epoch == epoch_) {  // on this core's own thread, so it touches only its own replica
+      ParamStore& store = trainer_->replica(rank_).store();
+      store.data(*store.find("fc.bias"))[0] = kNaN;
+    }
+    source_->start_epoch(epoch);
+  }
+  int next(float* images, int32_t* labels) override { return source_->next(images, labels); }
+
+ private:
+  std::unique_ptr<BatchSource> source_;
+  int epoch_;
+  Trainer* const& trainer_;
+  int rank_;
+};
+
+std::vector<nlohmann::json> eval_records(const std::string& logdir) {
+  std::ifstream in(logdir + "/metrics.jsonl");
+  std::vector<nlohmann::json> out;
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    if (j["kind"] == "eval") out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void poison_weights(Trainer& trainer) {
+  for (int rank = 0; rank < trainer.num_cores(); ++rank) {
+    ParamStore& store = trainer.replica(rank).store();
+    std::fill_n(store.params(), store.num_params(), kNaN);
+  }
+}
+
+TEST(Trainer, EvaluatingNaNWeightsScoresNothingAndCountsEverySample) {
+  // 2 cores x 3 batches x 2 images
+  Trainer trainer(build_model("resnet20", kClasses), small_options(2, 2), slices(2, 1),
+                  slices(2, 3));
+  poison_weights(trainer);
+  const TrainResult result = trainer.evaluate();
+  EXPECT_EQ(result.final_top1, 0.0);
+  EXPECT_EQ(result.top5, 0.0);
+  EXPECT_EQ(result.max_accuracy, 0.0);
+  EXPECT_EQ(result.final_samples, 12);
+  EXPECT_EQ(result.final_nonfinite, 12);
+}
+
+TEST(Trainer, NonFiniteOutputsNeverReplaceModelBest) {
+  TrainerOptions o = small_options(2, 2);
+  o.num_epochs = 2;
+  o.model = "resnet20";
+  o.logdir = temp_dir("nonfinite_outputs");
+  Trainer* trainer = nullptr;
+  const BatchSourceFactory nan_in_epoch_2 = [&](int rank, int n) {
+    return std::make_unique<PoisonFcBiasAtEpoch>(std::make_unique<SliceSource>(rank, n, 2, 2), 2,
+                                                 trainer, rank);
+  };
+  Trainer run(build_model("resnet20", kClasses), o, slices(2, 3), nan_in_epoch_2);
+  trainer = &run;
+  const TrainResult result = run.run();
+
+  const std::vector<nlohmann::json> evals = eval_records(o.logdir);
+  ASSERT_EQ(evals.size(), 2u);
+  EXPECT_EQ(evals[0]["nonfinite"], 0);
+  EXPECT_EQ(evals[1]["nonfinite"], 8);  // 2 cores x 2 batches x 2 images
+  EXPECT_EQ(evals[1]["top1"], 0.0);
+  EXPECT_EQ(result.max_accuracy, evals[0]["top1"].get<double>());
+  EXPECT_EQ(result.final_nonfinite, 8);
+  EXPECT_EQ(file_bytes(o.logdir + "/model_best.safetensors"),
+            file_bytes(o.logdir + "/checkpoint-epoch-1.safetensors"));
+}
+
+TEST(Trainer, NonFiniteWeightsNeverBecomeModelBest) {
+  // Without BatchNorm, and with ReLU mapping a NaN to 0, a NaN weight of conv1 leaves the
+  // outputs finite: only a look at the weights tells.
+  TrainerOptions o = small_options(1, 2);
+  o.model = "no_batchnorm";
+  o.logdir = temp_dir("nonfinite_weights");
+  Trainer trainer(model_without_batchnorm(), o, slices(2, 2), slices(2, 2));
+  ParamStore& store = trainer.replica(0).store();
+  store.data(*store.find("conv1.weight"))[0] = kNaN;
+  const TrainResult result = trainer.run();
+  EXPECT_EQ(result.max_accuracy, 0.0);
+  EXPECT_FALSE(std::filesystem::exists(o.logdir + "/model_best.safetensors"));
+  EXPECT_TRUE(std::filesystem::exists(o.logdir + "/checkpoint-epoch-1.safetensors"));
+}
+
+}  // namespace
+}  // namespace xtrain
+
+// Stops: within one batch of the test pass too, and at once for a core waiting for data.
+namespace xtrain {
+namespace {
+
+// A source whose data never comes (a stuck read): next() waits until close(). A hang guard
+// throws after 20 s, long past any stop.
+class NeverReady : public BatchSource {
+ public:
+  int64_t batches_per_epoch() const override { return 5; }
+  void start_epoch(int) override {}
+  int next(float*, int32_t*) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!closed_changed_.wait_for(lock, std::chrono::seconds(20), [this] { return closed_; })) {
+      throw std::runtime_error("next() was never woken by close()");
+    }
+    return 0;
+  }
+  void close() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    closed_changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable closed_changed_;
+  bool closed_ = false;
+};
+
+TEST(Trainer, AStopEndsTheTestPassWithinOneBatch) {
+  std::atomic<bool> stop{false};
+  std::atomic<int> given_after_stop{0};
+  TrainerOptions o = small_options(2, 2);
+  o.model = "resnet20";
+  o.stop_requested = &stop;
+  o.logdir = temp_dir("stop_in_test");
+  const BatchSourceFactory stop_at_3 = [&](int rank, int n) {
+    return std::make_unique<StopAtBatch>(std::make_unique<SliceSource>(rank, n, 2, 50),
+                                         /*at_batch=*/3, &stop, &given_after_stop);
+  };
+  const TrainResult result =
+      Trainer(build_model("resnet20", kClasses), o, slices(2, 2), stop_at_3).run();
+  EXPECT_TRUE(result.interrupted);
+  EXPECT_LE(given_after_stop, 2);  // at most the batch each core was reading
+  // No evaluation: no accuracy logged, no model_best; checkpoint-last holds the trained epoch.
+  EXPECT_TRUE(eval_records(o.logdir).empty());
+  EXPECT_FALSE(std::filesystem::exists(o.logdir + "/model_best.safetensors"));
+  EXPECT_TRUE(std::filesystem::exists(o.logdir + "/checkpoint-last.safetensors"));
+}
+
+TEST(Trainer, AStopEndsEvaluateWithinOneBatch) {
+  std::atomic<bool> stop{false};
+  std::atomic<int> given_after_stop{0};
+  TrainerOptions o = small_options(2, 2);
+  o.stop_requested = &stop;
+  const BatchSourceFactory stop_at_3 = [&](int rank, int n) {
+    return std::make_unique<StopAtBatch>(std::make_unique<SliceSource>(rank, n, 2, 50),
+                                         /*at_batch=*/3, &stop, &given_after_stop);
+  };
+  const TrainResult result =
+      Trainer(build_model("resnet20", kClasses), o, slices(2, 1), stop_at_3).evaluate();
+  EXPECT_TRUE(result.interrupted);
+  EXPECT_LE(given_after_stop, 2);
+}
+
+TEST(Trainer, AStopWakesACoreWaitingForTrainingData) {
+  std::atomic<bool> stop{true};
+  TrainerOptions o = small_options(2, 2);
+  o.stop_requested = &stop;
+  const BatchSourceFactory core_1_stuck = [](int rank, int n) -> std::unique_ptr<BatchSource> {
+    if (rank == 1) return std::make_unique<NeverReady>();
+    return std::make_unique<SliceSource>(rank, n, 2, 5);
+  };
+  Trainer trainer(build_model("resnet20", kClasses), o, core_1_stuck, slices(2, 1));
+  EXPECT_TRUE(trainer.run().interrupted);
+  EXPECT_EQ(params_of(trainer, 0), params_of(trainer, 1));  // no core took a step alone
+}
+
+TEST(Trainer, AStopWakesACoreWaitingForTestData) {
+  std::atomic<bool> stop{true};
+  TrainerOptions o = small_options(2, 2);
+  o.stop_requested = &stop;
+  const BatchSourceFactory stuck = [](int, int) { return std::make_unique<NeverReady>(); };
+  EXPECT_TRUE(
+      Trainer(build_model("resnet20", kClasses), o, slices(2, 1), stuck).evaluate().interrupted);
 }
 
 }  // namespace
