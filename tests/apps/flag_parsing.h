@@ -76,49 +76,19 @@ inline std::vector<std::string> options_in_help(const std::string& help) {
 
 // An argv of up to 8 arguments: real options with odd values (joined by '=' or not, empty,
 // numbers at and past every limit), bare values, and random bytes (0x01-0xFF, '-', '=' and
-// digits more often). Half of them start from good_args, arguments that parse, so that the
-// odd ones are also met on their own.
+// digits more often). Half of them start from good_args, arguments that parse, so that an odd
+// value is also met as the only mistake.
 inline std::vector<std::string> random_args(std::mt19937& rng,
                                             const std::vector<std::string>& options,
                                             const std::vector<std::string>& good_args) {
-  static const std::vector<std::string> odd_values = {"",
-                                                      "0",
-                                                      "1",
-                                                      "-1",
-                                                      "2",
-                                                      "inf",
-                                                      "-inf",
-                                                      "nan",
-                                                      "1e39",
-                                                      "-0",
-                                                      "0x10",
-                                                      "010",
-                                                      "1e10",
-                                                      "+5",
-                                                      " 7",
-                                                      "3.5",
-                                                      "100",
-                                                      "101",
-                                                      "auto",
-                                                      "resnet20",
-                                                      "imagenet",
-                                                      "none",
-                                                      "2147483648",
-                                                      "9223372036854775807",
-                                                      "9223372036854775808",
-                                                      "-9223372036854775809",
-                                                      "18446744073709551616",
-                                                      "1e-50",
-                                                      "nu\xff"
-                                                      "dir",
-                                                      "a\nb",
-                                                      "--",
-                                                      "-",
-                                                      "=",
-                                                      "--=",
-                                                      "---x",
-                                                      "true",
-                                                      "false"};
+  // clang-format off
+  static const std::vector<std::string> odd_values = {
+      "", "0", "1", "-1", "2", "inf", "-inf", "nan", "1e39", "-0", "0x10", "010", "1e10", "+5",
+      " 7", "3.5", "100", "101", "auto", "resnet20", "imagenet", "none", "2147483648",
+      "9223372036854775807", "9223372036854775808", "-9223372036854775809",
+      "18446744073709551616", "1e-50", "nu\xff.dir", "a\nb", "--", "-", "=", "--=", "---x",
+      "true", "false"};
+  // clang-format on
   const auto pick = [&](const std::vector<std::string>& from) { return from[rng() % from.size()]; };
   const auto random_bytes = [&] {
     std::string s(rng() % 12, '\0');
