@@ -142,7 +142,8 @@ int predict(const PredictFlags& flags) {
       flags.num_classes > 0 ? flags.num_classes : checkpoint_classes(flags.checkpoint);
   XTRAIN_CHECK(num_classes > 0, "{}: no fc.bias tells the number of classes (pass --num_classes)",
                flags.checkpoint);
-  XTRAIN_CHECK(num_classes >= static_cast<int>(names.size()),
+  // Names attached by index are only right when there is one per output.
+  XTRAIN_CHECK(names.empty() || static_cast<int>(names.size()) == num_classes,
                "--classes={} names {} classes but the model has {} outputs", flags.classes,
                names.size(), num_classes);
   Replica replica(build_model(flags.model, num_classes), /*label_smoothing=*/0.0f);

@@ -1,8 +1,8 @@
 #include "apps/predict_flags.h"
 
 #include <CLI/CLI.hpp>
-#include <iostream>
 
+#include "apps/flag_checks.h"
 #include "models/registry.h"
 
 namespace xtrain {
@@ -11,45 +11,35 @@ bool parse_predict_flags(int argc, char** argv, PredictFlags* flags, int* exit_c
   PredictFlags& f = *flags;
   CLI::App app{"xtrain: classify images with a checkpoint, one JSON object per image", "predict"};
   app.option_defaults()->always_capture_default();
-  const CLI::Range positive(1, 1 << 20);
 
   app.add_option("--checkpoint", f.checkpoint, "Weights: a .safetensors file")
       ->required()
       ->check(CLI::ExistingFile);
   app.add_option("--model", f.model, "Architecture of the checkpoint")
       ->required()
-      ->check(CLI::IsMember(model_names()));
+      ->check(one_of(model_names()));
   app.add_option("--num_classes", f.num_classes, "Classifier outputs (default: the checkpoint's)")
-      ->check(positive);
+      ->transform(integer_in(1, kMaxClasses));
   app.add_option("--image_size", f.image_size,
                  "Network input side: images are resized to image_size * 256 / 224 (shorter "
                  "side) and center-cropped to it")
-      ->check(positive);
+      ->transform(integer_in(1, kMaxImageSize));
   app.add_option("--augment", f.augment,
                  "The checkpoint's training recipe, whose test transform is used: imagenet "
                  "(resize and center crop) or cifar (images already image_size square are only "
                  "normalized)")
-      ->check(CLI::IsMember({"imagenet", "cifar"}));
+      ->check(one_of({"imagenet", "cifar"}));
   app.add_option("--top_k", f.top_k, "Classes reported per image (at most --num_classes)")
-      ->check(positive);
+      ->transform(integer_in(1, kMaxClasses));
   app.add_option("--classes", f.classes,
                  "Data set folder whose sorted sub-folders (of DIR/train if it exists) name the "
                  "classes")
       ->check(CLI::ExistingDirectory);
-  app.add_option("--batch_size", f.batch_size, "Images per forward pass")->check(positive);
+  app.add_option("--batch_size", f.batch_size, "Images per forward pass")
+      ->transform(integer_in(1, kMaxBatchSize));
   app.add_option("paths", f.paths, "Image files and folders (searched recursively)")->required();
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    *exit_code = app.exit(e);
-    return false;
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "predict: error: " << e.what() << "\n";
-    *exit_code = 2;
-    return false;
-  }
-  return true;
+  return parse_flags(app, argc, argv, exit_code);
 }
 
 }  // namespace xtrain

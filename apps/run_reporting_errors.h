@@ -1,5 +1,6 @@
 // run_reporting_errors: how every xtrain tool ends. Runs the tool's body and turns whatever it
-// throws into one line on stderr ("train: error: ...") and exit code 1, never a stack trace.
+// throws into one line on stderr ("train: error: ...", odd bytes of paths escaped as
+// escape_bytes.h says) and exit code 1, never a stack trace.
 #pragma once
 
 #include <exception>
@@ -7,6 +8,7 @@
 #include <new>
 
 #include "lib/base/check.h"
+#include "lib/base/escape_bytes.h"
 
 namespace xtrain {
 
@@ -17,7 +19,7 @@ int run_reporting_errors(const char* tool, Body&& body) {
   } catch (const std::bad_alloc&) {
     std::cerr << tool << ": error: out of memory (try a smaller --batch_size)\n";
   } catch (const std::exception& e) {  // xtrain::Error included: what() is the one-line message
-    std::cerr << tool << ": error: " << e.what() << "\n";
+    std::cerr << tool << ": error: " << escape_bytes(e.what()) << "\n";
   }
   return 1;
 }

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "apps/run_reporting_errors.h"
@@ -15,6 +16,7 @@
 #include "data/fake_data.h"
 #include "data/image_folder_source.h"
 #include "lib/base/check.h"
+#include "lib/base/escape_bytes.h"
 #include "lib/train/log_lines.h"
 #include "models/registry.h"
 
@@ -67,8 +69,20 @@ void handle_stop_signals() {
   std::_Exit(signal_exit_code(signal));
 }
 
+// --resume and --pretrained name a file that exists; checked before any work.
+void check_weights_file(const char* flag, const std::string& path) {
+  if (path.empty()) return;
+  XTRAIN_CHECK(std::filesystem::is_regular_file(path), "--{}: {}: {}", flag, path,
+               std::filesystem::exists(path) ? "not a file" : "no such file");
+}
+
 int train(TrainFlags& flags) {
   TrainerOptions& options = flags.trainer;
+  // Before anything is read or created: --resume=auto on a new --logdir must leave no folder.
+  const std::string resume =
+      flags.resume == "auto" ? LogDir::latest_checkpoint(options.logdir) : flags.resume;
+  check_weights_file("resume", resume);
+  check_weights_file("pretrained", flags.pretrained);
   BatchSourceFactory train_data, test_data;
   int num_classes = flags.num_classes > 0 ? flags.num_classes : kImageNetClasses;
   if (flags.fake_data) {
@@ -98,10 +112,7 @@ int train(TrainFlags& flags) {
   Trainer trainer(model, options, train_data, test_data);
   std::vector<std::string> reinitialized;
   try {
-    if (!flags.resume.empty()) {
-      trainer.resume(flags.resume == "auto" ? LogDir::latest_checkpoint(options.logdir)
-                                            : flags.resume);
-    }
+    if (!resume.empty()) trainer.resume(resume);
     if (!flags.pretrained.empty()) reinitialized = trainer.load_pretrained(flags.pretrained);
   } catch (const Error& e) {
     throw Error(fmt::format("--{}: {}", flags.resume.empty() ? "pretrained" : "resume", e.what()),
@@ -112,7 +123,7 @@ int train(TrainFlags& flags) {
       model_line(flags.model, model->num_parameters(), model->macs(image), options.image_size));
   for (const std::string& name : reinitialized) {
     spdlog::info("Note: {} has another class count in {}; it starts freshly initialized", name,
-                 flags.pretrained);
+                 escape_bytes(flags.pretrained));
   }
   const TrainResult result = flags.evaluate ? trainer.evaluate() : trainer.run();
   if (result.interrupted) exit_interrupted();

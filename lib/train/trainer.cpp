@@ -107,24 +107,29 @@ Replica& Trainer::replica(int rank) { return cores_.at(rank)->replica; }
 
 void Trainer::resume(const std::string& path) {
   const CheckpointInfo info = load_checkpoint(path, cores_[0]->replica);
-  XTRAIN_CHECK(info.model == options_.model, "--resume: {} holds a {}, not a {}", path, info.model,
+  XTRAIN_CHECK(info.model == options_.model, "{} holds a {}, not a {}", path, info.model,
                options_.model);
+  // The metadata must describe a point this run could have reached, checked before it is used.
+  // A mid-epoch checkpoint holds the epochs completed and the steps taken, which may also end an
+  // epoch whose test had not run yet. Divided, not multiplied: no step count can overflow.
+  const int64_t steps = steps_per_epoch();
+  XTRAIN_CHECK(steps > 0, "{}: cannot resume: the training data gives no step per epoch", path);
+  XTRAIN_CHECK(info.epoch <= kMaxEpochs, "{}: epoch {} is past the last epoch a run can have ({})",
+               path, info.epoch, kMaxEpochs);
+  const int64_t epochs_done = info.global_step / steps, step_in_epoch = info.global_step % steps;
+  XTRAIN_CHECK(epochs_done == info.epoch || (epochs_done == info.epoch + 1 && step_in_epoch == 0),
+               "{} was saved after {} steps of {} epochs, which does not fit {} steps per epoch "
+               "(was --num_steps or --batch_size different?)",
+               path, info.global_step, info.epoch, steps);
+  XTRAIN_CHECK(info.best_top1 >= 0.0 && info.best_top1 <= 100.0,
+               "{}: best_top1 is {}, not a percentage", path, info.best_top1);
   for (const auto& core : cores_) {
     if (core->rank != 0) core->replica.copy_state_from(cores_[0]->replica);
     core->global_step = info.global_step;
-    for (int64_t i = 0; i < info.global_step; ++i) core->lr_scheduler->step();
+    core->lr_scheduler->seek(info.global_step);
   }
-  // A checkpoint from the middle of an epoch goes on with that epoch's next batch.
-  first_epoch_ = static_cast<int>(info.epoch) + 1;
-  first_step_ = info.global_step - info.epoch * steps_per_epoch();
-  XTRAIN_CHECK(first_step_ >= 0 && first_step_ <= steps_per_epoch(),
-               "--resume: {} was saved after {} steps of {} epochs, which does not fit {} steps "
-               "per epoch (was --num_steps or --batch_size different?)",
-               path, info.global_step, info.epoch, steps_per_epoch());
-  if (first_step_ == steps_per_epoch()) {  // stopped after an epoch's last step, before its test
-    ++first_epoch_;
-    first_step_ = 0;
-  }
+  first_epoch_ = static_cast<int>(epochs_done) + 1;  // goes on with that epoch's next batch
+  first_step_ = step_in_epoch;
   best_top1_ = info.best_top1;
 }
 

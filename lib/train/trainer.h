@@ -24,6 +24,10 @@
 
 namespace xtrain {
 
+// The most epochs a run counts (--num_epochs, a checkpoint's epoch): far beyond any real run, and
+// far from overflowing epoch numbers and step counts.
+inline constexpr int kMaxEpochs = 1'000'000;
+
 struct TrainerOptions {
   int num_cores = 1;
   int batch_size = 128;          // per core

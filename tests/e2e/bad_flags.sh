@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# Bad input: one line on stderr naming the flag, a non-zero exit, no stack trace, no output.
+# Bad input, as a hostile user types it: one line on stderr naming the flag, a non-zero exit
+# below 128 (2 for a flag, 1 for a file), no stack trace, no output, no logdir left behind, and
+# every check before any work. Values that overflow their type or are not finite, "--flag=" with
+# nothing after it, checkpoints whose metadata lies, and paths that are not UTF-8.
 set -uo pipefail
 train="$1"
-err="$(mktemp)"
-out="$(mktemp)"
-trap 'rm -f "$err" "$out"' EXIT
+predict="$(dirname "$train")/predict"
+dir="$(mktemp -d)"
+trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/expect_error.bash"
 
 expect_rejected() {  # FLAG_NAME ARGS...
   local flag="$1"
   shift
-  "$train" "$@" >"$out" 2>"$err"
+  timeout 60 "$train" "$@" >"$dir/out" 2>"$dir/err"
   local code=$?
   [ "$code" -ne 0 ] || fail "'$*' exited 0"
-  [ "$(wc -l <"$err")" -eq 1 ] || { cat "$err"; fail "'$*': expected one line on stderr"; }
-  grep -q -- "$flag" "$err" || { cat "$err"; fail "'$*': the error does not name $flag"; }
-  grep -qiE "terminate|abort|exception|what\(\)" "$err" && fail "'$*': looks like a crash"
-  [ ! -s "$out" ] || fail "'$*' printed to stdout"
-  echo "ok: $* -> $(cat "$err")"
+  [ "$code" -lt 128 ] || { cat "$dir/err"; fail "'$*' exited $code: a crash, a signal or a hang"; }
+  [ "$(wc -l <"$dir/err")" -eq 1 ] || { cat "$dir/err"; fail "'$*': expected one line on stderr"; }
+  grep -q -- "$flag" "$dir/err" || { cat "$dir/err"; fail "'$*': the error does not name $flag"; }
+  grep -qiE "terminate|abort|exception|what\(\)" "$dir/err" && fail "'$*': looks like a crash"
+  [ ! -s "$dir/out" ] || fail "'$*' printed to stdout"
+  echo "ok: $* -> $(cat "$dir/err")"
 }
 
 expect_rejected --no_such_flag --fake_data --no_such_flag
@@ -36,4 +41,90 @@ expect_rejected --evaluate --fake_data --evaluate
 expect_rejected --resume --fake_data --resume=auto
 expect_rejected --pretrained --fake_data --model=resnet20 --pretrained=/nonexistent.safetensors
 expect_rejected --fake_data --model=resnet18
+
+# Values that are not finite, do not fit the flag's type or cannot work: refused as flags (exit
+# 2), before the logdir exists. --num_epochs=0 makes a run that accepts them end at once.
+quick=(--fake_data --model=resnet20 --num_epochs=0 --num_cores=1)
+for bad in --lr=inf --lr=1e39 --momentum=nan --weight_decay=inf --label_smoothing=nan \
+           --num_warmup_epochs=inf --lr_scheduler_divisor=inf --target_accuracy=nan \
+           --target_accuracy=101 --num_steps=9223372036854775808 --num_epochs=2147483648 \
+           --batch_size=1e10 --seed=-1; do
+  expect_error 2 "${bad%%=*}: expected" "$train" "${quick[@]}" --logdir="$dir/logdir" "$bad"
+  [ ! -e "$dir/logdir" ] || fail "$bad: the logdir was created"
+done
+# "--model=" is an empty model name, not "--model" followed by the next flag as its value.
+expect_error 2 "--model: expected one of resnet101, " "$train" "${quick[@]}" --model= --num_steps=1
+expect_error 2 "--logdir: expected a path, got ''" "$train" "${quick[@]}" --logdir= --resume=auto
+
+# --resume=auto on a new logdir: refused without creating it.
+expect_error 1 "--resume=auto: no checkpoint-last.safetensors in --logdir $dir/new" \
+  "$train" "${quick[@]}" --logdir="$dir/new" --resume=auto
+[ ! -e "$dir/new" ] || fail "--resume=auto created the new logdir"
+
+# Paths that are not UTF-8 (or hold a newline) are fine: the run works and records them
+# escaped as valid JSON ("\xff"), in summary.json and in the checkpoints' metadata.
+odd=$'nu\xff'
+missing=$'no\xffdir\nhere'
+expect_error 1 '--datadir no\xffdir\x0ahere: no such folder' "$train" --model=resnet20 \
+  --num_epochs=0 --datadir="$missing"
+mkdir -p "$dir/$odd/train/a" "$dir/$odd/train/b" "$dir/$odd/val/a" "$dir/$odd/val/b"
+for f in "$dir/$odd"/{train,val}/{a,b}/x.pgm; do printf 'P5\n1 1\n255\n\x80' >"$f"; done
+logdir="$dir/log$odd"
+"$train" --model=resnet20 --datadir="$dir/$odd" --logdir="$logdir" --profile="$dir/p$odd.json" \
+  --image_size=8 --batch_size=2 --test_set_batch_size=2 --num_epochs=1 --num_cores=1 \
+  >"$dir/out" 2>&1 || { cat "$dir/out"; fail "non-UTF-8 paths stopped the run"; }
+recorded="$(jq -r '.flags.argv[1]' "$logdir/summary.json")" || fail "summary.json is not JSON"
+[ "$recorded" = '--datadir='"$dir"'/nu\xff' ] || fail "summary.json records $recorded"
+checkpoint="$logdir/checkpoint-last.safetensors"
+header_size="$(od -An -tu8 -N8 "$checkpoint" | tr -d ' ')"
+flags="$(tail -c +9 "$checkpoint" | head -c "$header_size" | jq -r '.__metadata__.flags')"
+[ "$(jq -r '.argv[2]' <<<"$flags")" = '--logdir='"$dir"'/lognu\xff' ] ||
+  fail "the checkpoint's metadata records flags $flags"
+echo "ok: non-UTF-8 paths train and are recorded escaped"
+
+# Checkpoints whose metadata does not fit the run: one line, at once (a huge global_step was
+# replayed step by step before it was checked), naming --resume once.
+run=(--fake_data --model=resnet20 --num_classes=10 --image_size=8 --batch_size=2
+     --test_set_batch_size=2 --num_test_steps=1 --num_cores=1)
+"$train" "${run[@]}" --num_steps=1 --num_epochs=1 --logdir="$dir/run" >"$dir/out" 2>&1 ||
+  { cat "$dir/out"; fail "the checkpoint run failed"; }
+good="$dir/run/checkpoint-last.safetensors"
+# with_metadata KEY VALUE OUT: a copy of $good with __metadata__.KEY = VALUE.
+with_metadata() {
+  local LC_ALL=C size header  # C: ${#header} counts bytes
+  size="$(od -An -tu8 -N8 "$good" | tr -d ' ')"
+  header="$(tail -c +9 "$good" | head -c "$size" | jq -c --arg v "$2" ".__metadata__.$1 = \$v")"
+  while [ $(( ${#header} % 8 )) -ne 0 ]; do header+=" "; done
+  { for i in 0 1 2 3 4 5 6 7; do printf "\\x$(printf %02x $(( ${#header} >> (8 * i) & 255 )))"; done
+    printf '%s' "$header"
+    tail -c +$(( 9 + size )) "$good"; } >"$3"
+}
+# expect_resume_error TEXT FILE ARGS...: resuming from FILE fails at once in one line that says
+# TEXT and names --resume once.
+expect_resume_error() {
+  local text="$1" file="$2"
+  shift 2
+  expect_error 1 "$text" timeout 60 "$train" "${run[@]}" "$@" --resume="$file"
+  [ "$(grep -o -- "--resume:" "$dir/expect.err" | wc -l)" -eq 1 ] || fail "--resume: printed twice"
+}
+with_metadata global_step 1000000000000000 "$dir/huge_step.safetensors"
+expect_resume_error "--resume: $dir/huge_step.safetensors was saved after 1000000000000000 steps" \
+  "$dir/huge_step.safetensors" --num_steps=1 --num_epochs=2
+with_metadata epoch 1000000000000 "$dir/huge_epoch.safetensors"
+expect_resume_error "epoch 1000000000000 is past the last epoch" "$dir/huge_epoch.safetensors" \
+  --num_steps=1 --num_epochs=2
+with_metadata best_top1 250 "$dir/best.safetensors"
+expect_resume_error "best_top1 is 250, not a percentage" "$dir/best.safetensors" --num_steps=1 \
+  --num_epochs=1
+expect_resume_error "does not fit 2 steps per epoch" "$good" --num_steps=2 --num_epochs=2
+
+# predict: class names are attached by index, so --classes must name exactly the model's
+# outputs; paths that are not UTF-8 are classified.
+mkdir -p "$dir/three/a" "$dir/three/b" "$dir/three/c"
+image="$dir/$odd/val/a/x.pgm"
+expect_error 1 "--classes=$dir/three names 3 classes but the model has 10 outputs" \
+  "$predict" --checkpoint="$good" --model=resnet20 --image_size=8 --classes="$dir/three" "$image"
+"$predict" --checkpoint="$good" --model=resnet20 --image_size=8 "$image" >"$dir/out" ||
+  fail "predict on a non-UTF-8 path failed"
+jq -e .top_k "$dir/out" >/dev/null || fail "predict printed no JSON for a non-UTF-8 path"
 echo "PASS"

@@ -1,0 +1,43 @@
+// What train's and predict's flags accept, said in words ("--batch_size: expected an integer
+// from 1 to 65536, got '0'"), and the parse that turns every mistake into one line on stderr.
+// Values are checked as written, before CLI11 converts them: CLI11 alone would read "1e39" as an
+// infinite float, "9223372036854775808" as the largest int64 and "010" as octal 8.
+// Not here: which flags a tool has (train_flags.cpp, predict_flags.cpp).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xtrain {
+
+// Bounds shared by train and predict: far beyond real use, they keep buffer sizes (batch x
+// image_size^2 x channels, classes x features) and thread counts far from overflowing.
+inline constexpr int64_t kMaxImageSize = 16384;
+inline constexpr int64_t kMaxBatchSize = 65536;
+inline constexpr int64_t kMaxClasses = 1 << 20;
+
+// A whole number in [lo, hi], written in decimal. For Option::transform, not check: the value is
+// rewritten in canonical decimal, which CLI11's own conversion then reads as the same number.
+CLI::Validator integer_in(int64_t lo, int64_t hi);
+
+// A float (finite, as every float flag must be) in [lo, hi], >= lo, or > lo.
+CLI::Validator float_in(float lo, float hi);
+CLI::Validator float_at_least(float lo);
+CLI::Validator float_above(float lo);
+
+// One of `allowed`, exactly.
+CLI::Validator one_of(std::vector<std::string> allowed);
+
+// A path: any bytes, but not none.
+CLI::Validator non_empty_path();
+
+// Parses argv into app's options. Returns false when the process should exit with *exit_code at
+// once: after --help (0), or after a mistake printed as one line "TOOL: error: ..." (2).
+bool parse_flags(CLI::App& app, int argc, char** argv, int* exit_code);
+
+// Prints "TOOL: error: MESSAGE" as one line (see escape_bytes.h) and sets *exit_code to 2.
+void report_flag_error(const CLI::App& app, const std::string& message, int* exit_code);
+
+}  // namespace xtrain

@@ -1,0 +1,73 @@
+// predict's flag parser on random argvs: a clean parse with every value in range, or one line on
+// stderr and exit 2, never a throw or a crash.
+#include "apps/predict_flags.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "tests/apps/flag_parsing.h"
+
+namespace xtrain {
+namespace {
+
+using testing::ParseOutcome;
+
+ParseOutcome parse(const std::vector<std::string>& args, PredictFlags* flags) {
+  return testing::run_parser(&parse_predict_flags, "predict", args, flags);
+}
+
+TEST(PredictFlags, AnEmptyValueIsAValueNotTheNextFlag) {
+  PredictFlags flags;
+  const ParseOutcome o = parse({"--model=", "--top_k=3", "x.png"}, &flags);
+  testing::expect_one_line_error(o, "predict", "--model=");
+  EXPECT_NE(o.err.find("--model: expected one of"), std::string::npos) << o.err;
+}
+
+TEST(PredictFlags, RandomArgvsParseCleanlyOrFailInOneLine) {
+  // --checkpoint must name an existing file and --classes a folder: give them real ones.
+  const std::string checkpoint = ::testing::TempDir() + "predict_flags_test.safetensors";
+  std::fclose(std::fopen(checkpoint.c_str(), "w"));
+  const std::string folder = ::testing::TempDir();
+
+  PredictFlags help_flags;
+  const ParseOutcome help = parse({"--help"}, &help_flags);
+  ASSERT_EQ(help.exit_code, 0);
+  const std::vector<std::string> options = testing::options_in_help(help.out);
+  ASSERT_GE(options.size(), 8u) << help.out;
+
+  const std::vector<std::string> good_args = {"--checkpoint=" + checkpoint, "--model=resnet20",
+                                              "--classes=" + folder, "cat.png"};
+  std::mt19937 rng(7);
+  int parsed = 0, refused = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::vector<std::string> args = testing::random_args(rng, options, good_args);
+    const std::string context =
+        "trial " + std::to_string(trial) + ": " + ::testing::PrintToString(args);
+    PredictFlags f;
+    const ParseOutcome o = parse(args, &f);
+    if (o.ok) {
+      ++parsed;
+      EXPECT_TRUE(o.err.empty() && o.out.empty()) << context;
+      EXPECT_TRUE(f.num_classes >= 0 && f.num_classes <= (1 << 20)) << context;
+      EXPECT_TRUE(f.image_size >= 1 && f.image_size <= 16384) << context;
+      EXPECT_TRUE(f.top_k >= 1 && f.batch_size >= 1 && f.batch_size <= 65536) << context;
+      EXPECT_TRUE(f.augment == "imagenet" || f.augment == "cifar") << context;
+      EXPECT_TRUE(std::filesystem::is_regular_file(f.checkpoint)) << context;
+      EXPECT_FALSE(f.paths.empty()) << context;
+    } else if (o.exit_code == 0) {  // --help
+      EXPECT_TRUE(o.err.empty()) << context;
+    } else {
+      ++refused;
+      testing::expect_one_line_error(o, "predict", context);
+    }
+    if (::testing::Test::HasFailure()) break;  // one broken argv is enough to read
+  }
+  std::remove(checkpoint.c_str());
+  EXPECT_GE(parsed, 300);  // both ways are exercised
+  EXPECT_GE(refused, 1500);
+}
+
+}  // namespace
+}  // namespace xtrain

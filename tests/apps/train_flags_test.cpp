@@ -1,0 +1,184 @@
+// train's flag parser as a hostile user meets it: every value checked as written (finite, in
+// range, the flag's type), "--flag=" never swallowing the next argument, the flags recorded as
+// valid JSON whatever their bytes, and never anything but a clean parse or one line and exit 2.
+#include "apps/train_flags.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "models/registry.h"
+#include "tests/apps/flag_parsing.h"
+#include "tests/base/unescape_bytes.h"
+
+namespace xtrain {
+namespace {
+
+using testing::expect_one_line_error;
+using testing::ParseOutcome;
+
+ParseOutcome parse(const std::vector<std::string>& args, TrainFlags* flags) {
+  return testing::run_parser(&parse_train_flags, "train", args, flags);
+}
+
+// args must be refused in one line that names `flag`.
+void expect_rejected(const std::string& flag, std::vector<std::string> args) {
+  args.insert(args.begin(), "--fake_data");
+  TrainFlags flags;
+  const ParseOutcome o = parse(args, &flags);
+  const std::string context = ::testing::PrintToString(args);
+  expect_one_line_error(o, "train", context);
+  EXPECT_NE(o.err.find(flag), std::string::npos) << context << ": " << o.err;
+}
+
+TEST(TrainFlags, FloatsMustBeFiniteAndInRange) {
+  expect_rejected("--lr", {"--lr=inf"});
+  expect_rejected("--lr", {"--lr=1e39"});  // finite as a double, infinite as the float it is
+  expect_rejected("--lr", {"--lr=nan"});
+  expect_rejected("--momentum", {"--momentum=nan"});
+  expect_rejected("--weight_decay", {"--weight_decay=-inf"});
+  expect_rejected("--label_smoothing", {"--label_smoothing=nan"});
+  expect_rejected("--label_smoothing", {"--label_smoothing=1.5"});
+  expect_rejected("--num_warmup_epochs", {"--num_warmup_epochs=inf"});
+  expect_rejected("--num_warmup_epochs", {"--num_warmup_epochs=1e30"});
+  expect_rejected("--lr_scheduler_divisor", {"--lr_scheduler_divisor=inf"});
+  expect_rejected("--lr_scheduler_divisor", {"--lr_scheduler_divisor=1e-50"});  // 0 as a float
+  expect_rejected("--target_accuracy", {"--target_accuracy=nan"});
+  expect_rejected("--target_accuracy", {"--target_accuracy=100.5"});
+  expect_rejected("--target_accuracy", {"--target_accuracy=-1"});
+}
+
+TEST(TrainFlags, IntegersMustFitTheirTypeAndBounds) {
+  expect_rejected("--num_steps", {"--num_steps=9223372036854775808"});
+  expect_rejected("--num_steps", {"--num_steps=-1"});
+  expect_rejected("--num_epochs", {"--num_epochs=2147483648"});
+  expect_rejected("--num_epochs", {"--num_epochs=1000001"});
+  expect_rejected("--batch_size", {"--batch_size=1e10"});
+  expect_rejected("--batch_size", {"--batch_size=65537"});
+  expect_rejected("--image_size", {"--image_size=100000"});
+  expect_rejected("--num_cores", {"--num_cores=1000000"});
+  expect_rejected("--seed", {"--seed=-1"});  // CLI11 alone reads it as 2^64 - 1
+  expect_rejected("--seed", {"--seed=0x10"});
+  expect_rejected("--log_steps", {"--log_steps=2147483648"});
+}
+
+TEST(TrainFlags, IntegersAreDecimal) {
+  TrainFlags flags;
+  ASSERT_TRUE(
+      parse({"--fake_data", "--batch_size=010", "--num_steps=9223372036854775807"}, &flags).ok);
+  EXPECT_EQ(flags.trainer.batch_size, 10);                                  // not octal 8
+  EXPECT_EQ(flags.trainer.num_steps, std::numeric_limits<int64_t>::max());  // "the whole epoch"
+}
+
+TEST(TrainFlags, AnEmptyValueIsAValueNotTheNextFlag) {
+  expect_rejected("--model: expected one of", {"--model=", "--num_epochs=1"});
+  expect_rejected("--lr: expected a finite number >= 0, got ''", {"--lr=", "--model=resnet20"});
+  expect_rejected("--datadir: expected a path, got ''", {"--datadir="});
+  expect_rejected("--logdir: expected a path, got ''", {"--logdir=", "--resume=auto"});
+  TrainFlags flags;  // after "--" nothing is an option
+  expect_one_line_error(parse({"--fake_data", "--", "--model="}, &flags), "train", "after --");
+}
+
+TEST(TrainFlags, CheckpointFlagsNeedALogdir) {
+  expect_rejected("--checkpoint_steps", {"--checkpoint_steps=5"});
+  expect_rejected("--keep_checkpoints", {"--keep_checkpoints=2"});
+  expect_rejected("--resume=auto", {"--resume=auto"});
+}
+
+TEST(TrainFlags, BytesThatAreNotUtf8AreRecordedAsValidLosslessJson) {
+  const std::vector<std::string> args = {"--datadir=nu\xff_dir", "--logdir=a\\b\nc",
+                                         "--profile=\xc3\x28.json"};
+  TrainFlags flags;
+  ASSERT_TRUE(parse(args, &flags).ok);
+  EXPECT_EQ(flags.data.datadir, "nu\xff_dir");  // the path itself is untouched
+  nlohmann::json record;
+  ASSERT_NO_THROW(record = nlohmann::json::parse(flags.trainer.flags));
+  ASSERT_EQ(record["argv"].size(), args.size());
+  EXPECT_EQ(record["argv"][0], "--datadir=nu\\xff_dir");
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string bytes;
+    ASSERT_TRUE(testing::unescape_bytes(record["argv"][i].get<std::string>(), &bytes));
+    EXPECT_EQ(bytes, args[i]);
+  }
+}
+
+TEST(TrainFlags, ErrorsAboutOddBytesStayOnOneLine) {
+  expect_rejected("--model", {"--model=a\nb"});
+  expect_rejected("--no_such", {"--no_such\xff\n"});
+}
+
+// Every value a successful parse leaves is one the rest of train accepts.
+void expect_valid(const TrainFlags& f, const std::string& context) {
+  const TrainerOptions& t = f.trainer;
+  const std::vector<std::string> models = model_names();
+  EXPECT_NE(std::find(models.begin(), models.end(), f.model), models.end()) << context;
+  EXPECT_TRUE(f.fake_data != !f.data.datadir.empty()) << context;
+  EXPECT_TRUE(f.data.augment == "imagenet" || f.data.augment == "cifar") << context;
+  EXPECT_TRUE(t.lr_schedule.type == "none" ||
+              t.lr_schedule.type == "WarmupAndExponentialDecayScheduler")
+      << context;
+  for (int n : {f.data.loader.num_workers, f.data.loader.prefetch_factor,
+                f.data.loader.loader_prefetch_size, t.num_cores}) {
+    EXPECT_TRUE(n >= 1 && n <= 1024) << context;
+  }
+  EXPECT_TRUE(f.num_classes >= 0 && f.num_classes <= (1 << 20)) << context;
+  EXPECT_TRUE(t.image_size >= 1 && t.image_size <= 16384) << context;
+  EXPECT_TRUE(t.batch_size >= 1 && t.batch_size <= 65536) << context;
+  EXPECT_TRUE(t.test_set_batch_size >= 1 && t.test_set_batch_size <= 65536) << context;
+  EXPECT_TRUE(t.num_epochs >= 0 && t.num_epochs <= kMaxEpochs) << context;
+  EXPECT_TRUE(t.num_steps >= 0 && t.num_test_steps >= 0 && t.checkpoint_steps >= 0) << context;
+  EXPECT_TRUE(t.log_steps >= 1 && t.keep_checkpoints >= 1) << context;
+  EXPECT_TRUE(t.lr_schedule.divide_every_n_epochs >= 1) << context;
+  EXPECT_LE(t.seed, uint64_t{std::numeric_limits<int64_t>::max()}) << context;
+  for (float x : {t.lr_schedule.lr, t.sgd.momentum, t.sgd.weight_decay, t.label_smoothing}) {
+    EXPECT_TRUE(std::isfinite(x) && x >= 0) << context;
+  }
+  EXPECT_LE(t.label_smoothing, 1.0f) << context;
+  EXPECT_TRUE(std::isfinite(t.lr_schedule.divisor) && t.lr_schedule.divisor > 0) << context;
+  EXPECT_TRUE(t.lr_schedule.num_warmup_epochs >= 0 && t.lr_schedule.num_warmup_epochs <= kMaxEpochs)
+      << context;
+  EXPECT_TRUE(f.target_accuracy >= 0 && f.target_accuracy <= 100) << context;
+  EXPECT_TRUE(!f.evaluate || !f.resume.empty() || !f.pretrained.empty()) << context;
+  EXPECT_TRUE(f.resume != "auto" || !t.logdir.empty()) << context;
+  EXPECT_NO_THROW(nlohmann::json::parse(t.flags)) << context;
+}
+
+TEST(TrainFlags, RandomArgvsParseCleanlyOrFailInOneLine) {
+  TrainFlags help_flags;
+  const ParseOutcome help = parse({"--help"}, &help_flags);
+  ASSERT_FALSE(help.ok);
+  ASSERT_EQ(help.exit_code, 0);
+  const std::vector<std::string> options = testing::options_in_help(help.out);
+  ASSERT_GE(options.size(), 35u) << help.out;
+
+  const std::vector<std::string> good_args = {"--fake_data", "--model=resnet20", "--lr=0.5",
+                                              "--logdir=/tmp/x"};
+  std::mt19937 rng(2024);
+  int parsed = 0, refused = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const std::vector<std::string> args = testing::random_args(rng, options, good_args);
+    const std::string context =
+        "trial " + std::to_string(trial) + ": " + ::testing::PrintToString(args);
+    TrainFlags flags;
+    const ParseOutcome o = parse(args, &flags);
+    if (o.ok) {
+      ++parsed;
+      EXPECT_TRUE(o.err.empty() && o.out.empty()) << context;
+      expect_valid(flags, context);
+    } else if (o.exit_code == 0) {  // --help
+      EXPECT_TRUE(o.err.empty()) << context;
+    } else {
+      ++refused;
+      expect_one_line_error(o, "train", context);
+    }
+    if (::testing::Test::HasFailure()) return;  // one broken argv is enough to read
+  }
+  EXPECT_GE(parsed, 400);  // both ways are exercised
+  EXPECT_GE(refused, 2000);
+}
+
+}  // namespace
+}  // namespace xtrain
