@@ -19,6 +19,7 @@
 #include "apps/run_reporting_errors.h"
 #include "data/image_folder.h"
 #include "data/image_folder_dataset.h"
+#include "lib/base/escape.h"
 #include "lib/graph/replica.h"
 #include "lib/io/checkpoint.h"
 #include "lib/io/safetensors.h"
@@ -61,7 +62,8 @@ std::vector<std::string> collect_images(const std::vector<std::string>& paths, i
     while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
     const std::vector<std::string> found = find_images(folder);
     if (found.empty()) {
-      std::cerr << "predict: warning: " << path << ": no images in the folder\n";
+      std::cerr << "predict: warning: " << escape_control_characters(path)
+                << ": no images in the folder\n";
       ++*problems;
     }
     images.insert(images.end(), found.begin(), found.end());

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "lib/base/check.h"
+#include "lib/base/escape.h"
 
 namespace xtrain {
 namespace {
@@ -33,15 +34,18 @@ bool is_folder(const std::string& path, FolderId* id) {
 std::vector<std::pair<std::string, bool>> list_folder(const std::string& path) {
   std::error_code error;
   fs::directory_iterator it(path, error);
-  XTRAIN_CHECK(!error, "{}: cannot list the folder: {}", path, error.message());
+  XTRAIN_CHECK(!error, "{}: cannot list the folder: {}", escape_control_characters(path),
+               error.message());
   std::vector<std::pair<std::string, bool>> entries;
   for (; it != fs::directory_iterator(); it.increment(error)) {
-    XTRAIN_CHECK(!error, "{}: cannot list the folder: {}", path, error.message());
+    XTRAIN_CHECK(!error, "{}: cannot list the folder: {}", escape_control_characters(path),
+                 error.message());
     FolderId unused;
     const std::string name = it->path().filename().string();
     entries.emplace_back(name, is_folder(path + "/" + name, &unused));
   }
-  XTRAIN_CHECK(!error, "{}: cannot list the folder: {}", path, error.message());
+  XTRAIN_CHECK(!error, "{}: cannot list the folder: {}", escape_control_characters(path),
+               error.message());
   std::sort(entries.begin(), entries.end());
   return entries;
 }
@@ -74,13 +78,15 @@ bool has_image_extension(const std::string& filename) {
 
 std::vector<std::string> find_classes(const std::string& root) {
   FolderId unused;
-  XTRAIN_CHECK(is_folder(root, &unused), "{}: {}", root,
+  const std::string printed_root = escape_control_characters(root);
+  XTRAIN_CHECK(is_folder(root, &unused), "{}: {}", printed_root,
                fs::exists(root) ? "not a folder" : "no such folder");
   std::vector<std::string> classes;
   for (const auto& [name, is_class_folder] : list_folder(root)) {
     if (is_class_folder) classes.push_back(name);
   }
-  XTRAIN_CHECK(!classes.empty(), "{}: no class folders (expected {}/<class>/<image>)", root, root);
+  XTRAIN_CHECK(!classes.empty(), "{}: no class folders (expected {}/<class>/<image>)", printed_root,
+               printed_root);
   return classes;
 }
 
@@ -108,7 +114,7 @@ ImageFolder scan_image_folder(const std::string& root) {
     XTRAIN_CHECK(!images.empty(),
                  "{}: no images in the class folder (extensions .jpg .jpeg .png .ppm .bmp .pgm "
                  ".tif .tiff .webp)",
-                 class_folder);
+                 escape_control_characters(class_folder));
     for (std::string& path : images) {
       folder.paths.push_back(std::move(path));
       folder.labels.push_back(static_cast<int32_t>(label));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "data/decode_image.h"
+#include "lib/base/escape.h"
 
 namespace xtrain {
 namespace {
@@ -52,7 +53,7 @@ void ImageFolderDataset::get(int64_t index, Rng& rng, float* image, int32_t* lab
   cv::Mat rgb;
   if (read_file(path, &bytes, &problem)) rgb = decode_image(bytes, &problem);
   if (rgb.empty())
-    throw UnreadableImage(fmt::format("{}: {}", path, problem),
+    throw UnreadableImage(fmt::format("{}: {}", escape_control_characters(path), problem),
                           fmt::format("{}:{}", __FILE__, __LINE__));
   transform_(rgb, rng, image);
   *label = folder_.labels[index];

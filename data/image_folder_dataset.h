@@ -1,5 +1,6 @@
 // ImageFolderDataset: the Dataset of an ImageFolder: a sample is its file read, decoded to RGB
-// and transformed; its label is its class index.
+// and transformed; its label is its class index. An unreadable file is an UnreadableImage naming
+// it (control characters escaped, so the message stays one line).
 // Not here: finding the files (image_folder.h), the pixel work (decode_image.h, transforms.h).
 #pragma once
 

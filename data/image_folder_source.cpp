@@ -10,6 +10,7 @@
 
 #include "data/image_folder_dataset.h"
 #include "lib/base/check.h"
+#include "lib/base/escape.h"
 
 namespace xtrain {
 namespace {
@@ -26,7 +27,7 @@ std::string class_difference(const std::vector<std::string>& expected,
   if (!missing.empty()) text += fmt::format("missing '{}'", fmt::join(missing, "', '"));
   if (!extra.empty())
     text += fmt::format("{}extra '{}'", text.empty() ? "" : ", ", fmt::join(extra, "', '"));
-  return text;
+  return escape_control_characters(text);
 }
 
 // A leading "~/" is the home folder, as the shell would have expanded it (--datadir=~/imagenet).
@@ -59,12 +60,14 @@ BatchSourceFactory loader_factory(std::shared_ptr<const Dataset> dataset, bool t
 ImageFolderSources open_image_folders(const ImageFolderOptions& options, int image_size,
                                       int train_batch_size, int test_batch_size, uint64_t seed) {
   const std::string dir = expand_home(options.datadir);
-  XTRAIN_CHECK(std::filesystem::is_directory(dir), "--datadir {}: {}", dir,
+  XTRAIN_CHECK(std::filesystem::is_directory(dir), "--datadir {}: {}",
+               escape_control_characters(dir),
                std::filesystem::exists(dir) ? "not a folder" : "no such folder");
   ImageFolder train = scan_image_folder(dir + "/train");
   ImageFolder val = scan_image_folder(dir + "/val");
-  XTRAIN_CHECK(val.classes == train.classes, "{}: the classes differ from {}'s: {}", val.root,
-               train.root, class_difference(train.classes, val.classes));
+  XTRAIN_CHECK(val.classes == train.classes, "{}: the classes differ from {}'s: {}",
+               escape_control_characters(val.root), escape_control_characters(train.root),
+               class_difference(train.classes, val.classes));
 
   ImageFolderSources sources;
   sources.num_classes = static_cast<int>(train.classes.size());

@@ -128,5 +128,20 @@ TEST(ImageFolderSource, StrictStopsAtTheFirstUnreadableFile) {
   }
 }
 
+TEST(ImageFolderSource, UnreadableFileNamesAreEscapedToOneLine) {
+  TempFolder t;
+  t.write("train/c/0.png", png_bytes());
+  t.write("val/c/a\nb\x1b.png", {'n', 'o', 't', ' ', 'a', 'n', ' ', 'i', 'm', 'a', 'g', 'e'});
+  auto test = open_image_folders(options(t.path(), /*strict=*/true), kSize, 1, 1, 1).test(0, 1);
+  try {
+    read_all(*test, 1);
+    FAIL() << "no error";
+  } catch (const UnreadableImage& e) {
+    EXPECT_EQ(std::string(e.what()), "unreadable image " + t.path() +
+                                         "/val/c/a\\nb\\x1b.png: not a decodable image "
+                                         "(--strict)");
+  }
+}
+
 }  // namespace
 }  // namespace xtrain
