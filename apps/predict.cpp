@@ -154,7 +154,8 @@ int predict(const PredictFlags& flags) {
   // as train's loader does.
   const int size = flags.image_size;
   const ImageFolderDataset images(ImageFolder{"", {}, paths, std::vector<int32_t>(paths.size())},
-                                  make_transform(flags.augment, /*train=*/false, size), size);
+                                  make_transform(flags.augment, /*train=*/false, size), size,
+                                  flags.image_limits);
   const int64_t floats = images.image_floats();
   const int k = std::min(flags.top_k, num_classes);
   std::vector<float> batch(flags.batch_size * floats);

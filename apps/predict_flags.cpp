@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "apps/positive_integer_flag.h"
 #include "models/registry.h"
 
 namespace xtrain {
@@ -37,6 +38,13 @@ bool parse_predict_flags(int argc, char** argv, PredictFlags* flags, int* exit_c
                  "classes")
       ->check(CLI::ExistingDirectory);
   app.add_option("--batch_size", f.batch_size, "Images per forward pass")->check(positive);
+  app.add_option("--max_image_bytes", f.image_limits.max_bytes,
+                 "Skip (as unreadable) image files larger than this many bytes")
+      ->check(positive_integer());
+  app.add_option("--max_image_pixels", f.image_limits.max_pixels,
+                 "Skip (as unreadable) images whose header declares more pixels than this, "
+                 "before decoding them")
+      ->check(positive_integer());
   app.add_option("paths", f.paths, "Image files and folders (searched recursively)")->required();
 
   try {

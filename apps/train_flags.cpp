@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "apps/positive_integer_flag.h"
 #include "models/registry.h"
 
 namespace xtrain {
@@ -59,6 +60,13 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_flag("--drop_last", f.data.drop_last,
                "Drop the training tail that does not fill every core's last batch");
   app.add_flag("--strict", f.data.loader.strict, "Stop at the first unreadable image");
+  app.add_option("--max_image_bytes", f.data.image_limits.max_bytes,
+                 "Skip (as unreadable) image files larger than this many bytes")
+      ->check(positive_integer());
+  app.add_option("--max_image_pixels", f.data.image_limits.max_pixels,
+                 "Skip (as unreadable) images whose header declares more pixels than this, "
+                 "before decoding them")
+      ->check(positive_integer());
   app.add_option("--num_classes", f.num_classes,
                  "Classifier outputs (default: the classes found; 1000 with --fake_data)")
       ->check(kPositive);
