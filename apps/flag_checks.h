@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace xtrain {
 
 // Bounds shared by train and predict: far beyond real use, they keep buffer sizes (batch x
 // image_size^2 x channels, classes x features) and thread counts far from overflowing.
+inline constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 inline constexpr int64_t kMaxImageSize = 16384;
 inline constexpr int64_t kMaxBatchSize = 65536;
 inline constexpr int64_t kMaxClasses = 1 << 20;

@@ -21,6 +21,7 @@
 #include "apps/run_reporting_errors.h"
 #include "data/image_folder.h"
 #include "data/image_folder_dataset.h"
+#include "lib/base/escape_bytes.h"
 #include "lib/graph/replica.h"
 #include "lib/io/checkpoint.h"
 #include "lib/io/safetensors.h"
@@ -64,7 +65,7 @@ std::vector<std::string> collect_images(const std::vector<std::string>& paths, i
     while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
     const std::vector<std::string> found = find_images(folder);
     if (found.empty()) {
-      std::cerr << "predict: warning: " << path << ": no images in the folder\n";
+      std::cerr << "predict: warning: " << escape_bytes(path) << ": no images in the folder\n";
       ++*problems;
     }
     images.insert(images.end(), found.begin(), found.end());
@@ -126,7 +127,8 @@ std::vector<int> read_batch(const Dataset& images, int64_t first, int n, const E
     if (unreadable[i].empty()) {
       readable.push_back(i);
     } else {
-      std::cerr << "predict: warning: skipping unreadable image " << unreadable[i] << "\n";
+      std::cerr << "predict: warning: skipping unreadable image " << escape_bytes(unreadable[i])
+                << "\n";
       ++*problems;
     }
   }
@@ -158,7 +160,8 @@ int predict(const PredictFlags& flags) {
   // as train's loader does.
   const int size = flags.image_size;
   const ImageFolderDataset images(ImageFolder{"", {}, paths, std::vector<int32_t>(paths.size())},
-                                  make_transform(flags.augment, /*train=*/false, size), size);
+                                  make_transform(flags.augment, /*train=*/false, size), size,
+                                  flags.image_limits);
   const int64_t floats = images.image_floats();
   const int k = std::min(flags.top_k, num_classes);
   std::vector<float> batch(flags.batch_size * floats);

@@ -37,6 +37,13 @@ bool parse_predict_flags(int argc, char** argv, PredictFlags* flags, int* exit_c
       ->check(CLI::ExistingDirectory);
   app.add_option("--batch_size", f.batch_size, "Images per forward pass")
       ->transform(integer_in(1, kMaxBatchSize));
+  app.add_option("--max_image_bytes", f.image_limits.max_bytes,
+                 "Skip (as unreadable) image files larger than this many bytes")
+      ->transform(integer_in(1, kMaxInt64));
+  app.add_option("--max_image_pixels", f.image_limits.max_pixels,
+                 "Skip (as unreadable) images whose header declares more pixels than this, "
+                 "before decoding them")
+      ->transform(integer_in(1, kMaxInt64));
   app.add_option("paths", f.paths, "Image files and folders (searched recursively)")->required();
 
   return parse_flags(app, argc, argv, exit_code);

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "data/image_limits.h"
+
 namespace xtrain {
 
 struct PredictFlags {
@@ -15,6 +17,7 @@ struct PredictFlags {
   std::string augment = "imagenet";  // the training recipe, whose test transform predict uses
   std::string classes;               // a data set folder naming the classes; empty: indices only
   int batch_size = 16;
+  ImageLimits image_limits;        // larger image files are skipped as unreadable
   std::vector<std::string> paths;  // image files and folders
 };
 

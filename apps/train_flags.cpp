@@ -18,7 +18,6 @@ namespace {
 constexpr int64_t kMaxCores = 1024;
 constexpr int64_t kMaxLoaderDepth = 1024;
 constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
-constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 
 // The flags as given, for checkpoints and summary.json: {"argv": [...]}, each argument escaped
 // (escape_bytes.h), so that any bytes make valid JSON and can be read back exactly.
@@ -59,6 +58,13 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_flag("--drop_last", f.data.drop_last,
                "Drop the training tail that does not fill every core's last batch");
   app.add_flag("--strict", f.data.loader.strict, "Stop at the first unreadable image");
+  app.add_option("--max_image_bytes", f.data.image_limits.max_bytes,
+                 "Skip (as unreadable) image files larger than this many bytes")
+      ->transform(integer_in(1, kMaxInt64));
+  app.add_option("--max_image_pixels", f.data.image_limits.max_pixels,
+                 "Skip (as unreadable) images whose header declares more pixels than this, "
+                 "before decoding them")
+      ->transform(integer_in(1, kMaxInt64));
   app.add_option("--num_classes", f.num_classes,
                  "Classifier outputs (default: the classes found; 1000 with --fake_data)")
       ->transform(integer_in(1, kMaxClasses));

@@ -1,7 +1,12 @@
 #include "data/decode_image.h"
 
+#include <fmt/format.h>
+
+#include <new>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+
+#include "data/image_header.h"
 
 namespace xtrain {
 namespace {
@@ -46,33 +51,44 @@ cv::Mat to_rgb(const cv::Mat& image) {
 
 }  // namespace
 
-cv::Mat decode_image(const std::vector<uint8_t>& bytes, std::string* problem) {
+cv::Mat decode_image(const std::vector<uint8_t>& bytes, int64_t max_pixels, std::string* problem) {
   if (bytes.empty()) {
     *problem = "empty file";
+    return {};
+  }
+  // OpenCV's own pixel limit (OPENCV_IO_MAX_IMAGE_PIXELS) is read once, as the library loads
+  // before main: it cannot be set from here. Checking the header instead also keeps every format
+  // the header reader does not know away from OpenCV.
+  ImageSize size;
+  if (!read_image_size(bytes, &size, problem)) return {};
+  if (size.width > max_pixels / size.height) {  // width * height > max_pixels, without overflow
+    *problem = fmt::format("{}x{} pixels is over --max_image_pixels={}", size.width, size.height,
+                           max_pixels);
     return {};
   }
   if (is_truncated_jpeg(bytes)) {
     *problem = "truncated JPEG";
     return {};
   }
-  cv::Mat decoded;
+  const std::string out_of_memory =
+      fmt::format("out of memory decoding {}x{} pixels", size.width, size.height);
   try {
     // IMREAD_UNCHANGED keeps 16-bit depth (IMREAD_COLOR would shift it down by 8 bits instead of
     // scaling) and, like PIL, does not apply EXIF orientation.
-    decoded = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
-  } catch (const cv::Exception&) {
-    decoded = cv::Mat();
+    const cv::Mat decoded = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
+    if (decoded.empty()) {
+      *problem = "not a decodable image";
+      return {};
+    }
+    cv::Mat rgb = to_rgb(to_8_bits(decoded));
+    if (rgb.empty()) *problem = "unsupported pixel format";
+    return rgb;
+  } catch (const std::bad_alloc&) {
+    *problem = out_of_memory;
+  } catch (const cv::Exception& e) {
+    *problem = e.code == cv::Error::StsNoMem ? out_of_memory : "not a decodable image";
   }
-  if (decoded.empty()) {
-    *problem = "not a decodable image";
-    return {};
-  }
-  cv::Mat rgb = to_rgb(to_8_bits(decoded));
-  if (rgb.empty()) {
-    *problem = "unsupported pixel format";
-    return {};
-  }
-  return rgb;
+  return {};
 }
 
 }  // namespace xtrain

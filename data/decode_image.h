@@ -2,8 +2,10 @@
 // holds (grayscale, 16 bits per channel, a palette, an alpha channel) comes out as 3 channels of
 // 8 bits in RGB order, as PIL's convert("RGB") gives torchvision: OpenCV's BGR is reordered,
 // 16-bit values are scaled by 255/65535, alpha is dropped (not blended). EXIF orientation is
-// ignored, as PIL does. Truncated JPEGs, which libjpeg would pad with gray, count as unreadable.
-// Not here: reading files, resizing (resample.h).
+// ignored, as PIL does. Truncated JPEGs, which libjpeg would pad with gray, count as unreadable,
+// and so do images whose header declares more than max_pixels (checked before decoding: a small
+// file can declare billions of pixels) or whose decoding runs out of memory.
+// Not here: reading files (read_image_file.h), the header (image_header.h), resizing.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +15,8 @@
 
 namespace xtrain {
 
-// Returns an 8-bit 3-channel RGB image, or an empty Mat when the bytes are not a decodable image;
-// then *problem says why.
-cv::Mat decode_image(const std::vector<uint8_t>& bytes, std::string* problem);
+// Returns an 8-bit 3-channel RGB image, or an empty Mat when the bytes are not a decodable image
+// of at most max_pixels; then *problem says why.
+cv::Mat decode_image(const std::vector<uint8_t>& bytes, int64_t max_pixels, std::string* problem);
 
 }  // namespace xtrain

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "data/image_limits.h"
 #include "data/loader.h"
 #include "lib/train/batch_source.h"
 
@@ -16,6 +17,7 @@ struct ImageFolderOptions {
   std::string datadir;
   std::string augment = "imagenet";  // or "cifar": the transforms.h recipes
   bool drop_last = false;            // training: drop the tail that does not fill every core
+  ImageLimits image_limits;          // larger files are skipped as unreadable
   LoaderOptions loader;              // batch_size is set per split
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "lib/base/check.h"
+#include "lib/base/escape_bytes.h"
 
 namespace xtrain {
 namespace {
@@ -88,7 +89,8 @@ bool Loader::try_load(int64_t index, Rng& rng, float* image, int32_t* label) {
     if (options_.strict) {
       throw UnreadableImage(fmt::format("unreadable image {} (--strict)", e.what()), e.where());
     }
-    if (unreadable_->add(index)) spdlog::warn("warning: skipping unreadable image {}", e.what());
+    if (unreadable_->add(index))
+      spdlog::warn("warning: skipping unreadable image {}", escape_bytes(e.what()));
     return false;
   }
 }

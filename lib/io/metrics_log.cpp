@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/base/check.h"
+#include "lib/base/escape_bytes.h"
 #include "lib/io/atomic_file.h"
 
 namespace xtrain {
@@ -59,7 +60,7 @@ void MetricsLog::remove_partial_last_line() {
   XTRAIN_CHECK(whole >= 0 && ::ftruncate(fd_, whole) == 0,
                "cannot remove the partial last line of {}: {}", path_, std::strerror(errno));
   spdlog::warn("warning: {} ended in a partial line ({} bytes, cut off by a crash?); removed it",
-               path_, file.st_size - whole);
+               escape_bytes(path_), file.st_size - whole);
 }
 
 void MetricsLog::append(const TrainRecord& r) {

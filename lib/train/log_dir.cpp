@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "lib/base/check.h"
+#include "lib/base/escape_bytes.h"
 #include "lib/io/atomic_file.h"
 
 namespace xtrain {
@@ -75,7 +76,7 @@ LogDir::LogDir(std::string dir, int keep_checkpoints)
   const int removed = remove_stale_temporary_files(dir_);
   if (removed > 0) {
     spdlog::info("Note: removed {} temporary file{} of killed writes from --logdir {}", removed,
-                 removed > 1 ? "s" : "", dir_);
+                 removed > 1 ? "s" : "", escape_bytes(dir_));
   }
 }
 

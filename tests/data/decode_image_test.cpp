@@ -1,13 +1,22 @@
 // decode_image: every pixel format becomes 8-bit RGB (OpenCV's BGR reordered), and bad bytes are
-// reported, not decoded into garbage.
+// reported, not decoded into garbage; images over the pixel cap are refused from their header,
+// and running out of memory while decoding is a problem reported, not an exception.
 #include "data/decode_image.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <fstream>
+#include <iostream>
 #include <opencv2/imgcodecs.hpp>
+
+#include "data/image_limits.h"
 
 namespace xtrain {
 namespace {
+
+constexpr int64_t kMaxPixels = ImageLimits{}.max_pixels;
 
 std::vector<uint8_t> encode(const std::string& ext, const cv::Mat& image) {
   std::vector<uint8_t> bytes;
@@ -19,15 +28,15 @@ cv::Vec3b pixel(const cv::Mat& rgb, int y, int x) { return rgb.at<cv::Vec3b>(y, 
 
 cv::Mat decode_ok(const std::vector<uint8_t>& bytes) {
   std::string problem;
-  cv::Mat rgb = decode_image(bytes, &problem);
+  cv::Mat rgb = decode_image(bytes, kMaxPixels, &problem);
   EXPECT_FALSE(rgb.empty()) << problem;
   if (!rgb.empty()) EXPECT_EQ(rgb.type(), CV_8UC3);
   return rgb;
 }
 
-std::string decode_problem(const std::vector<uint8_t>& bytes) {
+std::string decode_problem(const std::vector<uint8_t>& bytes, int64_t max_pixels = kMaxPixels) {
   std::string problem;
-  EXPECT_TRUE(decode_image(bytes, &problem).empty());
+  EXPECT_TRUE(decode_image(bytes, max_pixels, &problem).empty());
   return problem;
 }
 
@@ -103,6 +112,83 @@ TEST(DecodeImage, BadBytesSayWhy) {
   EXPECT_EQ(decode_problem(text), "not a decodable image");
   const std::vector<uint8_t> png = encode(".png", cv::Mat(8, 8, CV_8UC3, cv::Scalar(1, 2, 3)));
   EXPECT_EQ(decode_problem({png.begin(), png.begin() + png.size() / 2}), "not a decodable image");
+}
+
+TEST(DecodeImage, EveryFormatIsRefusedOverThePixelCap) {
+  const cv::Mat bgr(23, 37, CV_8UC3, cv::Scalar(1, 2, 3));
+  for (const char* ext : {".jpg", ".png", ".bmp", ".ppm", ".tif", ".webp"}) {
+    SCOPED_TRACE(ext);
+    const std::vector<uint8_t> bytes = encode(ext, bgr);
+    decode_ok(bytes);
+    std::string problem;
+    EXPECT_FALSE(decode_image(bytes, 37 * 23, &problem).empty()) << problem;  // at the cap
+    EXPECT_EQ(decode_problem(bytes, 37 * 23 - 1), "37x23 pixels is over --max_image_pixels=850");
+  }
+}
+
+// The CRC-32 that ends every PNG chunk (over its type and data).
+uint32_t png_crc(const uint8_t* data, size_t n) {
+  uint32_t crc = 0xFFFFFFFF;
+  for (size_t i = 0; i < n; ++i) {
+    crc ^= data[i];
+    for (int bit = 0; bit < 8; ++bit) crc = (crc & 1) ? (crc >> 1) ^ 0xEDB88320 : crc >> 1;
+  }
+  return ~crc;
+}
+
+void put_big_endian(uint32_t value, uint8_t* out) {
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<uint8_t>(value >> (24 - 8 * i));
+}
+
+// A real 8x8 PNG whose IHDR is rewritten to declare width x height, with its CRC fixed: libpng
+// would accept the header and OpenCV allocate the declared pixels before finding the data short.
+std::vector<uint8_t> png_declaring(uint32_t width, uint32_t height) {
+  std::vector<uint8_t> png = encode(".png", cv::Mat(8, 8, CV_8UC1, cv::Scalar(0)));
+  put_big_endian(width, &png[16]);
+  put_big_endian(height, &png[20]);
+  put_big_endian(png_crc(&png[12], 4 + 13), &png[29]);  // "IHDR" and its 13 bytes
+  return png;
+}
+
+TEST(DecodeImage, ADecompressionBombIsRefusedFromItsHeader) {
+  EXPECT_EQ(png_declaring(8, 8), encode(".png", cv::Mat(8, 8, CV_8UC1, cv::Scalar(0))));
+  EXPECT_EQ(decode_problem(png_declaring(30000, 30000)),
+            "30000x30000 pixels is over --max_image_pixels=178956970");
+  EXPECT_EQ(decode_problem(png_declaring(4294967295u, 4294967295u)),
+            "4294967295x4294967295 pixels is over --max_image_pixels=178956970");
+}
+
+// The bytes of address space this process has mapped.
+rlim_t address_space_in_use() {
+  size_t pages = 0;
+  std::ifstream("/proc/self/statm") >> pages;
+  return static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE);
+}
+
+// In a child process whose address space ends `headroom` bytes past what it uses: prints the
+// problem of decoding `bytes` and exits 0 when decode_image returned (an exception escaping it
+// would end the child otherwise).
+void decode_with_headroom(const std::vector<uint8_t>& bytes, rlim_t headroom) {
+  const rlimit limit{address_space_in_use() + headroom, RLIM_INFINITY};
+  setrlimit(RLIMIT_AS, &limit);
+  std::string problem;
+  const bool decoded = !decode_image(bytes, kMaxPixels, &problem).empty();
+  std::cerr << (decoded ? "decoded" : problem);
+  std::exit(0);
+}
+
+TEST(DecodeImageDeathTest, RunningOutOfMemoryIsAProblemNamingTheSize) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizers map more address space than the limit leaves";
+#endif
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // 4000x4000 BGR: 48 MB decoded, and 48 MB more for the RGB copy.
+  const std::vector<uint8_t> png = encode(".png", cv::Mat(4000, 4000, CV_8UC3, cv::Scalar(1)));
+  const rlim_t mb = 1 << 20;
+  EXPECT_EXIT(decode_with_headroom(png, 16 * mb), ::testing::ExitedWithCode(0),
+              "out of memory decoding 4000x4000 pixels");  // OpenCV's allocation fails
+  EXPECT_EXIT(decode_with_headroom(png, 72 * mb), ::testing::ExitedWithCode(0),
+              "out of memory decoding 4000x4000 pixels");  // the decode fits, the RGB copy not
 }
 
 }  // namespace

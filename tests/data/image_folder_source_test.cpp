@@ -128,5 +128,21 @@ TEST(ImageFolderSource, StrictStopsAtTheFirstUnreadableFile) {
   }
 }
 
+TEST(ImageFolderSource, FilesOverTheImageLimitsAreSkipped) {
+  TempFolder t;
+  t.write("train/c/0.png", png_bytes());
+  t.write("val/c/0.png", png_bytes(10, 4));   // 16 pixels
+  t.write("val/c/1.png", png_bytes(10, 16));  // 256 pixels
+  std::vector<uint8_t> padded = png_bytes(10, 4);
+  padded.resize(5000);  // decoders ignore what follows the end chunk
+  t.write("val/c/2.png", padded);
+  ImageFolderOptions o = options(t.path());
+  o.image_limits.max_pixels = 100;
+  o.image_limits.max_bytes = 4000;
+  auto test = open_image_folders(o, kSize, 3, 3, 1).test(0, 1);
+  EXPECT_EQ(read_all(*test, 3).size(), 3u);
+  EXPECT_EQ(test->skipped_images(), 2);
+}
+
 }  // namespace
 }  // namespace xtrain
