@@ -74,15 +74,13 @@ bool has_image_extension(const std::string& filename) {
 
 std::vector<std::string> find_classes(const std::string& root) {
   FolderId unused;
-  const std::string printed_root = root;
-  XTRAIN_CHECK(is_folder(root, &unused), "{}: {}", printed_root,
+  XTRAIN_CHECK(is_folder(root, &unused), "{}: {}", root,
                fs::exists(root) ? "not a folder" : "no such folder");
   std::vector<std::string> classes;
   for (const auto& [name, is_class_folder] : list_folder(root)) {
     if (is_class_folder) classes.push_back(name);
   }
-  XTRAIN_CHECK(!classes.empty(), "{}: no class folders (expected {}/<class>/<image>)", printed_root,
-               printed_root);
+  XTRAIN_CHECK(!classes.empty(), "{}: no class folders (expected {}/<class>/<image>)", root, root);
   return classes;
 }
 
