@@ -62,9 +62,11 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_option("--num_classes", f.num_classes,
                  "Classifier outputs (default: the classes found; 1000 with --fake_data)")
       ->check(kPositive);
-  app.add_option("--num_cores", t.num_cores,
-                 "Emulated TPU cores (threads), each with its own replica and data shard")
-      ->check(kPositive);
+  CLI::Option* num_cores =
+      app.add_option("--num_cores", t.num_cores,
+                     "Emulated TPU cores (threads), each with its own replica and data shard "
+                     "(default: the hardware threads, as many as fit in memory)")
+          ->check(kPositive);
   app.add_flag("--metrics_debug", t.metrics_debug, "Print a metrics report after every epoch");
   app.add_option("--image_size", t.image_size, "Training and test image side, in pixels")
       ->check(kPositive);
@@ -146,6 +148,7 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
     *exit_code = 2;
     return false;
   }
+  f.num_cores_given = num_cores->count() > 0;
   // The flags as given, recorded in checkpoints and summary.json.
   t.model = f.model;
   t.flags = nlohmann::json{{"argv", std::vector<std::string>(argv + 1, argv + argc)}}.dump();

@@ -77,6 +77,12 @@ class Trainer {
   int num_cores() const { return mesh_.num_cores(); }
   Replica& replica(int rank);
 
+  // What run() will do, for the Run line: the first epoch it trains (later after a resume), the
+  // training steps of an epoch and the test batches per core of one evaluation.
+  int first_epoch() const { return first_epoch_; }
+  int64_t steps_per_epoch() const;
+  int64_t test_steps_per_epoch() const;
+
  private:
   struct Core;
   struct TestCounts;
@@ -85,7 +91,7 @@ class Trainer {
   void run_core(Core& core, TrainResult& result);
   void evaluate_core(Core& core, TrainResult& result);
   void save_mid_epoch(Core& core, int epoch);
-  int64_t steps_per_epoch() const;
+  int64_t test_steps(const BatchSource& test) const;
   // False when a stop was requested.
   bool train_epoch(Core& core, int epoch);
   TestCounts test_epoch(Core& core, int epoch);
