@@ -15,9 +15,12 @@
 #include "apps/train_flags.h"
 #include "data/fake_data.h"
 #include "data/image_folder_source.h"
+#include "data/loader.h"
 #include "lib/base/check.h"
 #include "lib/base/escape_bytes.h"
 #include "lib/train/log_lines.h"
+#include "lib/train/memory_budget.h"
+#include "lib/train/memory_plan.h"
 #include "models/registry.h"
 
 namespace xtrain {
@@ -76,6 +79,34 @@ void check_weights_file(const char* flag, const std::string& path) {
                std::filesystem::exists(path) ? "not a file" : "no such file");
 }
 
+// What each core will hold besides its training batch, for the memory plan.
+MemoryPlanOptions memory_plan_options(const TrainFlags& flags) {
+  MemoryPlanOptions memory;
+  memory.test_set_batch_size = flags.trainer.test_set_batch_size;
+  memory.image_size = flags.trainer.image_size;
+  memory.trains = !flags.evaluate;
+  memory.loads_images = !flags.fake_data;
+  memory.num_workers = flags.data.loader.num_workers;
+  memory.ring_slots = loader_ring_slots(flags.data.loader);
+  return memory;
+}
+
+RunOutline run_outline(const TrainFlags& flags, const Trainer& trainer) {
+  const TrainerOptions& o = flags.trainer;
+  RunOutline run;
+  run.evaluate = flags.evaluate;
+  run.first_epoch = trainer.first_epoch();
+  run.num_epochs = o.num_epochs;
+  run.steps_per_epoch = trainer.steps_per_epoch();
+  run.num_cores = trainer.num_cores();
+  run.batch_size = o.batch_size;
+  run.test_batches = trainer.test_steps_per_epoch();
+  run.all_test_batches = o.num_test_steps == 0;
+  run.test_only_at_end = o.test_only_at_end;
+  run.test_set_batch_size = o.test_set_batch_size;
+  return run;
+}
+
 int train(TrainFlags& flags) {
   TrainerOptions& options = flags.trainer;
   // Before anything is read or created: --resume=auto on a new --logdir must leave no folder.
@@ -84,6 +115,7 @@ int train(TrainFlags& flags) {
   check_weights_file("resume", resume);
   check_weights_file("pretrained", flags.pretrained);
   BatchSourceFactory train_data, test_data;
+  MemoryPlanOptions memory_options = memory_plan_options(flags);
   int num_classes = flags.num_classes > 0 ? flags.num_classes : kImageNetClasses;
   if (flags.fake_data) {
     train_data = [&](int rank, int num_replicas) {
@@ -104,9 +136,23 @@ int train(TrainFlags& flags) {
     if (flags.num_classes == 0) num_classes = folders.num_classes;
     train_data = std::move(folders.train);
     test_data = std::move(folders.test);
+    memory_options.partial_train_batch = std::move(folders.partial_train_batch);
+    memory_options.partial_test_batch = std::move(folders.partial_test_batch);
   }
 
   std::shared_ptr<const Graph> model = build_model(flags.model, num_classes);
+  // Memory: the cores that fit at --batch_size, decided before any core takes memory.
+  const std::optional<size_t> available = available_memory(std::getenv("XTRAIN_MEMORY_LIMIT"));
+  if (!available) {
+    spdlog::warn(
+        "warning: cannot read the available memory (/proc/meminfo, cgroup memory "
+        "files): not checking that the run fits");
+  }
+  const int max_cores = options.num_cores;
+  const CoreFit fit = fit_cores(MemoryPlan(model, std::move(memory_options)),
+                                flags.num_cores_given ? options.num_cores : 0, max_cores,
+                                options.batch_size, available);
+  options.num_cores = fit.num_cores;
   options.stop_requested = &stop_requested;
   handle_stop_signals();
   Trainer trainer(model, options, train_data, test_data);
@@ -121,10 +167,17 @@ int train(TrainFlags& flags) {
   const Shape image{1, options.image_size, options.image_size, model->input_channels()};
   spdlog::info(
       model_line(flags.model, model->num_parameters(), model->macs(image), options.image_size));
+  spdlog::info(
+      memory_line(fit.num_cores, fit.core_bytes, options.batch_size, fit.total_bytes, available));
+  if (fit.capped_from_bytes > 0) {
+    spdlog::info(cores_capped_line(fit.num_cores, max_cores, options.batch_size,
+                                   fit.capped_from_bytes, *available));
+  }
   for (const std::string& name : reinitialized) {
     spdlog::info("Note: {} has another class count in {}; it starts freshly initialized", name,
                  escape_bytes(flags.pretrained));
   }
+  spdlog::info(run_line(run_outline(flags, trainer)));
   const TrainResult result = flags.evaluate ? trainer.evaluate() : trainer.run();
   if (result.interrupted) exit_interrupted();
   if (result.final_nonfinite > 0) {

@@ -68,9 +68,11 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_option("--num_classes", f.num_classes,
                  "Classifier outputs (default: the classes found; 1000 with --fake_data)")
       ->transform(integer_in(1, kMaxClasses));
-  app.add_option("--num_cores", t.num_cores,
-                 "Emulated TPU cores (threads), each with its own replica and data shard")
-      ->transform(integer_in(1, kMaxCores));
+  CLI::Option* num_cores =
+      app.add_option("--num_cores", t.num_cores,
+                     "Emulated TPU cores (threads), each with its own replica and data shard "
+                     "(default: the hardware threads, as many as fit in memory)")
+          ->transform(integer_in(1, kMaxCores));
   app.add_flag("--metrics_debug", t.metrics_debug, "Print a metrics report after every epoch");
   app.add_option("--image_size", t.image_size, "Training and test image side, in pixels")
       ->transform(integer_in(1, kMaxImageSize));
@@ -156,6 +158,7 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
     if (checkpoint_steps->count() > 0) return fail("--checkpoint_steps needs --logdir");
     if (keep_checkpoints->count() > 0) return fail("--keep_checkpoints needs --logdir");
   }
+  f.num_cores_given = num_cores->count() > 0;
   t.model = f.model;
   t.flags = flags_record(argc, argv);
 

@@ -18,6 +18,9 @@ struct TrainFlags {
   std::string resume;      // --resume: a checkpoint, or "auto" for --logdir's latest
   std::string pretrained;  // --pretrained: weights to start from
   bool evaluate = false;   // --evaluate: test only
+  // --num_cores given: it must fit in memory; otherwise trainer.num_cores (the hardware threads)
+  // is the most to use, fewer when they do not fit.
+  bool num_cores_given = false;
   TrainerOptions trainer;
 };
 

@@ -36,6 +36,18 @@ std::string expand_home(const std::string& path) {
   return home + path.substr(1);
 }
 
+SamplerOptions sampler_options(int64_t dataset_size, bool train, const ImageFolderOptions& options,
+                               uint64_t seed, int rank, int num_replicas) {
+  SamplerOptions sampler;
+  sampler.dataset_size = dataset_size;
+  sampler.rank = rank;
+  sampler.num_replicas = num_replicas;
+  sampler.train = train;
+  sampler.drop_last = options.drop_last;
+  sampler.seed = seed;
+  return sampler;
+}
+
 BatchSourceFactory loader_factory(std::shared_ptr<const Dataset> dataset, bool train,
                                   const ImageFolderOptions& options, int batch_size,
                                   uint64_t seed) {
@@ -43,14 +55,24 @@ BatchSourceFactory loader_factory(std::shared_ptr<const Dataset> dataset, bool t
   LoaderOptions loader = options.loader;
   loader.batch_size = batch_size;
   return [=](int rank, int num_replicas) {
-    SamplerOptions sampler;
-    sampler.dataset_size = dataset->size();
-    sampler.rank = rank;
-    sampler.num_replicas = num_replicas;
-    sampler.train = train;
-    sampler.drop_last = options.drop_last;
-    sampler.seed = seed;
+    const SamplerOptions sampler =
+        sampler_options(dataset->size(), train, options, seed, rank, num_replicas);
     return std::make_unique<Loader>(dataset, unreadable, sampler, loader);
+  };
+}
+
+// Each core's last batch holds what its sampler's samples leave over, unless Loader drops it.
+PartialBatchSize partial_batch(int64_t dataset_size, bool train, const ImageFolderOptions& options,
+                               uint64_t seed) {
+  return [=](int num_replicas, int batch_size) {
+    if (train && options.drop_last) return 0;
+    int64_t largest = 0;
+    for (int rank = 0; rank < num_replicas; ++rank) {
+      const DistributedSampler sampler(
+          sampler_options(dataset_size, train, options, seed, rank, num_replicas));
+      largest = std::max(largest, sampler.num_samples() % batch_size);
+    }
+    return static_cast<int>(largest);
   };
 }
 
@@ -76,6 +98,8 @@ ImageFolderSources open_image_folders(const ImageFolderOptions& options, int ima
       options.image_limits);
   sources.train = loader_factory(train_set, /*train=*/true, options, train_batch_size, seed);
   sources.test = loader_factory(val_set, /*train=*/false, options, test_batch_size, seed);
+  sources.partial_train_batch = partial_batch(train_set->size(), /*train=*/true, options, seed);
+  sources.partial_test_batch = partial_batch(val_set->size(), /*train=*/false, options, seed);
   return sources;
 }
 

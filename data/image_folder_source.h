@@ -24,6 +24,7 @@ struct ImageFolderOptions {
 struct ImageFolderSources {
   BatchSourceFactory train;
   BatchSourceFactory test;
+  PartialBatchSize partial_train_batch, partial_test_batch;  // for the memory plan
   int num_classes = 0;
 };
 

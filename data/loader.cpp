@@ -8,17 +8,14 @@
 #include "lib/base/escape_bytes.h"
 
 namespace xtrain {
-namespace {
 
-int ring_slots(const LoaderOptions& o) {
+int loader_ring_slots(const LoaderOptions& o) {
   XTRAIN_CHECK(o.num_workers >= 1, "--num_workers must be >= 1, got {}", o.num_workers);
   XTRAIN_CHECK(o.prefetch_factor >= 1, "--prefetch_factor must be >= 1, got {}", o.prefetch_factor);
   XTRAIN_CHECK(o.loader_prefetch_size >= 1, "--loader_prefetch_size must be >= 1, got {}",
                o.loader_prefetch_size);
   return std::min(o.loader_prefetch_size, o.num_workers * o.prefetch_factor);
 }
-
-}  // namespace
 
 Loader::Loader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<UnreadableImages> unreadable,
                const SamplerOptions& sampler, const LoaderOptions& options)
@@ -27,7 +24,7 @@ Loader::Loader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<Unreadabl
       sampler_options_(sampler),
       sampler_(sampler),
       options_(options),
-      ring_(ring_slots(options), options.batch_size, dataset_->image_floats()),
+      ring_(loader_ring_slots(options), options.batch_size, dataset_->image_floats()),
       workers_(options.num_workers, [this](int) { work(); }) {}
 
 Loader::~Loader() { ring_.close(); }  // every worker returns, then workers_ joins them

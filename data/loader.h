@@ -32,6 +32,9 @@ struct LoaderOptions {
   bool strict = false;           // the first unreadable image is an error
 };
 
+// The batches a loader with these options holds ahead of its core: its ring's buffers.
+int loader_ring_slots(const LoaderOptions& options);
+
 class Loader : public BatchSource {
  public:
   // The sampler's drop_last (training) also drops the last partial batch.

@@ -8,14 +8,33 @@
 
 namespace xtrain {
 
-Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode mode,
-           float label_smoothing)
+// What the first half of compiling hands the second: where every buffer is in the arena.
+struct Plan::Layout {
+  std::vector<std::vector<int>> inputs;  // per layer, the values it reads
+  ArenaPlanner planner;                  // every buffer, placed
+  size_t arena_floats;
+  std::vector<int> value_buffer;                     // per value
+  std::vector<std::vector<int>> grad_buffer;         // [node][slot], -1: not needed
+  std::vector<int> main_grad;                        // per value, -1: none
+  std::vector<std::vector<int>> extra_grad_buffers;  // per value: readers after the first
+  std::vector<int> saved_buffer;                     // per node
+  int workspace_buffer;
+};
+
+size_t Plan::arena_bytes_for(const Graph& graph, const Shape& input, PlanMode mode) {
+  Plan plan(graph, input, mode, /*label_smoothing=*/0.0f);  // smoothing changes no buffer
+  return plan.lay_out(graph).arena_floats * sizeof(float);
+}
+
+Plan::Plan(const Graph& graph, const Shape& input, PlanMode mode, float label_smoothing)
     : input_shape_(input),
       mode_(mode),
       loss_(std::make_unique<CrossEntropyLoss>("loss", label_smoothing)),
-      logits_value_(graph.output()) {
-  const bool training = mode == PlanMode::kTrain;
-  shapes_ = graph.infer_shapes(input);
+      logits_value_(graph.output()) {}
+
+Plan::Layout Plan::lay_out(const Graph& graph) {
+  const bool training = mode_ == PlanMode::kTrain;
+  shapes_ = graph.infer_shapes(input_shape_);
   shapes_.push_back(loss_->output_shape({shapes_[logits_value_]}));
   XTRAIN_CHECK(shapes_[logits_value_].rank() == 2,
                "the model's output must be logits [N, K], got {}", shapes_[logits_value_].str());
@@ -84,13 +103,35 @@ Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode m
     workspace_floats = std::max(workspace_floats, layers_[i]->workspace_floats(input_shapes[i]));
   }
   const int workspace_buffer = planner.add(workspace_floats, 0, last_step);
+  const size_t arena_floats = planner.place();
+  return {std::move(inputs),
+          std::move(planner),
+          arena_floats,
+          std::move(value_buffer),
+          std::move(grad_buffer),
+          std::move(main_grad),
+          std::move(extra_grad_buffers),
+          std::move(saved_buffer),
+          workspace_buffer};
+}
+
+Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode mode,
+           float label_smoothing)
+    : Plan(graph, input, mode, label_smoothing) {
+  const bool training = mode == PlanMode::kTrain;
+  const Layout layout = lay_out(graph);
+  const std::vector<std::vector<int>>& inputs = layout.inputs;
+  const ArenaPlanner& planner = layout.planner;
+  const int num_nodes = static_cast<int>(layers_.size());
+  const int num_values = num_nodes + 1;
   // Every buffer is written before it is read, so the arena is not cleared: untouched pages
   // cost no memory.
-  arena_ = AlignedBuffer::uninitialized(planner.place());
+  arena_ = AlignedBuffer::uninitialized(layout.arena_floats);
   arena_buffers_ = planner.buffers();
   labels_.assign(input[0], 0);
   value_offset_.resize(num_values);
-  for (int v = 0; v < num_values; ++v) value_offset_[v] = planner.buffer(value_buffer[v]).offset;
+  for (int v = 0; v < num_values; ++v)
+    value_offset_[v] = planner.buffer(layout.value_buffer[v]).offset;
 
   // Build each layer's Step over the arena and the store.
   float* base = arena_.data();
@@ -104,10 +145,11 @@ Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode m
     for (size_t slot = 0; slot < inputs[i].size(); ++slot) {
       const int v = inputs[i][slot];
       s.inputs.push_back(value_view(v));
-      s.dinputs.push_back(training ? view_of(grad_buffer[i][slot], shapes_[v]) : TensorView{});
+      s.dinputs.push_back(training ? view_of(layout.grad_buffer[i][slot], shapes_[v])
+                                   : TensorView{});
     }
     s.output = value_view(out);
-    s.doutput = training ? view_of(main_grad[out], shapes_[out]) : TensorView{};
+    s.doutput = training ? view_of(layout.main_grad[out], shapes_[out]) : TensorView{};
     if (i < static_cast<int>(graph.nodes().size())) {
       for (int e = store.first_entry(i); e < store.first_entry(i + 1); ++e) {
         const ParamEntry& entry = store.entries()[e];
@@ -125,14 +167,14 @@ Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode m
         }
       }
     }
-    s.saved = base + planner.buffer(saved_buffer[i]).offset;
-    s.workspace = base + planner.buffer(workspace_buffer).offset;
+    s.saved = base + planner.buffer(layout.saved_buffer[i]).offset;
+    s.workspace = base + planner.buffer(layout.workspace_buffer).offset;
     s.labels = labels_.data();
     s.training = training;
   }
   extra_grads_.resize(num_values);
   for (int v = 0; v < num_values; ++v) {
-    for (int id : extra_grad_buffers[v])
+    for (int id : layout.extra_grad_buffers[v])
       extra_grads_[v].push_back(base + planner.buffer(id).offset);
   }
 }

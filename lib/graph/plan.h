@@ -35,6 +35,9 @@ class Plan {
  public:
   Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode mode,
        float label_smoothing);
+  // The arena_bytes() such a plan would have, computed without allocating anything: memory is
+  // planned before it is taken.
+  static size_t arena_bytes_for(const Graph& graph, const Shape& input, PlanMode mode);
 
   const Shape& input_shape() const { return input_shape_; }
   PlanMode mode() const { return mode_; }
@@ -59,6 +62,12 @@ class Plan {
   const std::vector<ArenaBuffer>& arena_buffers() const { return arena_buffers_; }
 
  private:
+  struct Layout;
+  // Compiling in two halves: this constructor and lay_out() infer shapes_, list layers_ and
+  // place every buffer without allocating; the public constructor then allocates and binds.
+  Plan(const Graph& graph, const Shape& input, PlanMode mode, float label_smoothing);
+  Layout lay_out(const Graph& graph);
+
   // Runs layer i's forward or backward, timed when profiling.
   void run_layer(int i, bool backward);
 

@@ -13,6 +13,27 @@ Replica::Replica(std::shared_ptr<const Graph> graph, float label_smoothing)
       store_(*graph_),
       momentum_(store_.num_params()) {}
 
+size_t Replica::state_bytes(const Graph& graph) {
+  size_t bytes = 0;
+  for (const Node& node : graph.nodes()) {
+    for (const ParamSpec& spec : node.layer->param_specs()) {
+      const size_t n = std::max<int64_t>(1, spec.shape.numel());  // as ParamStore counts them
+      switch (spec.kind) {
+        case ParamKind::kParameter:
+          bytes += 3 * n * sizeof(float);  // the value, its gradient and its momentum
+          break;
+        case ParamKind::kBuffer:
+          bytes += n * sizeof(float);
+          break;
+        case ParamKind::kCounter:
+          bytes += n * sizeof(int64_t);
+          break;
+      }
+    }
+  }
+  return bytes;
+}
+
 void Replica::copy_state_from(Replica& other) {
   XTRAIN_CHECK(other.graph_ == graph_, "copy_state_from needs a replica of the same graph");
   ParamStore& from = other.store();

@@ -15,6 +15,9 @@ namespace xtrain {
 class Replica {
  public:
   Replica(std::shared_ptr<const Graph> graph, float label_smoothing);
+  // Bytes a replica of this graph holds besides its plans (parameters, gradients, momentum,
+  // buffers and counters), counted without allocating them.
+  static size_t state_bytes(const Graph& graph);
 
   const Graph& graph() const { return *graph_; }
   ParamStore& store() { return store_; }

@@ -17,9 +17,9 @@ Mesh::Mesh(int num_cores)
   XTRAIN_CHECK(num_cores >= 1, "--num_cores must be >= 1, got {}", num_cores);
 }
 
-int Mesh::threads_per_core() const {
+int Mesh::threads_per_core(int num_cores) {
   const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return std::max(1, hardware / num_cores_);
+  return std::max(1, hardware / num_cores);
 }
 
 std::string Mesh::device_name(int rank) { return fmt::format("xla:{}", rank); }

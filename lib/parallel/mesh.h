@@ -22,7 +22,8 @@ class Mesh {
   int num_cores() const { return num_cores_; }
   // Kernel threads each core may use: max(1, hardware threads / N), so one core uses the whole
   // machine and N = hardware threads runs one thread per core.
-  int threads_per_core() const;
+  int threads_per_core() const { return threads_per_core(num_cores_); }
+  static int threads_per_core(int num_cores);
   static std::string device_name(int rank);  // "xla:3"
 
   // Runs fn(rank) on every core's thread and returns when all have finished. If a core throws,

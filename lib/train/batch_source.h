@@ -33,4 +33,8 @@ class BatchSource {
 // Makes the source of core `rank` of `num_replicas`.
 using BatchSourceFactory = std::function<std::unique_ptr<BatchSource>(int rank, int num_replicas)>;
 
+// The largest last, partial batch that any of num_replicas cores reads in an epoch in batches of
+// batch_size (0: every batch is full). A plan is compiled for it too, so it takes memory.
+using PartialBatchSize = std::function<int(int num_replicas, int batch_size)>;
+
 }  // namespace xtrain

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ctime>
 
 namespace xtrain {
@@ -9,6 +10,25 @@ namespace {
 
 // test_utils._get_device_spec: the device, then its ordinal.
 std::string device(int core) { return fmt::format("xla:{}/{}", core, core); }
+
+// "1 core", "2 cores"
+std::string count_of(int64_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+// "18 epochs"; after a resume "epochs 3 to 18" or "epoch 18"
+std::string epochs_text(int first_epoch, int num_epochs) {
+  const int remaining = std::max(0, num_epochs - first_epoch + 1);
+  if (first_epoch == 1 || remaining == 0) return count_of(remaining, "epoch", "epochs");
+  if (remaining == 1) return fmt::format("epoch {}", first_epoch);
+  return fmt::format("epochs {} to {}", first_epoch, num_epochs);
+}
+
+// "3 cores x batch 128 need 29.4 GB"
+std::string cores_need(int num_cores, int batch_size, size_t bytes) {
+  return fmt::format("{} x batch {} need {}", count_of(num_cores, "core", "cores"), batch_size,
+                     memory_size(bytes));
+}
 
 }  // namespace
 
@@ -32,6 +52,54 @@ std::string model_line(const std::string& model, int64_t parameters, int64_t mac
   return fmt::format("Model {}: {} parameters, {:.2f} GMACs per image at {}x{}", model,
                      with_thousands_separators(parameters), macs_per_image / 1e9, image_size,
                      image_size);
+}
+
+std::string memory_size(size_t bytes) {
+  constexpr double kMB = 1 << 20, kGB = 1 << 30;
+  if (bytes < kGB) return fmt::format("{:.0f} MB", bytes / kMB);
+  return fmt::format("{:.1f} GB", bytes / kGB);
+}
+
+std::string memory_line(int num_cores, size_t core_bytes, int batch_size, size_t total_bytes,
+                        std::optional<size_t> available) {
+  return fmt::format("Memory: {} x {} (batch {}) = {}{}", count_of(num_cores, "core", "cores"),
+                     memory_size(core_bytes), batch_size, memory_size(total_bytes),
+                     available ? fmt::format(" of {} available", memory_size(*available))
+                               : ", available memory unknown");
+}
+
+std::string cores_capped_line(int num_cores, int max_cores, int batch_size, size_t max_cores_bytes,
+                              size_t available) {
+  return fmt::format("Note: using {} of {} cores: {}, {} is available", num_cores, max_cores,
+                     cores_need(max_cores, batch_size, max_cores_bytes), memory_size(available));
+}
+
+std::string does_not_fit_message(int num_cores, int batch_size, size_t need, size_t available,
+                                 int fitting_batch, int fitting_cores) {
+  std::string advice;
+  if (fitting_batch > 0) advice = fmt::format("--batch_size={}", fitting_batch);
+  if (fitting_cores > 0) {
+    advice += fmt::format("{}--num_cores={}", advice.empty() ? "" : " or ", fitting_cores);
+  }
+  return fmt::format(
+      "{}; {} is available: {}", cores_need(num_cores, batch_size, need), memory_size(available),
+      advice.empty()
+          ? fmt::format("not even batch 1 fits on {}", count_of(num_cores, "core", "cores"))
+          : "use " + advice);
+}
+
+std::string run_line(const RunOutline& run) {
+  const std::string per_core = fmt::format(
+      "{} x {} images (global batch {})", count_of(run.num_cores, "core", "cores"),
+      run.evaluate ? run.test_set_batch_size : run.batch_size,
+      int64_t{run.num_cores} * (run.evaluate ? run.test_set_batch_size : run.batch_size));
+  const std::string test_batches = fmt::format("{}{}", run.all_test_batches ? "all " : "",
+                                               count_of(run.test_batches, "batch", "batches"));
+  if (run.evaluate) return fmt::format("Run: evaluate {} x {}", test_batches, per_core);
+  return fmt::format("Run: {} x {} x {}, test {} per core {}",
+                     epochs_text(run.first_epoch, run.num_epochs),
+                     count_of(run.steps_per_epoch, "step", "steps"), per_core, test_batches,
+                     run.test_only_at_end ? "after the last epoch" : "per epoch");
 }
 
 std::string epoch_train_begin_line(int epoch, const std::string& time) {

@@ -3,7 +3,9 @@
 // logs keep working. Times are local wall-clock HH:MM:SS.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace xtrain {
@@ -13,6 +15,40 @@ std::string clock_time();  // now, "07:27:19"
 // "Model resnet50: 25,557,032 parameters, 4.09 GMACs per image at 224x224"
 std::string model_line(const std::string& model, int64_t parameters, int64_t macs_per_image,
                        int image_size);
+// "Memory: 2 cores x 9.8 GB (batch 128) = 19.6 GB of 22.9 GB available" (the total adds the
+// process's own); with no budget known, "= 19.6 GB, available memory unknown".
+std::string memory_line(int num_cores, size_t core_bytes, int batch_size, size_t total_bytes,
+                        std::optional<size_t> available);
+// "Note: using 1 of 2 cores: 2 cores x batch 128 need 29.4 GB, 22.9 GB is available"
+std::string cores_capped_line(int num_cores, int max_cores, int batch_size, size_t max_cores_bytes,
+                              size_t available);
+// "3 cores x batch 128 need 29.4 GB; 22.9 GB is available: use --batch_size=80 or
+// --num_cores=2" (a suggestion of 0 is left out; none: "...: not even batch 1 fits on 3 cores")
+std::string does_not_fit_message(int num_cores, int batch_size, size_t need, size_t available,
+                                 int fitting_batch, int fitting_cores);
+// 10522669875 -> "9.8 GB", 83886080 -> "80 MB": GB and MB are 2^30 and 2^20 bytes, as the G and
+// M of XTRAIN_MEMORY_LIMIT.
+std::string memory_size(size_t bytes);
+
+// What a run will do, for run_line().
+struct RunOutline {
+  bool evaluate = false;  // --evaluate: one pass over the test set, no training
+  int first_epoch = 1;    // after a resume, the first epoch still to train
+  int num_epochs = 0;
+  int64_t steps_per_epoch = 0;  // per core, --num_steps applied
+  int num_cores = 1;
+  int batch_size = 0;
+  int64_t test_batches = 0;       // per core per epoch, --num_test_steps applied
+  bool all_test_batches = false;  // --num_test_steps=0
+  bool test_only_at_end = false;
+  int test_set_batch_size = 0;
+};
+// "Run: 18 epochs x 10 steps x 2 cores x 32 images (global batch 64), test 2 batches per core
+// per epoch"; resumed: "Run: epochs 3 to 18 x ..."; --num_test_steps=0: "test all 390 batches
+// ..."; --test_only_at_end: "... per core after the last epoch"; --evaluate: "Run: evaluate 390
+// batches x 2 cores x 64 images (global batch 128)".
+std::string run_line(const RunOutline& run);
+
 // "Epoch 1 train begin 07:27:19"
 std::string epoch_train_begin_line(int epoch, const std::string& time);
 // "| Training Device=xla:0/0 Epoch=1 Step=0 Loss=6.89059 Rate=2.12 GlobalRate=2.12 Time=07:28:19"

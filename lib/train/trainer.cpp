@@ -138,6 +138,13 @@ int64_t Trainer::steps_per_epoch() const {
   return options_.num_steps > 0 ? std::min(batches, options_.num_steps) : batches;
 }
 
+int64_t Trainer::test_steps(const BatchSource& test) const {
+  const int64_t batches = test.batches_per_epoch();
+  return options_.num_test_steps > 0 ? std::min(batches, options_.num_test_steps) : batches;
+}
+
+int64_t Trainer::test_steps_per_epoch() const { return test_steps(*cores_[0]->test); }
+
 // Core 0 saves checkpoint-last after a step; the others wait for it at the next all-reduce.
 void Trainer::save_mid_epoch(Core& core, int epoch) {
   CheckpointInfo info;
@@ -379,8 +386,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
 Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
   BatchSource& source = *core.test;
   source.start_epoch(epoch);
-  int64_t steps = source.batches_per_epoch();
-  if (options_.num_test_steps > 0) steps = std::min(steps, options_.num_test_steps);
+  const int64_t steps = test_steps(source);
 
   // top-1 correct, top-5 correct, samples, samples with non-finite outputs
   double counts[4] = {0.0, 0.0, 0.0, 0.0};

@@ -87,6 +87,12 @@ class Trainer {
   int num_cores() const { return mesh_.num_cores(); }
   Replica& replica(int rank);
 
+  // What run() will do, for the Run line: the first epoch it trains (later after a resume), the
+  // training steps of an epoch and the test batches per core of one evaluation.
+  int first_epoch() const { return first_epoch_; }
+  int64_t steps_per_epoch() const;
+  int64_t test_steps_per_epoch() const;
+
  private:
   struct Core;
   struct TestCounts;
@@ -97,7 +103,7 @@ class Trainer {
   void report_test(Core& core, int epoch, const TestCounts& counts);
   void close_sources();
   void save_mid_epoch(Core& core, int epoch);
-  int64_t steps_per_epoch() const;
+  int64_t test_steps(const BatchSource& test) const;
   // False when a stop was requested.
   bool train_epoch(Core& core, int epoch);
   TestCounts test_epoch(Core& core, int epoch);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The driver on fake data, as a user runs it: every line must match test_train_imagenet.py's
-# formats, in order, and the model must learn the all-zero/label-0 task (100% accuracy).
+# formats (and xtrain's Memory and Run lines before the first step), in order, and the model
+# must learn the all-zero/label-0 task (100% accuracy).
 set -euo pipefail
 train="$1"
 out="$(mktemp)"
@@ -15,6 +16,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 t='[0-2][0-9]:[0-5][0-9]:[0-5][0-9]'
 expected=(
   "^Model resnet20: 269,722 parameters, 0\.04 GMACs per image at 32x32$"
+  "^Memory: 1 core x [0-9]+ MB \(batch 8\) = [0-9]+ MB of [0-9.]+ [MG]B available$"
+  "^Run: 2 epochs x 6 steps x 1 core x 8 images \(global batch 8\), test 3 batches per core per epoch$"
 )
 for epoch in 1 2; do
   expected+=("^Epoch $epoch train begin $t$")

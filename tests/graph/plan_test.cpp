@@ -109,6 +109,19 @@ TEST(Plan, EvalPlansAreSmallerThanTrainingPlans) {
   EXPECT_LT(eval, train);
 }
 
+// Memory planning asks for arena sizes without compiling: they must be the compiled plans'.
+TEST(Plan, ArenaBytesForIsTheCompiledPlansArena) {
+  const std::shared_ptr<const Graph> graph = testing::tiny_resnet(kClasses);
+  Replica replica(graph, 0.0f);
+  for (const Shape& input : {Shape{1, 8, 8, 3}, Shape{5, 16, 16, 3}}) {
+    for (PlanMode mode : {PlanMode::kTrain, PlanMode::kEval}) {
+      EXPECT_EQ(Plan::arena_bytes_for(*graph, input, mode),
+                replica.plan_for(input, mode).arena_bytes())
+          << input.str();
+    }
+  }
+}
+
 TEST(Plan, IsCompiledOncePerShapeAndMode) {
   Replica replica(testing::tiny_resnet(kClasses), 0.0f);
   Plan& a = replica.plan_for(Shape{2, 8, 8, 3}, PlanMode::kTrain);

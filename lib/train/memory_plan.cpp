@@ -1,0 +1,105 @@
+#include "lib/train/memory_plan.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "lib/base/check.h"
+#include "lib/graph/plan.h"
+#include "lib/graph/replica.h"
+#include "lib/parallel/mesh.h"
+#include "lib/train/log_lines.h"
+
+namespace xtrain {
+namespace {
+
+// A decoding worker's buffers: a typical ImageNet image is a ~110 KB JPEG of 500x375 pixels, so
+// the file, the decoded BGR and its RGB copy (0.56 MB each) and the resized crop make ~1.5 MB.
+// The worker's malloc arena keeps the buffers of the largest image it has decoded: allow 4 MB.
+constexpr size_t kDecodeBytesPerWorker = size_t{4} << 20;
+// A kernel thread's thread_local scratch: GEMM's packing blocks (1.2 MB with AVX2, 2.2 MB with
+// AVX-512), BatchNorm's per-channel sums (on the core's thread, its per-chunk partials too: 1/64
+// of the largest BatchNorm input, ~6 MB for ResNet-50 at batch 128) and max-pool's window
+// offsets (bytes).
+constexpr size_t kScratchBytesPerKernelThread = size_t{4} << 20;
+
+// The largest n in [1, most] for which fits(n) holds, or 0: fits holds up to some n, not above.
+int largest_fitting(int most, const std::function<bool(int)>& fits) {
+  int low = 0;
+  while (low < most) {
+    const int middle = low + (most - low + 1) / 2;
+    if (fits(middle)) {
+      low = middle;
+    } else {
+      most = middle - 1;
+    }
+  }
+  return low;
+}
+
+}  // namespace
+
+MemoryPlan::MemoryPlan(std::shared_ptr<const Graph> graph, MemoryPlanOptions options)
+    : graph_(std::move(graph)), options_(std::move(options)) {}
+
+size_t MemoryPlan::plan_bytes(int batch_size, bool training) const {
+  if (batch_size <= 0) return 0;
+  const Shape input{batch_size, options_.image_size, options_.image_size, graph_->input_channels()};
+  return Plan::arena_bytes_for(*graph_, input, training ? PlanMode::kTrain : PlanMode::kEval);
+}
+
+CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
+  const MemoryPlanOptions& o = options_;
+  const int test_batch = o.test_set_batch_size;
+  auto partial = [&](const PartialBatchSize& size, int batch) {
+    return size ? size(num_cores, batch) : 0;
+  };
+  CoreMemory need;
+  if (o.trains) {
+    need.plans += plan_bytes(batch_size, /*training=*/true) +
+                  plan_bytes(partial(o.partial_train_batch, batch_size), /*training=*/true);
+  }
+  need.plans += plan_bytes(test_batch, /*training=*/false) +
+                plan_bytes(partial(o.partial_test_batch, test_batch), /*training=*/false);
+  need.replica = Replica::state_bytes(*graph_);
+  const size_t image_bytes =
+      size_t{sizeof(float)} * o.image_size * o.image_size * graph_->input_channels();
+  need.batches = std::max(batch_size, test_batch) * image_bytes;
+  if (o.loads_images) {
+    need.batches += size_t(o.ring_slots) * (batch_size + test_batch) * image_bytes;
+    need.decoding = 2 * size_t(o.num_workers) * kDecodeBytesPerWorker;  // training and test
+  }
+  need.scratch = Mesh::threads_per_core(num_cores) * kScratchBytesPerKernelThread;
+  return need;
+}
+
+size_t MemoryPlan::total(int num_cores, int batch_size) const {
+  return kProcessBytes + num_cores * core(num_cores, batch_size).total();
+}
+
+CoreFit fit_cores(const MemoryPlan& plan, int asked_cores, int max_cores, int batch_size,
+                  std::optional<size_t> available) {
+  auto fits = [&](int cores, int batch) {
+    return !available || plan.total(cores, batch) <= *available;
+  };
+  CoreFit fit;
+  fit.num_cores = asked_cores > 0 ? asked_cores : max_cores;
+  if (!fits(fit.num_cores, batch_size)) {
+    const int fitting_cores =
+        largest_fitting(fit.num_cores - 1, [&](int cores) { return fits(cores, batch_size); });
+    if (asked_cores > 0 || fitting_cores == 0) {
+      const int cores = std::max(asked_cores, 1);
+      const int fitting_batch =
+          largest_fitting(batch_size - 1, [&](int batch) { return fits(cores, batch); });
+      throw_error(__FILE__, __LINE__,
+                  does_not_fit_message(cores, batch_size, plan.total(cores, batch_size), *available,
+                                       fitting_batch, asked_cores > 0 ? fitting_cores : 0));
+    }
+    fit.capped_from_bytes = plan.total(fit.num_cores, batch_size);
+    fit.num_cores = fitting_cores;
+  }
+  fit.core_bytes = plan.core(fit.num_cores, batch_size).total();
+  fit.total_bytes = plan.total(fit.num_cores, batch_size);
+  return fit;
+}
+
+}  // namespace xtrain

@@ -1,0 +1,83 @@
+// MemoryPlan: the memory a run will take, computed before any of it is taken, so that a run that
+// cannot fit stops at once with advice instead of being killed by the kernel midway. Each
+// emulated core holds:
+// - the arena of every plan it compiles, as the plan's own layout sizes it: training at
+//   --batch_size and at the epoch's last partial batch, evaluation at --test_set_batch_size and
+//   at its partial batch (a replica keeps its plans for the whole run);
+// - its replica: parameters, gradients, momentum, buffers;
+// - its batches: the input buffer the trainer copies batches through, and each loader's ring;
+// - the loader workers' decode buffers and its kernel threads' scratch.
+// The process adds a fixed overhead. fit_cores() then picks the cores to run.
+// Not here: how much memory there is (memory_budget.h), the lines printed (log_lines.h).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+
+#include "lib/graph/graph.h"
+#include "lib/train/batch_source.h"
+
+namespace xtrain {
+
+struct MemoryPlanOptions {
+  int test_set_batch_size = 64;
+  int image_size = 224;
+  bool trains = true;  // false under --evaluate: no training plan is compiled
+  // Image folders: a training and a test loader per core, each with num_workers decoding
+  // threads and a ring of ring_slots batches. --fake_data has neither.
+  bool loads_images = false;
+  int num_workers = 4;
+  int ring_slots = 8;
+  PartialBatchSize partial_train_batch, partial_test_batch;  // null: every batch is full
+};
+
+// One core's need, in bytes.
+struct CoreMemory {
+  size_t plans = 0;     // the arenas of its compiled plans
+  size_t replica = 0;   // parameters, gradients, momentum, buffers
+  size_t batches = 0;   // its input buffer and its loaders' rings
+  size_t decoding = 0;  // its loader workers' decode buffers
+  size_t scratch = 0;   // its kernel threads' thread_local scratch
+
+  size_t total() const { return plans + replica + batches + decoding + scratch; }
+};
+
+class MemoryPlan {
+ public:
+  // The binary, its libraries (OpenCV) and the allocator before any core exists.
+  static constexpr size_t kProcessBytes = size_t{64} << 20;
+
+  MemoryPlan(std::shared_ptr<const Graph> graph, MemoryPlanOptions options);
+
+  // The arena of one plan of this graph at this batch size (0 for an empty batch).
+  size_t plan_bytes(int batch_size, bool training) const;
+  // One core's need when num_cores cores train at batch_size images each.
+  CoreMemory core(int num_cores, int batch_size) const;
+  // Every core's need plus the process's.
+  size_t total(int num_cores, int batch_size) const;
+
+ private:
+  std::shared_ptr<const Graph> graph_;
+  MemoryPlanOptions options_;
+};
+
+// The cores a run uses and what they need.
+struct CoreFit {
+  int num_cores = 1;
+  size_t core_bytes = 0;   // one core's need
+  size_t total_bytes = 0;  // every core's plus the process's
+  // No --num_cores, and fewer than max_cores fit: what max_cores would have needed (else 0).
+  size_t capped_from_bytes = 0;
+};
+
+// Picks the cores for a run at batch_size images per core, given the bytes available (nullopt:
+// unknown, nothing is checked). asked_cores is --num_cores, or 0 when not given: then as many as
+// fit up to max_cores (the hardware threads), at least 1. When the asked cores, or a single one,
+// do not fit, throws xtrain::Error "3 cores x batch 128 need 29.4 GB; 22.9 GB is available: use
+// --batch_size=80 or --num_cores=2", suggesting the largest batch that fits at those cores and
+// the most cores that fit at that batch (each when there is one).
+CoreFit fit_cores(const MemoryPlan& plan, int asked_cores, int max_cores, int batch_size,
+                  std::optional<size_t> available);
+
+}  // namespace xtrain

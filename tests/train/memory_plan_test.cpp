@@ -1,0 +1,192 @@
+// The memory plan: its estimate against the resident memory a replica and its training plan
+// really take, and the choice of cores with injected budgets.
+#include "lib/train/memory_plan.h"
+
+#include <gtest/gtest.h>
+#include <malloc.h>
+
+#include <fstream>
+#include <string>
+
+#include "lib/base/check.h"
+#include "lib/graph/replica.h"
+#include "lib/train/log_lines.h"
+#include "models/registry.h"
+#include "tests/test_util.h"
+
+namespace xtrain {
+namespace {
+
+// VmRSS of this process, in bytes.
+size_t resident_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  size_t kilobytes = 0;
+  while (status >> key) {
+    if (key == "VmRSS:" && status >> kilobytes) return kilobytes * 1024;
+    status.ignore(1 << 20, '\n');
+  }
+  ADD_FAILURE() << "no VmRSS in /proc/self/status";
+  return 0;
+}
+
+// The resident memory a replica and one training step at this batch take: every buffer is
+// allocated and touched (the step writes every arena buffer). The process's own overhead is
+// not part of the growth, so it is left out of the estimate too.
+size_t measured_step_bytes(const std::shared_ptr<const Graph>& graph, const Shape& input) {
+  // Fresh pages for every large allocation: memory freed by earlier tests must not be reused
+  // (it is resident already and would hide growth).
+  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+  const size_t before = resident_bytes();
+  Replica replica(graph, /*label_smoothing=*/0.0f);
+  replica.store().initialize(1);
+  Plan& plan = replica.plan_for(input, PlanMode::kTrain);
+  const std::vector<float> image = testing::random_floats(plan.input().numel(), 2);
+  std::copy(image.begin(), image.end(), plan.input().data);
+  const Exec ex;
+  replica.store().zero_grads();
+  plan.forward(ex);
+  plan.backward(ex);
+  return resident_bytes() - before;
+}
+
+struct RssCase {
+  const char* model;
+  int image_size, batch_size;
+};
+
+class MemoryEstimate : public ::testing::TestWithParam<RssCase> {};
+
+TEST_P(MemoryEstimate, IsWithinTenPercentOfTheMeasuredRssGrowth) {
+  const RssCase c = GetParam();
+  const std::shared_ptr<const Graph> graph = build_model(c.model, 1000);
+  MemoryPlanOptions options;
+  options.image_size = c.image_size;
+  const MemoryPlan memory(graph, options);
+  const double estimate =
+      Replica::state_bytes(*graph) + memory.plan_bytes(c.batch_size, /*training=*/true);
+  const double measured =
+      measured_step_bytes(graph, Shape{c.batch_size, c.image_size, c.image_size, 3});
+  std::printf("%s %dx%d batch %d: estimate %.1f MB, measured %.1f MB (%+.1f%%)\n", c.model,
+              c.image_size, c.image_size, c.batch_size, estimate / (1 << 20), measured / (1 << 20),
+              100.0 * (estimate - measured) / measured);
+  EXPECT_NEAR(estimate, measured, 0.1 * measured);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, MemoryEstimate,
+                         ::testing::Values(RssCase{"resnet20", 32, 64},
+                                           RssCase{"resnet20", 32, 256},
+                                           RssCase{"resnet50", 224, 2},
+                                           RssCase{"resnet50", 224, 8}));
+
+// A small model, so that each fit below is cheap to plan.
+MemoryPlan small_plan() {
+  MemoryPlanOptions options;
+  options.image_size = 32;
+  options.test_set_batch_size = 16;
+  return MemoryPlan(build_model("resnet20", 10), options);
+}
+
+TEST(MemoryPlan, ANeedGrowsWithTheBatchAndTheCores) {
+  const MemoryPlan plan = small_plan();
+  EXPECT_LT(plan.total(1, 16), plan.total(1, 32));
+  EXPECT_LT(plan.total(1, 32), plan.total(2, 32));
+  EXPECT_EQ(plan.total(2, 32), MemoryPlan::kProcessBytes + 2 * plan.core(2, 32).total());
+}
+
+TEST(MemoryPlan, CountsPartialBatchPlansLoaderRingsAndDecoding) {
+  MemoryPlanOptions options;
+  options.image_size = 32;
+  const auto graph = build_model("resnet20", 10);
+  const CoreMemory fake = MemoryPlan(graph, options).core(1, 32);
+  options.partial_train_batch = [](int num_cores, int batch) { return batch / 2; };
+  const CoreMemory partial = MemoryPlan(graph, options).core(1, 32);
+  EXPECT_EQ(partial.plans, fake.plans + MemoryPlan(graph, options).plan_bytes(16, true));
+  options.loads_images = true;
+  options.ring_slots = 3;
+  options.num_workers = 2;
+  const CoreMemory folders = MemoryPlan(graph, options).core(1, 32);
+  const size_t image_bytes = 32 * 32 * 3 * sizeof(float);
+  EXPECT_EQ(folders.batches, fake.batches + 3 * (32 + 64) * image_bytes);  // train and test rings
+  EXPECT_GT(folders.decoding, 0u);
+  EXPECT_EQ(fake.decoding, 0u);
+  options.trains = false;  // --evaluate compiles no training plan
+  EXPECT_LT(MemoryPlan(graph, options).core(1, 32).plans, folders.plans);
+}
+
+std::string fit_error(const MemoryPlan& plan, int asked_cores, int max_cores, int batch,
+                      size_t available) {
+  try {
+    fit_cores(plan, asked_cores, max_cores, batch, available);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(FitCores, AnExplicitRunThatFitsIsKept) {
+  const MemoryPlan plan = small_plan();
+  const CoreFit fit = fit_cores(plan, 3, 8, 32, plan.total(3, 32));
+  EXPECT_EQ(fit.num_cores, 3);
+  EXPECT_EQ(fit.total_bytes, plan.total(3, 32));
+  EXPECT_EQ(fit.core_bytes, plan.core(3, 32).total());
+  EXPECT_EQ(fit.capped_from_bytes, 0u);
+}
+
+TEST(FitCores, AnExplicitRunThatDoesNotFitSuggestsTheLargestBatchAndTheMostCores) {
+  const MemoryPlan plan = small_plan();
+  const size_t available = plan.total(2, 32) + 1000;  // 2 cores fit, 3 do not
+  int batch = 1;
+  while (plan.total(3, batch + 1) <= available) ++batch;
+  const std::string error = fit_error(plan, 3, 8, 32, available);
+  EXPECT_EQ(error, fmt::format("3 cores x batch 32 need {}; {} is available: use --batch_size={} "
+                               "or --num_cores=2",
+                               memory_size(plan.total(3, 32)), memory_size(available), batch))
+      << error;
+  EXPECT_GT(batch, 1);
+  EXPECT_LT(batch, 32);
+}
+
+TEST(FitCores, ASuggestionOfZeroIsLeftOut) {
+  const MemoryPlan plan = small_plan();
+  // One core fits at batch 8, not at 32: no core count helps, a smaller batch does.
+  const size_t available = plan.total(1, 8);
+  const std::string error = fit_error(plan, 1, 8, 32, available);
+  EXPECT_NE(error.find("1 core x batch 32 need"), std::string::npos) << error;
+  EXPECT_NE(error.find("use --batch_size=8"), std::string::npos) << error;
+  EXPECT_EQ(error.find("--num_cores"), std::string::npos) << error;
+}
+
+TEST(FitCores, WithoutNumCoresTheHardwareThreadsAreCappedToWhatFits) {
+  const MemoryPlan plan = small_plan();
+  const CoreFit fit = fit_cores(plan, 0, 4, 32, plan.total(2, 32));
+  EXPECT_EQ(fit.num_cores, 2);
+  EXPECT_EQ(fit.capped_from_bytes, plan.total(4, 32));
+  EXPECT_EQ(fit_cores(plan, 0, 4, 32, plan.total(4, 32)).num_cores, 4);
+  EXPECT_EQ(fit_cores(plan, 0, 4, 32, plan.total(4, 32)).capped_from_bytes, 0u);
+}
+
+TEST(FitCores, WhenNotEvenOneCoreFitsTheErrorSuggestsABatch) {
+  const MemoryPlan plan = small_plan();
+  const std::string error = fit_error(plan, 0, 4, 32, plan.total(1, 4));
+  EXPECT_NE(error.find("1 core x batch 32 need"), std::string::npos) << error;
+  EXPECT_NE(error.find("use --batch_size=4"), std::string::npos) << error;
+  EXPECT_EQ(error.find("--num_cores"), std::string::npos) << error;
+}
+
+TEST(FitCores, ABudgetTooSmallForBatchOneIsAnErrorNotACrash) {
+  const MemoryPlan plan = small_plan();
+  const std::string error = fit_error(plan, 0, 4, 32, plan.total(1, 1) - 1);
+  EXPECT_NE(error.find("not even batch 1 fits on 1 core"), std::string::npos) << error;
+  EXPECT_NE(fit_error(plan, 2, 4, 32, 1000).find("not even batch 1 fits on 2 cores"),
+            std::string::npos);
+}
+
+TEST(FitCores, AnUnknownBudgetChecksNothing) {
+  const MemoryPlan plan = small_plan();
+  EXPECT_EQ(fit_cores(plan, 3, 8, 32, std::nullopt).num_cores, 3);
+  EXPECT_EQ(fit_cores(plan, 0, 8, 32, std::nullopt).num_cores, 8);
+}
+
+}  // namespace
+}  // namespace xtrain
