@@ -18,12 +18,17 @@ Bytes& operator<<(Bytes& bytes, std::string_view text) {
   bytes.insert(bytes.end(), text.begin(), text.end());
   return bytes;
 }
+// Byte i of value; past the 8 bytes of a uint64_t (a field padded with zeros) it is 0.
+uint8_t byte_of(uint64_t value, int i) {
+  return i < 8 ? static_cast<uint8_t>(value >> (8 * i)) : 0;
+}
+
 Bytes& big_endian(Bytes& bytes, uint64_t value, int n) {
-  for (int i = n - 1; i >= 0; --i) bytes.push_back(static_cast<uint8_t>(value >> (8 * i)));
+  for (int i = n - 1; i >= 0; --i) bytes.push_back(byte_of(value, i));
   return bytes;
 }
 Bytes& little_endian(Bytes& bytes, uint64_t value, int n) {
-  for (int i = 0; i < n; ++i) bytes.push_back(static_cast<uint8_t>(value >> (8 * i)));
+  for (int i = 0; i < n; ++i) bytes.push_back(byte_of(value, i));
   return bytes;
 }
 
