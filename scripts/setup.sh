@@ -1,9 +1,18 @@
 # Shared set-up of scripts/train and scripts/test (sourced, not run): install the Debian packages
 # that are missing, then configure build/ if needed and build it. The build is incremental, so an
 # up-to-date tree costs a second. XTRAIN_PORTABLE=1 builds for any x86-64 CPU (no -march=native).
+# XTRAIN_SANITIZE=address|thread (scripts/test --sanitize=...) builds an instrumented
+# RelWithDebInfo tree in build-asan/ or build-tsan/ instead of the Release one in build/.
 
 XTRAIN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-XTRAIN_BUILD="${XTRAIN_BUILD:-$XTRAIN_ROOT/build}"
+XTRAIN_SANITIZE="${XTRAIN_SANITIZE:-}"
+case "$XTRAIN_SANITIZE" in
+  "") XTRAIN_BUILD="${XTRAIN_BUILD:-$XTRAIN_ROOT/build}" ;;
+  address) XTRAIN_BUILD="${XTRAIN_BUILD:-$XTRAIN_ROOT/build-asan}" ;;
+  thread) XTRAIN_BUILD="${XTRAIN_BUILD:-$XTRAIN_ROOT/build-tsan}" ;;
+  *) echo "xtrain: error: XTRAIN_SANITIZE must be address or thread, got '$XTRAIN_SANITIZE'" >&2
+     return 2 ;;
+esac
 
 # Build tools and the libraries of DESIGN.md, nothing more: of OpenCV only the modules data/ uses;
 # zlib for the Fashion-MNIST converter, and the data set itself, which the real-data tests train on;
@@ -47,12 +56,15 @@ xtrain_build() {
   xtrain_install_missing_packages || return 1
   local portable=OFF
   [ "${XTRAIN_PORTABLE:-0}" = "1" ] && portable=ON
+  local build_type=Release
+  [ -n "$XTRAIN_SANITIZE" ] && build_type=RelWithDebInfo
   local log="$XTRAIN_BUILD.log"
   mkdir -p "$XTRAIN_BUILD"
   if [ ! -f "$XTRAIN_BUILD/CMakeCache.txt" ] || \
-     ! grep -q "XTRAIN_PORTABLE:BOOL=$portable" "$XTRAIN_BUILD/CMakeCache.txt"; then
-    if ! cmake -S "$XTRAIN_ROOT" -B "$XTRAIN_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-         -DXTRAIN_PORTABLE="$portable" >"$log" 2>&1; then
+     ! grep -q "XTRAIN_PORTABLE:BOOL=$portable" "$XTRAIN_BUILD/CMakeCache.txt" || \
+     ! grep -qx "XTRAIN_SANITIZE:STRING=$XTRAIN_SANITIZE" "$XTRAIN_BUILD/CMakeCache.txt"; then
+    if ! cmake -S "$XTRAIN_ROOT" -B "$XTRAIN_BUILD" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" \
+         -DXTRAIN_PORTABLE="$portable" -DXTRAIN_SANITIZE="$XTRAIN_SANITIZE" >"$log" 2>&1; then
       tail -n 30 "$log" >&2
       echo "xtrain: error: cmake configure failed (log: $log)" >&2
       return 1
