@@ -148,10 +148,10 @@ int predict(const PredictFlags& flags) {
   XTRAIN_CHECK(names.empty() || static_cast<int>(names.size()) == num_classes,
                "--classes={} names {} classes but the model has {} outputs", flags.classes,
                names.size(), num_classes);
-  Replica replica(build_model(flags.model, num_classes), /*label_smoothing=*/0.0f);
-  load_pretrained(flags.checkpoint, replica, /*skip_mismatched_fc=*/false);
   ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   const Exec exec{&pool};
+  Replica replica(build_model(flags.model, num_classes), pool.num_threads());
+  load_pretrained(flags.checkpoint, replica, /*skip_mismatched_fc=*/false);
 
   int problems = 0;   // unreadable images and empty folders
   int nonfinite = 0;  // images whose outputs had a NaN or an infinity
@@ -175,7 +175,6 @@ int predict(const PredictFlags& flags) {
     for (int r = 0; r < m; ++r) {
       std::copy_n(batch.data() + readable[r] * floats, floats, plan.input().data + r * floats);
     }
-    std::fill_n(plan.labels(), m, 0);  // the plan computes a loss; any valid label will do
     plan.forward(exec);
     const float* logits = plan.logits().data;
     for (int r = 0; r < m; ++r) {

@@ -187,8 +187,8 @@ int train(TrainFlags& flags) {
         result.final_nonfinite, result.final_samples);
     return kNonFiniteExitCode;
   }
-  if (result.max_accuracy < flags.target_accuracy) {
-    spdlog::info(below_target_line(result.max_accuracy, flags.target_accuracy));
+  if (result.max_top1 < flags.target_accuracy) {
+    spdlog::info(below_target_line(result.max_top1, flags.target_accuracy));
     return kTargetMissedExitCode;
   }
   return 0;

@@ -5,7 +5,7 @@
 
 #include <atomic>
 
-#include "lib/train/batch_source.h"
+#include "data/batch_source.h"
 
 namespace xtrain {
 

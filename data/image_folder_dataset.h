@@ -23,8 +23,6 @@ class ImageFolderDataset : public Dataset {
   int64_t image_floats() const override { return image_floats_; }
   void get(int64_t index, Rng& rng, float* image, int32_t* label) const override;
 
-  const ImageFolder& folder() const { return folder_; }
-
  private:
   ImageFolder folder_;
   Transform transform_;

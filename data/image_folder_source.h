@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
+#include "data/batch_source.h"
 #include "data/image_limits.h"
 #include "data/loader.h"
-#include "lib/train/batch_source.h"
 
 namespace xtrain {
 

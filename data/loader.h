@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "data/batch_ring.h"
+#include "data/batch_source.h"
 #include "data/dataset.h"
 #include "data/distributed_sampler.h"
 #include "data/unreadable_images.h"
 #include "lib/parallel/worker_threads.h"
-#include "lib/train/batch_source.h"
 
 namespace xtrain {
 

@@ -10,12 +10,12 @@ namespace {
 
 Value basic_block(GraphBuilder& g, const std::string& name, Value x, int planes, int stride) {
   Value out = g.batchnorm_relu(name + ".bn1", g.conv2d(name + ".conv1", x, planes, 3, stride, 1));
-  out = g.batchnorm(name + ".bn2", g.conv2d(name + ".conv2", out, planes, 3, 1, 1));
+  out = g.conv2d(name + ".conv2", out, planes, 3, 1, 1);
   Value shortcut = x;
   if (stride != 1 || g.channels(x) != planes) {
     shortcut = g.shortcut_pad(name + ".shortcut", x, planes, stride);
   }
-  return g.add_relu(out, shortcut);
+  return g.batchnorm_add_relu(name + ".bn2", out, shortcut);  // relu(bn2(out) + shortcut)
 }
 
 }  // namespace

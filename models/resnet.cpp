@@ -21,16 +21,19 @@ Value downsample_if_needed(GraphBuilder& g, const std::string& name, Value x, in
 
 Value basic_block(GraphBuilder& g, const std::string& name, Value x, int planes, int stride) {
   Value out = g.batchnorm_relu(name + ".bn1", g.conv2d(name + ".conv1", x, planes, 3, stride, 1));
-  out = g.batchnorm(name + ".bn2", g.conv2d(name + ".conv2", out, planes, 3, 1, 1));
-  return g.add_relu(out, downsample_if_needed(g, name, x, planes, stride));
+  out = g.conv2d(name + ".conv2", out, planes, 3, 1, 1);
+  // relu(bn2(out) + identity) in one layer, after the downsample it reads.
+  return g.batchnorm_add_relu(name + ".bn2", out, downsample_if_needed(g, name, x, planes, stride));
 }
 
 Value bottleneck(GraphBuilder& g, const std::string& name, Value x, int planes, int stride) {
   const int out_channels = planes * expansion(Block::kBottleneck);
   Value out = g.batchnorm_relu(name + ".bn1", g.conv2d(name + ".conv1", x, planes, 1));
   out = g.batchnorm_relu(name + ".bn2", g.conv2d(name + ".conv2", out, planes, 3, stride, 1));
-  out = g.batchnorm(name + ".bn3", g.conv2d(name + ".conv3", out, out_channels, 1));
-  return g.add_relu(out, downsample_if_needed(g, name, x, out_channels, stride));
+  out = g.conv2d(name + ".conv3", out, out_channels, 1);
+  // relu(bn3(out) + identity) in one layer, after the downsample it reads.
+  return g.batchnorm_add_relu(name + ".bn3", out,
+                              downsample_if_needed(g, name, x, out_channels, stride));
 }
 
 std::shared_ptr<const Graph> resnet(Block block, const std::vector<int>& layers, int num_classes) {

@@ -14,7 +14,7 @@ case "$XTRAIN_SANITIZE" in
      return 2 ;;
 esac
 
-# Build tools and the libraries of DESIGN.md, nothing more: of OpenCV only the modules data/ uses;
+# Build tools and the libraries of docs/ARCHITECTURE.md, nothing more: of OpenCV only the modules data/ uses;
 # zlib for the Fashion-MNIST converter, and the data set itself, which the real-data tests train on;
 # jq for scripts/sweep_epochs.sh. (scripts/plot installs gnuplot-nox itself, on first use.)
 XTRAIN_PACKAGES=(

@@ -16,7 +16,7 @@ bool live_together(const ArenaBuffer& a, const ArenaBuffer& b) {
 }  // namespace
 
 int ArenaPlanner::add(size_t floats, int first, int last) {
-  XTRAIN_CHECK(first <= last, "arena buffer lives from step {} to step {}", first, last);
+  XTRAIN_CHECK(first <= last, "arena buffer lives from tick {} to tick {}", first, last);
   buffers_.push_back({floats, first, last, 0});
   return static_cast<int>(buffers_.size()) - 1;
 }

@@ -1,8 +1,8 @@
 // ArenaPlanner: packs buffers with known lifetimes into one arena. A buffer is live over an
-// inclusive range of plan steps [first, last]; two buffers whose ranges intersect never share a
+// inclusive range of ticks [first, last]; two buffers whose ranges intersect never share a
 // byte, others may. Placement is greedy (largest first, at the lowest offset that fits) and
 // depends only on the buffers added, so a plan's layout is the same run after run.
-// Not here: what the steps are or what a buffer holds (plan.h).
+// Not here: what the ticks are or what a buffer holds (plan_phases.h).
 #pragma once
 
 #include <cstddef>
@@ -12,7 +12,7 @@ namespace xtrain {
 
 struct ArenaBuffer {
   size_t floats;
-  int first, last;  // live steps, inclusive
+  int first, last;  // live ticks, inclusive
   size_t offset;    // in floats from the arena's start, a multiple of 16 (64 bytes); set by place()
 };
 

@@ -39,8 +39,13 @@ Value GraphBuilder::batchnorm(const std::string& name, Value x) {
 }
 
 Value GraphBuilder::batchnorm_relu(const std::string& name, Value x) {
-  return append(std::make_unique<BatchNorm2d>(name, channels(x), /*relu=*/true), {x.id},
+  return append(std::make_unique<BatchNorm2d>(name, channels(x), BatchNorm2d::Fused::kReLU), {x.id},
                 channels(x));
+}
+
+Value GraphBuilder::batchnorm_add_relu(const std::string& name, Value x, Value residual) {
+  return append(std::make_unique<BatchNorm2d>(name, channels(x), BatchNorm2d::Fused::kAddReLU),
+                {x.id, residual.id}, channels(x));
 }
 
 Value GraphBuilder::relu(Value x) {
@@ -63,11 +68,6 @@ Value GraphBuilder::linear(const std::string& name, Value x, int out_features) {
 
 Value GraphBuilder::add(Value a, Value b) {
   return append(std::make_unique<Add>(name_of(a) + ".add"), {a.id, b.id}, channels(a));
-}
-
-Value GraphBuilder::add_relu(Value a, Value b) {
-  return append(std::make_unique<Add>(name_of(a) + ".add", /*relu=*/true), {a.id, b.id},
-                channels(a));
 }
 
 Value GraphBuilder::shortcut_pad(const std::string& name, Value x, int out_channels, int stride) {

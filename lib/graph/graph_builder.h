@@ -26,13 +26,14 @@ class GraphBuilder {
   Value batchnorm(const std::string& name, Value x);
   // relu(batchnorm(x)) as one layer, named and checkpointed like the batchnorm.
   Value batchnorm_relu(const std::string& name, Value x);
+  // relu(batchnorm(x) + residual) as one layer, named and checkpointed like the batchnorm: a
+  // residual block's last normalization, its sum and its ReLU in one pass over memory.
+  Value batchnorm_add_relu(const std::string& name, Value x, Value residual);
   Value relu(Value x);
   Value max_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding);
   Value adaptive_avg_pool2d(const std::string& name, Value x);  // to [N, C]
   Value linear(const std::string& name, Value x, int out_features);
   Value add(Value a, Value b);
-  // relu(add(a, b)) as one layer, one pass over memory each way (named like the add).
-  Value add_relu(Value a, Value b);
   Value shortcut_pad(const std::string& name, Value x, int out_channels, int stride);
 
   // The finished graph; its output is the last value added.

@@ -1,11 +1,20 @@
-// Plan: a graph compiled for one input shape, like an XLA executable. Compiling infers every
-// shape, lays out every activation, gradient, saved and scratch buffer in one arena and builds
-// each layer's Step once; forward and backward then only run kernels, and allocate nothing.
+// Plan: a graph compiled for one input shape, like an XLA executable. Compiling (plan_phases.h)
+// lists the layer calls, infers every shape, works out every buffer's lifetime and places all
+// activation, gradient, saved and scratch buffers (the calls' workspace, the kernel threads'
+// scratch) in one arena, which is the whole memory of a step; the constructor then allocates
+// the arena and builds each call's LayerCall once. forward and backward only run kernels and
+// allocate nothing.
 // Buffers share arena bytes when their lifetimes do not meet: an activation lives until the last
 // forward or backward that reads it, a gradient until its producer's backward has consumed it,
-// and an eval plan keeps no activation past its last reader.
-// A value read by several layers (a residual block's input) gets one gradient buffer per reader;
-// they are summed, in reader order, before the producer's backward.
+// and an eval plan keeps no activation past its last reader. A training plan keeps no output that
+// its layer can recompute in one pass (BatchNorm, ReLU, Add), nor that of a cheap convolution
+// whose input is one such pass away from kept values (Layer::rebuild_cost): the backward rebuilds
+// it just before the first backward that reads it, so what stays live from forward to backward is
+// mostly the other convolutions' outputs. A value read by several layers (a residual block's
+// input) gets one gradient buffer per reader; they are summed, in reader order, as soon as the
+// first reader's backward (the last to run) has written its own.
+// The loss is an optional last call: training plans end with one, which reads the labels and
+// starts the backward; evaluation and prediction plans end at the logits.
 // Not here: where parameters live (param_store.h), which plan to use (replica.h).
 #pragma once
 
@@ -13,40 +22,36 @@
 #include <memory>
 #include <vector>
 
-#include "lib/graph/arena_planner.h"
-#include "lib/graph/graph.h"
 #include "lib/graph/param_store.h"
+#include "lib/graph/plan_phases.h"
 
 namespace xtrain {
 
 // One layer call timed by a profiling plan; times in seconds since the plan was compiled.
 struct LayerTiming {
-  int node;  // index into layers(): the graph's nodes, then the loss
+  int node;  // index into layers(): the graph's nodes, then the loss if any
   bool backward;
   double start, seconds;
 };
 
-enum class PlanMode {
-  kTrain,  // batch statistics, gradients
-  kEval,   // running statistics, forward only
-};
-
 class Plan {
  public:
-  Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode mode,
-       float label_smoothing);
+  // `loss` (kept by the caller, outliving the plan) ends the plan; a training plan needs one.
+  // The plan runs on at most `kernel_threads` threads (its arena holds their kernel scratch).
+  Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode mode, const Layer* loss,
+       int kernel_threads);
   // The arena_bytes() such a plan would have, computed without allocating anything: memory is
   // planned before it is taken.
-  static size_t arena_bytes_for(const Graph& graph, const Shape& input, PlanMode mode);
+  static size_t arena_bytes_for(const Graph& graph, const Shape& input, PlanMode mode,
+                                const Layer* loss, int kernel_threads);
 
-  const Shape& input_shape() const { return input_shape_; }
-  PlanMode mode() const { return mode_; }
   TensorView input() { return value_view(Graph::kImage); }   // [N, H, W, C], filled by the caller
-  int32_t* labels() { return labels_.data(); }               // [N]
-  TensorView logits() { return value_view(logits_value_); }  // [N, K] after forward
+  int32_t* labels();                                         // [N], plans with a loss
+  TensorView logits() { return value_view(calls_.logits); }  // [N, K] after forward
+  float loss() const;  // the last forward's mean loss over the batch, plans with a loss
 
-  // Runs every layer and returns the mean loss over the batch.
-  float forward(const Exec& ex);
+  // ex runs on at most kernel_threads threads.
+  void forward(const Exec& ex);
   // Accumulates into the store's gradients (training plans only).
   void backward(const Exec& ex);
 
@@ -54,38 +59,47 @@ class Plan {
   // for throughput runs).
   void enable_profiling() { profiling_ = true; }
   const std::vector<LayerTiming>& timings() const { return timings_; }
-  const std::vector<const Layer*>& layers() const { return layers_; }
+  const std::vector<const Layer*>& layers() const { return calls_.layers; }
 
   size_t arena_bytes() const { return arena_.size() * sizeof(float); }
-  // Every buffer of the arena with its lifetime, in plan steps: forward of node i is step i,
-  // its backward step 2 * nodes - 1 - i.
-  const std::vector<ArenaBuffer>& arena_buffers() const { return arena_buffers_; }
+  // Gives the arena's pages back to the system until the next forward touches them again; the
+  // activations it held (input and logits too) are lost. For a plan that will not run for a while.
+  void release_memory() { arena_.release_pages(); }
 
  private:
-  struct Layout;
-  // Compiling in two halves: this constructor and lay_out() infer shapes_, list layers_ and
-  // place every buffer without allocating; the public constructor then allocates and binds.
-  Plan(const Graph& graph, const Shape& input, PlanMode mode, float label_smoothing);
-  Layout lay_out(const Graph& graph);
+  // The last phase of compiling: every call's views over the allocated arena and the store.
+  void bind_calls(ParamStore& store, const Lifetimes& lifetimes, const ArenaLayout& layout);
+  // Its second half: the backward's views (rebuilt values), rebuilds and gradient sums.
+  void bind_backward(const Lifetimes& lifetimes, const ArenaLayout& layout);
 
-  // Runs layer i's forward or backward, timed when profiling.
-  void run_layer(int i, bool backward);
+  // ex with this plan's kernel scratch.
+  Exec with_scratch(const Exec& ex);
+  // Runs call i's forward or backward, timed when profiling; a backward first rebuilds the
+  // outputs it is the first to read (timed with it).
+  void run_call(int i, bool backward);
 
   TensorView value_view(int value) {
     return {arena_.data() + value_offset_[value], shapes_[value]};
   }
 
-  Shape input_shape_;
   PlanMode mode_;
-  std::unique_ptr<Layer> loss_;
-  std::vector<const Layer*> layers_;  // the graph's nodes, then the loss
-  int logits_value_;
-  std::vector<Shape> shapes_;         // per value, the loss output last
-  std::vector<size_t> value_offset_;  // per value, into arena_
-  std::vector<Step> steps_;           // parallel to layers_
-  // Per value: extra gradient buffers (readers after the first) to add into the main one.
-  std::vector<std::vector<float*>> extra_grads_;
-  std::vector<ArenaBuffer> arena_buffers_;
+  int kernel_threads_;
+  CallList calls_;
+  std::vector<Shape> shapes_;              // per value
+  std::vector<size_t> value_offset_;       // per value, into arena_
+  size_t thread_scratch_offset_ = 0;       // into arena_
+  std::vector<LayerCall> forward_calls_;   // parallel to calls_.layers
+  std::vector<LayerCall> backward_calls_;  // the same, reading rebuilt values
+  // Per call: the calls whose outputs are rebuilt just before its backward, inputs first.
+  std::vector<std::vector<int>> rebuild_before_;
+  // A value's gradient: the first reader's buffer (total), and the other readers' to add into it.
+  struct GradientSum {
+    float* total;
+    int64_t n;
+    std::vector<const float*> others;
+  };
+  // Per call: the sums due right after its backward (the values it is the first reader of).
+  std::vector<std::vector<GradientSum>> gradient_sums_after_;
   AlignedBuffer arena_;
   std::vector<int32_t> labels_;
   bool profiling_ = false;

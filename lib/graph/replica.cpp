@@ -7,9 +7,9 @@
 
 namespace xtrain {
 
-Replica::Replica(std::shared_ptr<const Graph> graph, float label_smoothing)
+Replica::Replica(std::shared_ptr<const Graph> graph, int kernel_threads)
     : graph_(std::move(graph)),
-      label_smoothing_(label_smoothing),
+      kernel_threads_(kernel_threads),
       store_(*graph_),
       momentum_(store_.num_params()) {}
 
@@ -43,15 +43,19 @@ void Replica::copy_state_from(Replica& other) {
   std::copy_n(other.momentum(), from.num_params(), momentum());
 }
 
-Plan& Replica::plan_for(const Shape& input, PlanMode mode) {
-  std::unique_ptr<Plan>& plan = plans_[{input.dims(), mode}];
+Plan& Replica::plan_for(const Shape& input, PlanMode mode, const Layer* loss) {
+  std::unique_ptr<Plan>& plan = plans_[{input.dims(), mode, loss}];
   if (!plan) {
     const auto start = std::chrono::steady_clock::now();
-    plan = std::make_unique<Plan>(*graph_, store_, input, mode, label_smoothing_);
+    plan = std::make_unique<Plan>(*graph_, store_, input, mode, loss, kernel_threads_);
     compile_seconds_ +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   return *plan;
+}
+
+void Replica::release_plan_memory() {
+  for (auto& [key, plan] : plans_) plan->release_memory();
 }
 
 }  // namespace xtrain

@@ -1,11 +1,12 @@
 // Replica: one copy of a model, as an emulated core owns it: the shared graph, this copy's
 // parameters, gradients, buffers and optimizer state, and its compiled plans, one per input
-// shape and mode, compiled on first use and then reused (a step allocates nothing).
+// shape, mode and loss, compiled on first use and then reused (a step allocates nothing).
+// The loss is the caller's (the trainer's CrossEntropyLoss): a replica is the model alone.
 #pragma once
 
 #include <map>
 #include <memory>
-#include <utility>
+#include <tuple>
 
 #include "lib/graph/param_store.h"
 #include "lib/graph/plan.h"
@@ -14,7 +15,8 @@ namespace xtrain {
 
 class Replica {
  public:
-  Replica(std::shared_ptr<const Graph> graph, float label_smoothing);
+  // Its plans run on at most `kernel_threads` threads (the core's pool).
+  explicit Replica(std::shared_ptr<const Graph> graph, int kernel_threads = 1);
   // Bytes a replica of this graph holds besides its plans (parameters, gradients, momentum,
   // buffers and counters), counted without allocating them.
   static size_t state_bytes(const Graph& graph);
@@ -25,16 +27,20 @@ class Replica {
   // Copies parameters, buffers, counters and momentum from a replica of the same graph.
   void copy_state_from(Replica& other);
 
-  Plan& plan_for(const Shape& input, PlanMode mode);
+  // `loss` ends the plan (Plan's constructor); it must outlive the replica.
+  Plan& plan_for(const Shape& input, PlanMode mode, const Layer* loss = nullptr);
+  // Plan::release_memory() on every plan: training and testing take turns, so a phase that begins
+  // calls this, and the other phase's arenas cost no memory while this one runs.
+  void release_plan_memory();
   int compiled_plans() const { return static_cast<int>(plans_.size()); }
   double compile_seconds() const { return compile_seconds_; }  // total over all plans
 
  private:
   std::shared_ptr<const Graph> graph_;
-  float label_smoothing_;
+  int kernel_threads_;
   ParamStore store_;
   AlignedBuffer momentum_;
-  std::map<std::pair<std::vector<int64_t>, PlanMode>, std::unique_ptr<Plan>> plans_;
+  std::map<std::tuple<std::vector<int64_t>, PlanMode, const Layer*>, std::unique_ptr<Plan>> plans_;
   double compile_seconds_ = 0.0;
 };
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <vector>
 
 namespace xtrain::kernels {
 namespace {
@@ -11,6 +10,8 @@ namespace {
 // Rows per chunk of the reductions: a fixed count, so how rows are grouped and the order the
 // chunk sums are added in depend on M alone, never on the thread count.
 constexpr int64_t kRowsPerChunk = 256;
+int64_t num_chunks(const BatchNormShape& s) { return (s.m + kRowsPerChunk - 1) / kRowsPerChunk; }
+
 // Rows per chunk for the element-wise passes.
 constexpr int64_t kMinRowChunk = 64;
 
@@ -22,12 +23,9 @@ constexpr int64_t kMinRowChunk = 64;
 // one round trip per row would cost more than reading the row.
 void sum_over_rows(const BatchNormShape& s,
                    const std::function<void(int64_t, int64_t, double*, double*)>& add_rows,
-                   double* sum_a, double* sum_b, const Exec& ex) {
-  const int64_t chunks = (s.m + kRowsPerChunk - 1) / kRowsPerChunk;
-  const int64_t stride = 2 * int64_t{s.c};    // one chunk's a then b
-  thread_local std::vector<double> partials;  // grown once per calling thread, then reused
-  if (partials.size() < size_t(chunks * stride)) partials.resize(chunks * stride);
-  double* partial = partials.data();
+                   double* partial, double* sum_a, double* sum_b, const Exec& ex) {
+  const int64_t chunks = num_chunks(s);
+  const int64_t stride = 2 * int64_t{s.c};  // one chunk's a then b
   parallel_for(ex, chunks, [&](int64_t k0, int64_t k1) {
     for (int64_t k = k0; k < k1; ++k) {
       double* a = partial + k * stride;
@@ -48,26 +46,35 @@ void sum_over_rows(const BatchNormShape& s,
   }
 }
 
-// Per-channel scratch of the calling thread, at least n values; grows, never shrinks.
-template <typename T>
-T* scratch(std::vector<T>& buffer, size_t n) {
-  if (buffer.size() < n) buffer.resize(n);
-  return buffer.data();
+// A call's scratch, carved from its workspace (batchnorm_workspace_floats): the reductions'
+// per-chunk partial sums, their totals [2, C] and two per-channel float rows [2, C].
+struct Scratch {
+  double* partials;
+  double* sums;
+  float* per_channel;
+};
+
+Scratch carve(const BatchNormShape& s, float* workspace) {
+  double* partials = reinterpret_cast<double*>(workspace);
+  double* sums = partials + num_chunks(s) * 2 * s.c;
+  return {partials, sums, reinterpret_cast<float*>(sums + 2 * s.c)};
 }
 
-// y[r, c] = x[r, c] * scale[c] + shift[c] over all rows (then max(y, 0) with a fused ReLU),
-// threads splitting rows.
-template <bool kRelu>
-void scale_shift(const BatchNormShape& s, const float* x, const float* scale, const float* shift,
-                 float* y, const Exec& ex) {
+// y[r, c] = act(x[r, c] * scale[c] + shift[c] + residual[r, c]) over all rows, threads
+// splitting rows; act is the fused ReLU or nothing, and the residual is added only when kResidual.
+template <bool kRelu, bool kResidual>
+void scale_shift(const BatchNormShape& s, const float* x, const float* residual, const float* scale,
+                 const float* shift, float* y, const Exec& ex) {
   parallel_for(
       ex, s.m,
       [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
           const float* xr = x + r * s.c;
+          const float* residual_r = kResidual ? residual + r * s.c : nullptr;
           float* yr = y + r * s.c;
           for (int c = 0; c < s.c; ++c) {
-            const float v = xr[c] * scale[c] + shift[c];
+            float v = xr[c] * scale[c] + shift[c];
+            if (kResidual) v += residual_r[c];
             yr[c] = kRelu ? (v > 0.0f ? v : 0.0f) : v;
           }
         }
@@ -75,12 +82,18 @@ void scale_shift(const BatchNormShape& s, const float* x, const float* scale, co
       kMinRowChunk);
 }
 
-void scale_shift(const BatchNormShape& s, const float* x, const float* scale, const float* shift,
-                 float* y, const Exec& ex) {
+void scale_shift(const BatchNormShape& s, const float* x, const float* residual, const float* scale,
+                 const float* shift, float* y, const Exec& ex) {
   if (s.relu) {
-    scale_shift<true>(s, x, scale, shift, y, ex);
+    if (residual != nullptr) {
+      scale_shift<true, true>(s, x, residual, scale, shift, y, ex);
+    } else {
+      scale_shift<true, false>(s, x, residual, scale, shift, y, ex);
+    }
+  } else if (residual != nullptr) {
+    scale_shift<false, true>(s, x, residual, scale, shift, y, ex);
   } else {
-    scale_shift<false>(s, x, scale, shift, y, ex);
+    scale_shift<false, false>(s, x, residual, scale, shift, y, ex);
   }
 }
 
@@ -92,12 +105,16 @@ inline float masked_dy(const float* y, const float* dy, int64_t i) {
 
 }  // namespace
 
-void batchnorm_forward_train(const BatchNormShape& s, const float* x, const float* gamma,
-                             const float* beta, float* y, float* mean, float* inv_std,
+size_t batchnorm_workspace_floats(const BatchNormShape& s) {
+  return 2 * size_t(num_chunks(s) * 2 * s.c + 2 * s.c) + 2 * size_t(s.c);
+}
+
+void batchnorm_forward_train(const BatchNormShape& s, const float* x, const float* residual,
+                             const float* gamma, const float* beta, float* y, float* saved,
                              float* running_mean, float* running_var, float momentum,
-                             const Exec& ex) {
-  thread_local std::vector<double> sums;
-  double* sum = scratch(sums, 2 * size_t(s.c));
+                             float* workspace, const Exec& ex) {
+  const Scratch scratch = carve(s, workspace);
+  double* sum = scratch.sums;
   double* sum_sq = sum + s.c;
   sum_over_rows(
       s,
@@ -123,10 +140,10 @@ void batchnorm_forward_train(const BatchNormShape& s, const float* x, const floa
           }
         }
       },
-      sum, sum_sq, ex);
-  // y = x * scale + shift with scale = gamma * inv_std, shift = beta - mean * scale.
-  thread_local std::vector<float> scale_and_shift;
-  float* scale = scratch(scale_and_shift, 2 * size_t(s.c));
+      scratch.partials, sum, sum_sq, ex);
+  float* mean = saved;
+  float* inv_std = mean + s.c;
+  float* scale = inv_std + s.c;
   float* shift = scale + s.c;
   for (int c = 0; c < s.c; ++c) {
     const double mu = sum[c] / s.m;
@@ -139,30 +156,37 @@ void batchnorm_forward_train(const BatchNormShape& s, const float* x, const floa
     scale[c] = gamma[c] * inv_std[c];
     shift[c] = beta[c] - mean[c] * scale[c];
   }
-  scale_shift(s, x, scale, shift, y, ex);
+  scale_shift(s, x, residual, scale, shift, y, ex);
 }
 
-void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float* gamma,
-                            const float* beta, const float* running_mean, const float* running_var,
-                            float* y, const Exec& ex) {
-  thread_local std::vector<float> scale_and_shift;
-  float* scale = scratch(scale_and_shift, 2 * size_t(s.c));
+void batchnorm_forward_again(const BatchNormShape& s, const float* x, const float* residual,
+                             const float* saved, float* y, const Exec& ex) {
+  const float* scale = saved + 2 * s.c;
+  scale_shift(s, x, residual, scale, scale + s.c, y, ex);
+}
+
+void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float* residual,
+                            const float* gamma, const float* beta, const float* running_mean,
+                            const float* running_var, float* y, float* workspace, const Exec& ex) {
+  float* scale = carve(s, workspace).per_channel;
   float* shift = scale + s.c;
   for (int c = 0; c < s.c; ++c) {
     scale[c] = gamma[c] / std::sqrt(running_var[c] + s.eps);
     shift[c] = beta[c] - running_mean[c] * scale[c];
   }
-  scale_shift(s, x, scale, shift, y, ex);
+  scale_shift(s, x, residual, scale, shift, y, ex);
 }
 
 namespace {
 
 template <bool kRelu>
 void backward(const BatchNormShape& s, const float* x, const float* y, const float* dy,
-              const float* gamma, const float* mean, const float* inv_std, float* dx, float* dgamma,
-              float* dbeta, const Exec& ex) {
-  thread_local std::vector<double> sums;
-  double* sum_dy = scratch(sums, 2 * size_t(s.c));
+              const float* gamma, const float* saved, float* dx, float* dresidual, float* dgamma,
+              float* dbeta, float* workspace, const Exec& ex) {
+  const float* mean = saved;
+  const float* inv_std = saved + s.c;
+  const Scratch scratch = carve(s, workspace);
+  double* sum_dy = scratch.sums;
   double* sum_dy_xc = sum_dy + s.c;  // xc = x - mean
   sum_over_rows(
       s,
@@ -190,10 +214,9 @@ void backward(const BatchNormShape& s, const float* x, const float* y, const flo
           }
         }
       },
-      sum_dy, sum_dy_xc, ex);
+      scratch.partials, sum_dy, sum_dy_xc, ex);
   // mean(dy) and mean(dy * xhat) per channel, kept for the dx pass.
-  thread_local std::vector<float> means;
-  float* mean_dy = scratch(means, 2 * size_t(s.c));
+  float* mean_dy = scratch.per_channel;
   float* mean_dy_xhat = mean_dy + s.c;
   for (int c = 0; c < s.c; ++c) {
     const double sum_dy_xhat = sum_dy_xc[c] * inv_std[c];
@@ -202,16 +225,21 @@ void backward(const BatchNormShape& s, const float* x, const float* y, const flo
     mean_dy[c] = static_cast<float>(sum_dy[c] / s.m);
     mean_dy_xhat[c] = static_cast<float>(sum_dy_xhat / s.m);
   }
-  if (dx == nullptr) return;
+  if (dx == nullptr && dresidual == nullptr) return;
   parallel_for(
       ex, s.m,
       [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
-          const float* xr = x + r * s.c;
-          float* dxr = dx + r * s.c;
+          const int64_t row = r * s.c;
+          if (dresidual != nullptr) {
+            for (int c = 0; c < s.c; ++c) dresidual[row + c] = masked_dy<kRelu>(y, dy, row + c);
+          }
+          if (dx == nullptr) continue;
+          const float* xr = x + row;
+          float* dxr = dx + row;
           for (int c = 0; c < s.c; ++c) {
             const float xhat = (xr[c] - mean[c]) * inv_std[c];
-            const float g = masked_dy<kRelu>(y, dy, r * s.c + c);
+            const float g = masked_dy<kRelu>(y, dy, row + c);
             dxr[c] = gamma[c] * inv_std[c] * (g - mean_dy[c] - xhat * mean_dy_xhat[c]);
           }
         }
@@ -222,12 +250,12 @@ void backward(const BatchNormShape& s, const float* x, const float* y, const flo
 }  // namespace
 
 void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y, const float* dy,
-                        const float* gamma, const float* mean, const float* inv_std, float* dx,
-                        float* dgamma, float* dbeta, const Exec& ex) {
+                        const float* gamma, const float* saved, float* dx, float* dresidual,
+                        float* dgamma, float* dbeta, float* workspace, const Exec& ex) {
   if (s.relu) {
-    backward<true>(s, x, y, dy, gamma, mean, inv_std, dx, dgamma, dbeta, ex);
+    backward<true>(s, x, y, dy, gamma, saved, dx, dresidual, dgamma, dbeta, workspace, ex);
   } else {
-    backward<false>(s, x, y, dy, gamma, mean, inv_std, dx, dgamma, dbeta, ex);
+    backward<false>(s, x, y, dy, gamma, saved, dx, dresidual, dgamma, dbeta, workspace, ex);
   }
 }
 

@@ -1,9 +1,11 @@
-// BatchNorm2d kernels. NHWC activations seen as rows: x, y, dx, dy are [M, C], M = N*H*W.
+// BatchNorm2d kernels. NHWC activations seen as rows: x, y, dx, dy and the optional residual and
+// dresidual are [M, C], M = N*H*W.
 // Per-channel reductions use double accumulators over fixed chunks of rows whose sums are added in
-// chunk order, so results do not depend on the thread count. No heap allocation per call (each
-// calling thread keeps its scratch).
+// chunk order, so results do not depend on the thread count. No heap allocation per call: the
+// caller hands each kernel batchnorm_workspace_floats() of scratch (its share of a plan's arena).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "lib/parallel/exec.h"
@@ -14,31 +16,48 @@ struct BatchNormShape {
   int64_t m;
   int c;
   float eps;          // 1e-5 as in PyTorch
-  bool relu = false;  // fused ReLU: y = max(batchnorm(x), 0) in the same pass
+  bool relu = false;  // fused ReLU: y = max(batchnorm(x) + residual, 0) in the same pass
 };
 
+// The per-channel values a training forward saves for its backward: saved is [4, C], rows
+// mean, inv_std, scale and shift (see batchnorm_forward_train).
+constexpr int kBatchNormSavedRows = 4;
+
+// The scratch floats of the training forward, the evaluation forward and the backward: the
+// reductions' per-chunk partial sums (which grow with M) and a few values per channel.
+size_t batchnorm_workspace_floats(const BatchNormShape& s);
+
 // Training forward with the biased batch variance var:
-//   y = (x - mean) * inv_std * gamma + beta,  inv_std = 1 / sqrt(var + eps)
-// saves mean and inv_std [C] for the backward, and updates the running statistics as PyTorch:
+//   y = act((x - mean) * inv_std * gamma + beta + residual),  inv_std = 1 / sqrt(var + eps)
+// computed as y = act(x * scale + shift + residual), scale = gamma * inv_std and
+// shift = beta - mean * scale, where act is the fused ReLU (or nothing) and residual [M, C] may
+// be null (nothing added). Saves mean, inv_std, scale and shift in saved [4, C], and updates the
+// running statistics as PyTorch:
 //   running_mean = (1 - momentum) * running_mean + momentum * mean
 //   running_var  = (1 - momentum) * running_var  + momentum * var * M / (M - 1)   (unbiased)
-void batchnorm_forward_train(const BatchNormShape& s, const float* x, const float* gamma,
-                             const float* beta, float* y, float* mean, float* inv_std,
+void batchnorm_forward_train(const BatchNormShape& s, const float* x, const float* residual,
+                             const float* gamma, const float* beta, float* y, float* saved,
                              float* running_mean, float* running_var, float momentum,
-                             const Exec& ex);
+                             float* workspace, const Exec& ex);
 
-// Evaluation forward: y = (x - running_mean) / sqrt(running_var + eps) * gamma + beta.
-void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float* gamma,
-                            const float* beta, const float* running_mean, const float* running_var,
-                            float* y, const Exec& ex);
+// y exactly as batchnorm_forward_train wrote it, from the same x and residual and what it saved:
+// a training plan rebuilds the output this way for the backward instead of keeping it.
+void batchnorm_forward_again(const BatchNormShape& s, const float* x, const float* residual,
+                             const float* saved, float* y, const Exec& ex);
 
-// With xhat = (x - mean) * inv_std, per channel:
-//   dbeta += sum(dy)    dgamma += sum(dy * xhat)
-//   dx = gamma * inv_std * (dy - mean(dy) - xhat * mean(dy * xhat))
-// where, with a fused ReLU, dy is first masked by the forward's output: y > 0 ? dy : 0 (y is
-// read only then). dx is overwritten (it may be skipped: null); dgamma and dbeta accumulate.
+// Evaluation forward: y = act((x - running_mean) / sqrt(running_var + eps) * gamma + beta +
+// residual), residual as in training.
+void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float* residual,
+                            const float* gamma, const float* beta, const float* running_mean,
+                            const float* running_var, float* y, float* workspace, const Exec& ex);
+
+// With xhat = (x - mean) * inv_std and g = dy masked by the fused ReLU's output (y > 0 ? dy : 0;
+// y is read only with the ReLU), per channel:
+//   dbeta += sum(g)    dgamma += sum(g * xhat)
+//   dx = gamma * inv_std * (g - mean(g) - xhat * mean(g * xhat))    dresidual = g
+// dx and dresidual are overwritten (either may be skipped: null); dgamma and dbeta accumulate.
 void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y, const float* dy,
-                        const float* gamma, const float* mean, const float* inv_std, float* dx,
-                        float* dgamma, float* dbeta, const Exec& ex);
+                        const float* gamma, const float* saved, float* dx, float* dresidual,
+                        float* dgamma, float* dbeta, float* workspace, const Exec& ex);
 
 }  // namespace xtrain::kernels

@@ -47,6 +47,24 @@ size_t padded_floats(int64_t n, int64_t h, int64_t w, int64_t c, int pad) {
   return pad == 0 ? 0 : static_cast<size_t>(n * (h + 2 * pad) * (w + 2 * pad) * c);
 }
 
+// The passes pad a chunk of images at a time, as many as fit this many floats (at least one), so
+// the workspace stays a few MB whatever the batch (a whole ResNet-50 batch of 128, padded, is
+// 220 MB). Images are independent in the forward and backward-data passes, and the
+// backward-weight pass goes through the chunks in order, so results do not depend on the chunking.
+constexpr int64_t kPaddedChunkFloats = int64_t{1} << 20;
+
+int images_per_chunk(int n, int64_t h, int64_t w, int64_t c, int pad) {
+  const size_t per_image = padded_floats(1, h, w, c, pad);
+  if (per_image == 0) return n;  // nothing is padded: the pass reads its input in place
+  return static_cast<int>(std::clamp<int64_t>(kPaddedChunkFloats / per_image, 1, n));
+}
+
+// Calls fn(n0, images) for each chunk [n0, n0 + images) of a batch of n, in order.
+template <typename Fn>
+void for_each_chunk(int n, int chunk, Fn&& fn) {
+  for (int n0 = 0; n0 < n; n0 += chunk) fn(n0, std::min(chunk, n - n0));
+}
+
 // x [n, h, w, c] with `pad` zero pixels on every side, in out (x itself when pad is 0).
 PaddedInput pad_input(const float* x, int n, int h, int w, int c, int pad, float* out,
                       const Exec& ex) {
@@ -303,6 +321,19 @@ Phase phase_of(int size, int kernel, int stride, int pad, int phase) {
   return p;
 }
 
+// Calls fn(a, rows, b, cols) for each phase (a, b) of dx that has taps and positions, in order.
+template <typename Fn>
+void for_each_phase(const Conv2dShape& s, Fn&& fn) {
+  for (int a = 0; a < s.stride; ++a) {
+    for (int b = 0; b < s.stride; ++b) {
+      const Phase rows = phase_of(s.h, s.kh, s.stride, s.pad, a);
+      const Phase cols = phase_of(s.w, s.kw, s.stride, s.pad, b);
+      if (rows.taps == 0 || cols.taps == 0 || rows.count == 0 || cols.count == 0) continue;
+      fn(a, rows, b, cols);
+    }
+  }
+}
+
 // Zero padding of dy that keeps every phase's windows inside the padded dy.
 int dy_padding(const Conv2dShape& s) {
   int pad = 0;
@@ -334,13 +365,19 @@ void phase_kernel(const Conv2dShape& s, const float* weight, int a, int taps_a, 
   }
 }
 
+int input_chunk(const Conv2dShape& s) { return images_per_chunk(s.n, s.h, s.w, s.c_in, s.pad); }
+
+int dy_chunk(const Conv2dShape& s) {
+  return images_per_chunk(s.n, s.out_h(), s.out_w(), s.c_out, dy_padding(s));
+}
+
 size_t forward_workspace_floats(const Conv2dShape& s) {
-  return padded_floats(s.n, s.h, s.w, s.c_in, s.pad);
+  return padded_floats(input_chunk(s), s.h, s.w, s.c_in, s.pad);
 }
 
 size_t backward_data_workspace_floats(const Conv2dShape& s) {
   return AlignedBuffer::round_up(s.patch() * s.c_out) +
-         padded_floats(s.n, s.out_h(), s.out_w(), s.c_out, dy_padding(s));
+         padded_floats(dy_chunk(s), s.out_h(), s.out_w(), s.c_out, dy_padding(s));
 }
 
 }  // namespace
@@ -378,51 +415,70 @@ size_t conv2d_direct_workspace_floats(const Conv2dShape& s) {
 
 void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight, float* y,
                            float* workspace, const Exec& ex) {
-  const PaddedInput in = pad_input(x, s.n, s.h, s.w, s.c_in, s.pad, workspace, ex);
-  run_sweep(sweep_over(in, 0, s.stride, s.out_h(), s.out_w(), y, s.out_h(), s.out_w(), 1, s.c_out,
-                       s.kh, s.kw, weight, s.n),
-            ex);
+  const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
+  const int64_t y_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
+  for_each_chunk(s.n, input_chunk(s), [&](int n0, int images) {
+    const PaddedInput in =
+        pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad, workspace, ex);
+    run_sweep(sweep_over(in, 0, s.stride, s.out_h(), s.out_w(), y + n0 * y_image, s.out_h(),
+                         s.out_w(), 1, s.c_out, s.kh, s.kw, weight, images),
+              ex);
+  });
 }
 
 void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const float* weight,
                                  float* dx, float* workspace, const Exec& ex) {
   const int pad = dy_padding(s);
-  const PaddedInput in = pad_input(dy, s.n, s.out_h(), s.out_w(), s.c_out, pad,
-                                   workspace + AlignedBuffer::round_up(s.patch() * s.c_out), ex);
   if (s.kh < s.stride || s.kw < s.stride) {  // some phases have no taps: their dx stays 0
     const int64_t dx_size = int64_t{s.n} * s.h * s.w * s.c_in;
     parallel_for(
         ex, dx_size, [&](int64_t b, int64_t e) { std::memset(dx + b, 0, sizeof(float) * (e - b)); },
         1 << 16);
   }
+  // Each phase's kernel, one after the other at the workspace's start; then every chunk of
+  // images sweeps each phase.
   float* kernel = workspace;
-  for (int a = 0; a < s.stride; ++a) {
-    for (int b = 0; b < s.stride; ++b) {
-      const Phase rows = phase_of(s.h, s.kh, s.stride, s.pad, a);
-      const Phase cols = phase_of(s.w, s.kw, s.stride, s.pad, b);
-      if (rows.taps == 0 || cols.taps == 0 || rows.count == 0 || cols.count == 0) continue;
-      phase_kernel(s, weight, a, rows.taps, b, cols.taps, kernel);
+  for_each_phase(s, [&](int a, const Phase& rows, int b, const Phase& cols) {
+    phase_kernel(s, weight, a, rows.taps, b, cols.taps, kernel);
+    kernel += int64_t{rows.taps} * cols.taps * s.c_out * s.c_in;
+  });
+  float* padded = workspace + AlignedBuffer::round_up(s.patch() * s.c_out);
+  const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
+  const int64_t dx_image = int64_t{s.h} * s.w * s.c_in;
+  for_each_chunk(s.n, dy_chunk(s), [&](int n0, int images) {
+    const PaddedInput in =
+        pad_input(dy + n0 * dy_image, images, s.out_h(), s.out_w(), s.c_out, pad, padded, ex);
+    const float* kernel = workspace;
+    for_each_phase(s, [&](int a, const Phase& rows, int b, const Phase& cols) {
       // The phase's first dx position and the first dy row and column of its window.
       const int64_t first_in =
           (rows.t0 - (rows.taps - 1) + pad) * in.wp + cols.t0 - (cols.taps - 1) + pad;
       const int64_t first_out =
           int64_t{s.stride * rows.t0 + a - s.pad} * s.w + s.stride * cols.t0 + b - s.pad;
-      run_sweep(sweep_over(in, first_in, 1, rows.count, cols.count, dx + first_out * s.c_in, s.h,
-                           s.w, s.stride, s.c_in, rows.taps, cols.taps, kernel, s.n),
+      run_sweep(sweep_over(in, first_in, 1, rows.count, cols.count,
+                           dx + n0 * dx_image + first_out * s.c_in, s.h, s.w, s.stride, s.c_in,
+                           rows.taps, cols.taps, kernel, images),
                 ex);
       kernel += int64_t{rows.taps} * cols.taps * s.c_out * s.c_in;
-    }
-  }
+    });
+  });
 }
 
 void conv2d_direct_backward_weight(const Conv2dShape& s, const float* x, const float* dy,
                                    float* dweight, float* workspace, const Exec& ex) {
-  const PaddedInput padded = pad_input(x, s.n, s.h, s.w, s.c_in, s.pad, workspace, ex);
-  if (vectors_per_tile(s.c_out) == 2) {
-    backward_weight_pass<2>(s, padded, dy, dweight, ex);
-  } else {
-    backward_weight_pass<1>(s, padded, dy, dweight, ex);
-  }
+  const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
+  const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
+  for_each_chunk(s.n, input_chunk(s), [&](int n0, int images) {
+    Conv2dShape chunk = s;
+    chunk.n = images;
+    const PaddedInput padded =
+        pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad, workspace, ex);
+    if (vectors_per_tile(s.c_out) == 2) {
+      backward_weight_pass<2>(chunk, padded, dy + n0 * dy_image, dweight, ex);
+    } else {
+      backward_weight_pass<1>(chunk, padded, dy + n0 * dy_image, dweight, ex);
+    }
+  });
 }
 
 }  // namespace xtrain::kernels

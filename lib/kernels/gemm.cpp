@@ -114,21 +114,12 @@ void micro_kernel(int64_t kc, const float* a, int64_t lda, const float* b, float
   }
 }
 
-// Packing buffers, one pair per thread, allocated on a thread's first gemm and then reused.
-float* a_block() {
-  thread_local AlignedBuffer buffer(kMC * kKC);
-  return buffer.data();
-}
-float* b_block() {
-  thread_local AlignedBuffer buffer(kKC * kNC);
-  return buffer.data();
-}
-
 // C[i0 : i1, j0 : j1] on the calling thread: k in blocks of kKC, in order.
+// The thread's packing blocks are `blocks`: kMC x kKC floats for A, then kKC x kNC for B.
 void gemm_tile(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
-               int64_t k, float alpha, float beta, float* c, int64_t ldc) {
-  float* pa = a_block();
-  float* pb = b_block();
+               int64_t k, float alpha, float beta, float* c, int64_t ldc, float* blocks) {
+  float* pa = blocks;
+  float* pb = blocks + kMC * kKC;
   for (int64_t jc = j0; jc < j1; jc += kNC) {
     const int64_t nc = std::min(kNC, j1 - jc);
     for (int64_t pc = 0; pc < k; pc += kKC) {
@@ -169,26 +160,40 @@ void scale_tile(int64_t i0, int64_t i1, int64_t j0, int64_t j1, float beta, floa
 
 }  // namespace
 
+// Whole cache lines, so every thread's blocks stay 64-byte aligned in an aligned scratch.
+static_assert((kMC * kKC) % 16 == 0 && (kKC * kNC) % 16 == 0);
+
+size_t thread_scratch_floats() { return kMC * kKC + kKC * kNC; }
+
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
           const Exec& ex) {
   if (m == 0 || n == 0) return;
   const Operand op_a{a, lda, trans_a}, op_b{b, ldb, trans_b};
-  auto tile = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  AlignedBuffer own;  // only outside plans, which hand every thread its blocks
+  float* scratch = ex.scratch;
+  if (scratch == nullptr && k > 0) {
+    own = AlignedBuffer::uninitialized(ex.num_threads() * thread_scratch_floats());
+    scratch = own.data();
+  }
+  auto tile = [&](int chunk, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
     if (k == 0) {
       scale_tile(i0, i1, j0, j1, beta, c, ldc);
     } else {
-      gemm_tile(op_a, op_b, i0, i1, j0, j1, k, alpha, beta, c, ldc);
+      gemm_tile(op_a, op_b, i0, i1, j0, j1, k, alpha, beta, c, ldc,
+                scratch + chunk * thread_scratch_floats());
     }
   };
   // Split into whole micro-tiles, the larger side of C over the threads. Each thread packs the
   // part of B (or A) it needs itself: one fork-join per call, no barrier per block.
   if (m >= n) {
-    parallel_for(ex, (m + kMR - 1) / kMR,
-                 [&](int64_t u0, int64_t u1) { tile(u0 * kMR, std::min(m, u1 * kMR), 0, n); });
+    parallel_for_chunks(ex, (m + kMR - 1) / kMR, [&](int chunk, int64_t u0, int64_t u1) {
+      tile(chunk, u0 * kMR, std::min(m, u1 * kMR), 0, n);
+    });
   } else {
-    parallel_for(ex, (n + kNR - 1) / kNR,
-                 [&](int64_t u0, int64_t u1) { tile(0, m, u0 * kNR, std::min(n, u1 * kNR)); });
+    parallel_for_chunks(ex, (n + kNR - 1) / kNR, [&](int chunk, int64_t u0, int64_t u1) {
+      tile(chunk, 0, m, u0 * kNR, std::min(n, u1 * kNR));
+    });
   }
 }
 

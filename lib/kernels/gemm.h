@@ -4,6 +4,7 @@
 // All matrices are row-major with leading dimensions (elements between row starts).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "lib/parallel/exec.h"
@@ -14,7 +15,11 @@ namespace xtrain::kernels {
 // trans_a) and op(B) is [k, n] (B stored [n, k] when trans_b). With beta = 0, C is not read.
 // The threads of ex split C by rows (or by columns when C is wide); every element is summed over
 // k in the same fixed order whatever the split, so results are bitwise independent of the
-// thread count.
+// thread count. Each thread packs into its slice of ex.scratch (allocated for the call when null).
+// The scratch every kernel thread needs of its own (Exec::scratch): GEMM's packing blocks,
+// 64-byte multiples. A plan sets aside this much per thread of its core.
+size_t thread_scratch_floats();
+
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
           const Exec& ex);

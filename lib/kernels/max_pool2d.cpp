@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <vector>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -107,10 +106,7 @@ void max_pool2d_backward(const MaxPool2dShape& s, const float* x, const float* d
   // Windows overlap within an image but never across images, so threads own whole images and
   // each image is done in the same order whatever the thread count.
   parallel_for(ex, s.n, [&](int64_t n0, int64_t n1) {
-    // Offsets of one window's in-image pixels, in scan order. Grown once per thread.
-    thread_local std::vector<int64_t> window;
-    window.resize(size_t(s.kernel) * s.kernel);
-    int64_t* offsets = window.data();
+    int64_t offsets[kMaxPoolMaxKernel * kMaxPoolMaxKernel];  // one window's pixels, scan order
     for (int64_t n = n0; n < n1; ++n) {
       const float* x_image = x + n * s.h * row_size;
       float* dx_image = dx + n * s.h * row_size;

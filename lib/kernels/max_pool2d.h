@@ -7,6 +7,9 @@
 
 namespace xtrain::kernels {
 
+// The largest kernel the backward takes: it keeps one window's offsets on the stack.
+inline constexpr int kMaxPoolMaxKernel = 16;
+
 struct MaxPool2dShape {
   int n, h, w, c;
   int kernel, stride, pad;
@@ -18,6 +21,7 @@ struct MaxPool2dShape {
 void max_pool2d_forward(const MaxPool2dShape& s, const float* x, float* y, const Exec& ex);
 
 // dx = scatter of dy to each window's (first) maximum, found again from x. dx is overwritten.
+// kernel <= kMaxPoolMaxKernel.
 void max_pool2d_backward(const MaxPool2dShape& s, const float* x, const float* dy, float* dx,
                          const Exec& ex);
 

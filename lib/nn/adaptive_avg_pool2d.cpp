@@ -17,12 +17,12 @@ Shape AdaptiveAvgPool2d::output_shape(const std::vector<Shape>& inputs) const {
   return Shape{inputs[0][0], inputs[0][3]};
 }
 
-void AdaptiveAvgPool2d::forward(const Step& s) const {
+void AdaptiveAvgPool2d::forward(const LayerCall& s) const {
   kernels::global_avg_pool_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.output.data,
                                    s.ex);
 }
 
-void AdaptiveAvgPool2d::backward(const Step& s) const {
+void AdaptiveAvgPool2d::backward(const LayerCall& s) const {
   kernels::global_avg_pool_backward(kernel_shape(s.inputs[0].shape), s.doutput.data,
                                     s.dinputs[0].data, s.ex);
 }

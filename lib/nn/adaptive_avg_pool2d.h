@@ -10,10 +10,10 @@ class AdaptiveAvgPool2d : public Layer {
   using Layer::Layer;
   const char* type() const override { return "AdaptiveAvgPool2d"; }
   Shape output_shape(const std::vector<Shape>& inputs) const override;
-  bool backward_reads_input() const override { return false; }
+  bool backward_reads_input(int slot) const override { return false; }
   bool backward_reads_output() const override { return false; }
-  void forward(const Step& s) const override;
-  void backward(const Step& s) const override;
+  void forward(const LayerCall& s) const override;
+  void backward(const LayerCall& s) const override;
 };
 
 }  // namespace xtrain

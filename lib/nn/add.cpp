@@ -13,22 +13,11 @@ Shape Add::output_shape(const std::vector<Shape>& inputs) const {
   return inputs[0];
 }
 
-void Add::forward(const Step& s) const {
-  if (relu_) {
-    kernels::add_relu_forward(s.output.numel(), s.inputs[0].data, s.inputs[1].data, s.output.data,
-                              s.ex);
-  } else {
-    kernels::add_forward(s.output.numel(), s.inputs[0].data, s.inputs[1].data, s.output.data, s.ex);
-  }
+void Add::forward(const LayerCall& s) const {
+  kernels::add_forward(s.output.numel(), s.inputs[0].data, s.inputs[1].data, s.output.data, s.ex);
 }
 
-void Add::backward(const Step& s) const {
-  if (relu_) {
-    kernels::add_relu_backward(s.output.numel(), s.output.data, s.doutput.data,
-                               s.dinputs[0].empty() ? nullptr : s.dinputs[0].data,
-                               s.dinputs[1].empty() ? nullptr : s.dinputs[1].data, s.ex);
-    return;
-  }
+void Add::backward(const LayerCall& s) const {
   for (const TensorView& dx : s.dinputs) {
     if (!dx.empty()) std::copy_n(s.doutput.data, s.doutput.numel(), dx.data);
   }

@@ -1,6 +1,5 @@
-// Add: the residual sum y = a + b of two tensors of one shape; both inputs get dy. With `relu`,
-// the ReLU that follows every residual sum in a ResNet runs in the same pass: y = max(a + b, 0)
-// and both inputs get dy masked by y > 0.
+// Add: the sum y = a + b of two tensors of one shape; both inputs get dy. (A ResNet block's
+// residual sum runs fused with its BatchNorm and ReLU: BatchNorm2d::Fused::kAddReLU.)
 #pragma once
 
 #include "lib/nn/layer.h"
@@ -9,16 +8,14 @@ namespace xtrain {
 
 class Add : public Layer {
  public:
-  explicit Add(std::string name, bool relu = false) : Layer(std::move(name)), relu_(relu) {}
-  const char* type() const override { return relu_ ? "Add+ReLU" : "Add"; }
+  using Layer::Layer;
+  const char* type() const override { return "Add"; }
   Shape output_shape(const std::vector<Shape>& inputs) const override;
-  bool backward_reads_input() const override { return false; }
-  bool backward_reads_output() const override { return relu_; }
-  void forward(const Step& s) const override;
-  void backward(const Step& s) const override;
-
- private:
-  bool relu_;
+  bool backward_reads_input(int slot) const override { return false; }
+  bool backward_reads_output() const override { return false; }
+  Rebuild rebuild_cost() const override { return Rebuild::kOnePass; }
+  void forward(const LayerCall& s) const override;
+  void backward(const LayerCall& s) const override;
 };
 
 }  // namespace xtrain

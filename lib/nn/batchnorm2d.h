@@ -1,8 +1,11 @@
 // BatchNorm2d as torch.nn.BatchNorm2d: weight 1, bias 0, running_mean 0, running_var 1,
 // num_batches_tracked; momentum 0.1, eps 1e-5. Training normalizes with the batch statistics
-// and updates the running ones; evaluation uses the running ones. With `relu`, the ReLU that
-// follows it runs in the same passes (y = max(bn(x), 0); the backward masks dy with y > 0), as
-// GraphBuilder::batchnorm_relu builds it.
+// and updates the running ones; evaluation uses the running ones. What follows it in a ResNet can
+// run in the same passes (Fused): the ReLU, y = max(bn(x), 0), as GraphBuilder::batchnorm_relu
+// builds it; or a residual sum and the ReLU, y = max(bn(x) + residual, 0) with the residual as
+// the second input, as GraphBuilder::batchnorm_add_relu builds it. The backward masks dy with
+// y > 0 and hands the masked dy to the residual. A training plan rebuilds y from x and the saved
+// statistics instead of keeping it (recompute_output).
 #pragma once
 
 #include "lib/kernels/batchnorm.h"
@@ -15,21 +18,29 @@ class BatchNorm2d : public Layer {
   static constexpr float kEps = 1e-5f;
   static constexpr float kMomentum = 0.1f;
 
-  BatchNorm2d(std::string name, int num_features, bool relu = false);
+  enum class Fused { kNothing, kReLU, kAddReLU };
 
-  const char* type() const override { return relu_ ? "BatchNorm2d+ReLU" : "BatchNorm2d"; }
+  BatchNorm2d(std::string name, int num_features, Fused fused = Fused::kNothing);
+
+  const char* type() const override;
   std::vector<ParamSpec> param_specs() const override;
   Shape output_shape(const std::vector<Shape>& inputs) const override;
-  bool backward_reads_output() const override { return relu_; }
-  size_t saved_floats(const std::vector<Shape>& inputs) const override;  // mean, inv_std
-  void forward(const Step& s) const override;
-  void backward(const Step& s) const override;
+  bool backward_reads_input(int slot) const override { return slot == 0; }  // not the residual
+  bool backward_reads_output() const override { return fused_ != Fused::kNothing; }
+  Rebuild rebuild_cost() const override { return Rebuild::kOnePass; }
+  // kernels::batchnorm_forward_train's saved: mean, inv_std, scale, shift [C] each.
+  size_t saved_floats(const std::vector<Shape>& inputs) const override;
+  size_t workspace_floats(const std::vector<Shape>& inputs) const override;
+  void forward(const LayerCall& s) const override;
+  void recompute_output(const LayerCall& s) const override;
+  void backward(const LayerCall& s) const override;
 
  private:
   kernels::BatchNormShape kernel_shape(const Shape& x) const;
+  const float* residual(const LayerCall& s) const;
 
   int num_features_;
-  bool relu_;
+  Fused fused_;
 };
 
 }  // namespace xtrain

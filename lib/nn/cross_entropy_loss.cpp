@@ -28,12 +28,12 @@ size_t CrossEntropyLoss::saved_floats(const std::vector<Shape>& inputs) const {
   return inputs[0].numel();
 }
 
-void CrossEntropyLoss::forward(const Step& s) const {
+void CrossEntropyLoss::forward(const LayerCall& s) const {
   s.output.data[0] = kernels::cross_entropy_forward(
       kernel_shape(s.inputs[0].shape, label_smoothing_), s.inputs[0].data, s.labels, s.saved, s.ex);
 }
 
-void CrossEntropyLoss::backward(const Step& s) const {
+void CrossEntropyLoss::backward(const LayerCall& s) const {
   kernels::cross_entropy_backward(kernel_shape(s.inputs[0].shape, label_smoothing_), s.saved,
                                   s.labels, s.dinputs[0].data, s.ex);
 }

@@ -12,11 +12,12 @@ class CrossEntropyLoss : public Layer {
 
   const char* type() const override { return "CrossEntropyLoss"; }
   Shape output_shape(const std::vector<Shape>& inputs) const override;
-  bool backward_reads_input() const override { return false; }  // the saved softmax is enough
+  // The saved softmax is enough.
+  bool backward_reads_input(int slot) const override { return false; }
   bool backward_reads_output() const override { return false; }
   size_t saved_floats(const std::vector<Shape>& inputs) const override;  // softmax [N, K]
-  void forward(const Step& s) const override;
-  void backward(const Step& s) const override;
+  void forward(const LayerCall& s) const override;
+  void backward(const LayerCall& s) const override;
 
  private:
   float label_smoothing_;

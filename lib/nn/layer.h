@@ -1,6 +1,6 @@
 // Layer: one operation of a model graph. A layer holds hyper-parameters and says which
 // parameters it has, what shape it produces and how much scratch it needs; forward and backward
-// call kernels on the views the plan hands it in a Step. Layers are immutable once built, so one
+// call kernels on the views the plan hands it in a LayerCall. Layers are immutable once built, so one
 // graph serves every replica. Not here: buffer allocation (graph/plan), threads (parallel/).
 #pragma once
 
@@ -36,7 +36,7 @@ struct ParamSpec {
 
 // The views a plan hands a layer for one call. Built once when a plan is compiled; a training
 // step only reads it. Parameters, buffers and counters come in the order of param_specs().
-struct Step {
+struct LayerCall {
   std::vector<TensorView> inputs;
   TensorView output;
   std::vector<TensorView> dinputs;  // an empty view: that gradient is not needed (the stem's image)
@@ -69,14 +69,27 @@ class Layer {
   // Multiply-adds of one forward pass over these inputs (the whole batch).
   virtual int64_t macs(const std::vector<Shape>& inputs) const { return 0; }
 
-  // Whether backward reads the inputs' or the output's data (besides doutput, saved and
+  // Whether backward reads input `slot`'s or the output's data (besides doutput, saved and
   // parameters). A plan keeps an activation only while some forward or backward still reads it.
-  virtual bool backward_reads_input() const { return true; }
+  virtual bool backward_reads_input(int slot) const { return true; }
   virtual bool backward_reads_output() const { return true; }
+  // What recompute_output() costs, when a training plan rebuilds the output for the backward
+  // instead of keeping it from the forward (see plan.h for when it does).
+  enum class Rebuild {
+    kNo,          // the output is kept
+    kOnePass,     // one pass over memory (element-wise layers)
+    kArithmetic,  // real arithmetic, little for the bytes it saves (a pointwise Conv2d over few
+                  // channels)
+  };
+  virtual Rebuild rebuild_cost() const { return Rebuild::kNo; }
+  // Writes the output exactly as the last forward did (bit for bit, on the same threads), from
+  // the same inputs and saved, changing no state (no running statistics, no counters). Called
+  // only when rebuild_cost() is not kNo.
+  virtual void recompute_output(const LayerCall& s) const { forward(s); }
 
-  virtual void forward(const Step& s) const = 0;
+  virtual void forward(const LayerCall& s) const = 0;
   // Writes every non-empty dinput (overwriting) and accumulates into grads.
-  virtual void backward(const Step& s) const = 0;
+  virtual void backward(const LayerCall& s) const = 0;
 
  private:
   std::string name_;

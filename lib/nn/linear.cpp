@@ -31,12 +31,12 @@ int64_t Linear::macs(const std::vector<Shape>& inputs) const {
   return inputs[0][0] * int64_t{in_features_} * out_features_;
 }
 
-void Linear::forward(const Step& s) const {
+void Linear::forward(const LayerCall& s) const {
   kernels::linear_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.params[0],
                           s.params[1], s.output.data, s.ex);
 }
 
-void Linear::backward(const Step& s) const {
+void Linear::backward(const LayerCall& s) const {
   const kernels::LinearShape k = kernel_shape(s.inputs[0].shape);
   if (!s.dinputs[0].empty()) {
     kernels::linear_backward_data(k, s.doutput.data, s.params[0], s.dinputs[0].data, s.ex);

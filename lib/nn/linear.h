@@ -16,8 +16,8 @@ class Linear : public Layer {
   Shape output_shape(const std::vector<Shape>& inputs) const override;
   bool backward_reads_output() const override { return false; }
   int64_t macs(const std::vector<Shape>& inputs) const override;
-  void forward(const Step& s) const override;
-  void backward(const Step& s) const override;
+  void forward(const LayerCall& s) const override;
+  void backward(const LayerCall& s) const override;
 
  private:
   kernels::LinearShape kernel_shape(const Shape& x) const;

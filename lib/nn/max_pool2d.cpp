@@ -6,7 +6,8 @@ namespace xtrain {
 
 MaxPool2d::MaxPool2d(std::string name, int kernel_size, int stride, int padding)
     : Layer(std::move(name)), kernel_size_(kernel_size), stride_(stride), padding_(padding) {
-  XTRAIN_CHECK(kernel_size > 0 && stride > 0 && padding >= 0 && 2 * padding <= kernel_size,
+  XTRAIN_CHECK(kernel_size > 0 && kernel_size <= kernels::kMaxPoolMaxKernel && stride > 0 &&
+                   padding >= 0 && 2 * padding <= kernel_size,
                "MaxPool2d {}: invalid hyper-parameters", this->name());
 }
 
@@ -28,12 +29,12 @@ Shape MaxPool2d::output_shape(const std::vector<Shape>& inputs) const {
   return Shape{k.n, k.out_h(), k.out_w(), k.c};
 }
 
-void MaxPool2d::forward(const Step& s) const {
+void MaxPool2d::forward(const LayerCall& s) const {
   kernels::max_pool2d_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.output.data,
                               s.ex);
 }
 
-void MaxPool2d::backward(const Step& s) const {
+void MaxPool2d::backward(const LayerCall& s) const {
   kernels::max_pool2d_backward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.doutput.data,
                                s.dinputs[0].data, s.ex);
 }

@@ -1,4 +1,6 @@
-// MaxPool2d(kernel_size, stride, padding) as torch.nn.MaxPool2d (no dilation, floor mode).
+// MaxPool2d(kernel_size, stride, padding) as torch.nn.MaxPool2d (no dilation, floor mode). A
+// training plan keeps its output rather than rebuilding it: that would read the input, four
+// times larger (ResNet's stem activation), and hold it from the first stage's backward on.
 #pragma once
 
 #include "lib/kernels/max_pool2d.h"
@@ -13,8 +15,8 @@ class MaxPool2d : public Layer {
   const char* type() const override { return "MaxPool2d"; }
   Shape output_shape(const std::vector<Shape>& inputs) const override;
   bool backward_reads_output() const override { return false; }
-  void forward(const Step& s) const override;
-  void backward(const Step& s) const override;
+  void forward(const LayerCall& s) const override;
+  void backward(const LayerCall& s) const override;
 
  private:
   kernels::MaxPool2dShape kernel_shape(const Shape& x) const;

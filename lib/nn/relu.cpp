@@ -4,11 +4,11 @@
 
 namespace xtrain {
 
-void ReLU::forward(const Step& s) const {
+void ReLU::forward(const LayerCall& s) const {
   kernels::relu_forward(s.output.numel(), s.inputs[0].data, s.output.data, s.ex);
 }
 
-void ReLU::backward(const Step& s) const {
+void ReLU::backward(const LayerCall& s) const {
   kernels::relu_backward(s.output.numel(), s.output.data, s.doutput.data, s.dinputs[0].data, s.ex);
 }
 

@@ -10,9 +10,10 @@ class ReLU : public Layer {
   using Layer::Layer;
   const char* type() const override { return "ReLU"; }
   Shape output_shape(const std::vector<Shape>& inputs) const override { return inputs[0]; }
-  bool backward_reads_input() const override { return false; }  // masks with y > 0
-  void forward(const Step& s) const override;
-  void backward(const Step& s) const override;
+  bool backward_reads_input(int slot) const override { return false; }  // masks with y > 0
+  Rebuild rebuild_cost() const override { return Rebuild::kOnePass; }
+  void forward(const LayerCall& s) const override;
+  void backward(const LayerCall& s) const override;
 };
 
 }  // namespace xtrain

@@ -20,12 +20,12 @@ Shape ShortcutPad::output_shape(const std::vector<Shape>& inputs) const {
   return Shape{k.n, k.out_h(), k.out_w(), out_channels_};
 }
 
-void ShortcutPad::forward(const Step& s) const {
+void ShortcutPad::forward(const LayerCall& s) const {
   kernels::shortcut_pad_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.output.data,
                                 s.ex);
 }
 
-void ShortcutPad::backward(const Step& s) const {
+void ShortcutPad::backward(const LayerCall& s) const {
   kernels::shortcut_pad_backward(kernel_shape(s.inputs[0].shape), s.doutput.data, s.dinputs[0].data,
                                  s.ex);
 }

@@ -14,10 +14,11 @@ class ShortcutPad : public Layer {
 
   const char* type() const override { return "ShortcutPad"; }
   Shape output_shape(const std::vector<Shape>& inputs) const override;
-  bool backward_reads_input() const override { return false; }
+  bool backward_reads_input(int slot) const override { return false; }
   bool backward_reads_output() const override { return false; }
-  void forward(const Step& s) const override;
-  void backward(const Step& s) const override;
+  Rebuild rebuild_cost() const override { return Rebuild::kOnePass; }
+  void forward(const LayerCall& s) const override;
+  void backward(const LayerCall& s) const override;
 
  private:
   kernels::ShortcutPadShape kernel_shape(const Shape& x) const;

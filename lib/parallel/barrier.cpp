@@ -30,9 +30,4 @@ void Barrier::abort() {
   all_arrived_.notify_all();
 }
 
-bool Barrier::aborted() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return aborted_;
-}
-
 }  // namespace xtrain

@@ -24,11 +24,10 @@ class Barrier {
   void arrive_and_wait();
   // Wakes every waiting thread with MeshAborted, now and for every later arrival.
   void abort();
-  bool aborted() const;
 
  private:
   const int num_threads_;
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::condition_variable all_arrived_;
   int arrived_ = 0;
   uint64_t generation_ = 0;

@@ -22,6 +22,11 @@ class AlignedBuffer {
   const float* data() const { return data_.get(); }
   size_t size() const { return size_; }
 
+  // Hands the buffer's whole pages back to the system, keeping the allocation: they read as
+  // zeros when next touched, and cost no resident memory until then. For memory whose contents
+  // are no longer needed (the arena of a plan that is not running).
+  void release_pages();
+
   // Rounds a float count up so that consecutive views stay aligned.
   static size_t round_up(size_t num_floats) {
     constexpr size_t kFloats = kAlignment / sizeof(float);

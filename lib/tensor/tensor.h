@@ -24,7 +24,6 @@ class Tensor {
   const float* data() const { return storage_.data(); }
   const Shape& shape() const { return shape_; }
   int64_t numel() const { return shape_.numel(); }
-  TensorView view() { return {data(), shape_}; }
 
  private:
   Shape shape_;

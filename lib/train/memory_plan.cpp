@@ -6,6 +6,7 @@
 #include "lib/base/check.h"
 #include "lib/graph/plan.h"
 #include "lib/graph/replica.h"
+#include "lib/nn/cross_entropy_loss.h"
 #include "lib/parallel/mesh.h"
 #include "lib/train/log_lines.h"
 
@@ -16,11 +17,6 @@ namespace {
 // the file, the decoded BGR and its RGB copy (0.56 MB each) and the resized crop make ~1.5 MB.
 // The worker's malloc arena keeps the buffers of the largest image it has decoded: allow 4 MB.
 constexpr size_t kDecodeBytesPerWorker = size_t{4} << 20;
-// A kernel thread's thread_local scratch: GEMM's packing blocks (1.2 MB with AVX2, 2.2 MB with
-// AVX-512), BatchNorm's per-channel sums (on the core's thread, its per-chunk partials too: 1/64
-// of the largest BatchNorm input, ~6 MB for ResNet-50 at batch 128) and max-pool's window
-// offsets (bytes).
-constexpr size_t kScratchBytesPerKernelThread = size_t{4} << 20;
 
 // The largest n in [1, most] for which fits(n) holds, or 0: fits holds up to some n, not above.
 int largest_fitting(int most, const std::function<bool(int)>& fits) {
@@ -41,10 +37,14 @@ int largest_fitting(int most, const std::function<bool(int)>& fits) {
 MemoryPlan::MemoryPlan(std::shared_ptr<const Graph> graph, MemoryPlanOptions options)
     : graph_(std::move(graph)), options_(std::move(options)) {}
 
-size_t MemoryPlan::plan_bytes(int batch_size, bool training) const {
+size_t MemoryPlan::plan_bytes(int batch_size, bool training, int kernel_threads) const {
   if (batch_size <= 0) return 0;
   const Shape input{batch_size, options_.image_size, options_.image_size, graph_->input_channels()};
-  return Plan::arena_bytes_for(*graph_, input, training ? PlanMode::kTrain : PlanMode::kEval);
+  if (!training) {
+    return Plan::arena_bytes_for(*graph_, input, PlanMode::kEval, nullptr, kernel_threads);
+  }
+  const CrossEntropyLoss loss("loss", /*label_smoothing=*/0.0f);  // smoothing changes no buffer
+  return Plan::arena_bytes_for(*graph_, input, PlanMode::kTrain, &loss, kernel_threads);
 }
 
 CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
@@ -53,13 +53,17 @@ CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
   auto partial = [&](const PartialBatchSize& size, int batch) {
     return size ? size(num_cores, batch) : 0;
   };
+  const int threads = Mesh::threads_per_core(num_cores);
+  auto plan = [&](int batch, bool training) { return plan_bytes(batch, training, threads); };
   CoreMemory need;
+  // Training and testing give each other's arenas back (Replica::release_plan_memory): the
+  // larger phase counts.
   if (o.trains) {
-    need.plans += plan_bytes(batch_size, /*training=*/true) +
-                  plan_bytes(partial(o.partial_train_batch, batch_size), /*training=*/true);
+    need.plans = plan(batch_size, /*training=*/true) +
+                 plan(partial(o.partial_train_batch, batch_size), /*training=*/true);
   }
-  need.plans += plan_bytes(test_batch, /*training=*/false) +
-                plan_bytes(partial(o.partial_test_batch, test_batch), /*training=*/false);
+  need.plans = std::max(need.plans, plan(test_batch, /*training=*/false) +
+                                        plan(partial(o.partial_test_batch, test_batch), false));
   need.replica = Replica::state_bytes(*graph_);
   const size_t image_bytes =
       size_t{sizeof(float)} * o.image_size * o.image_size * graph_->input_channels();
@@ -68,7 +72,6 @@ CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
     need.batches += size_t(o.ring_slots) * (batch_size + test_batch) * image_bytes;
     need.decoding = 2 * size_t(o.num_workers) * kDecodeBytesPerWorker;  // training and test
   }
-  need.scratch = Mesh::threads_per_core(num_cores) * kScratchBytesPerKernelThread;
   return need;
 }
 

@@ -1,12 +1,14 @@
 // MemoryPlan: the memory a run will take, computed before any of it is taken, so that a run that
 // cannot fit stops at once with advice instead of being killed by the kernel midway. Each
 // emulated core holds:
-// - the arena of every plan it compiles, as the plan's own layout sizes it: training at
+// - the arena of every plan it compiles, as the plan's own layout sizes it (activations,
+//   gradients, every call's scratch and its kernel threads' scratch): training at
 //   --batch_size and at the epoch's last partial batch, evaluation at --test_set_batch_size and
-//   at its partial batch (a replica keeps its plans for the whole run);
+//   at its partial batch (a replica keeps its plans for the whole run), of which only the
+//   larger phase's count: training and testing give the other's arena pages back;
 // - its replica: parameters, gradients, momentum, buffers;
 // - its batches: the input buffer the trainer copies batches through, and each loader's ring;
-// - the loader workers' decode buffers and its kernel threads' scratch.
+// - the loader workers' decode buffers.
 // The process adds a fixed overhead. fit_cores() then picks the cores to run.
 // Not here: how much memory there is (memory_budget.h), the lines printed (log_lines.h).
 #pragma once
@@ -15,8 +17,8 @@
 #include <memory>
 #include <optional>
 
+#include "data/batch_source.h"
 #include "lib/graph/graph.h"
-#include "lib/train/batch_source.h"
 
 namespace xtrain {
 
@@ -38,9 +40,8 @@ struct CoreMemory {
   size_t replica = 0;   // parameters, gradients, momentum, buffers
   size_t batches = 0;   // its input buffer and its loaders' rings
   size_t decoding = 0;  // its loader workers' decode buffers
-  size_t scratch = 0;   // its kernel threads' thread_local scratch
 
-  size_t total() const { return plans + replica + batches + decoding + scratch; }
+  size_t total() const { return plans + replica + batches + decoding; }
 };
 
 class MemoryPlan {
@@ -50,8 +51,9 @@ class MemoryPlan {
 
   MemoryPlan(std::shared_ptr<const Graph> graph, MemoryPlanOptions options);
 
-  // The arena of one plan of this graph at this batch size (0 for an empty batch).
-  size_t plan_bytes(int batch_size, bool training) const;
+  // The arena of one plan of this graph at this batch size (0 for an empty batch), run on
+  // kernel_threads threads.
+  size_t plan_bytes(int batch_size, bool training, int kernel_threads) const;
   // One core's need when num_cores cores train at batch_size images each.
   CoreMemory core(int num_cores, int batch_size) const;
   // Every core's need plus the process's.

@@ -43,7 +43,7 @@ struct Trainer::Core {
       : rank(rank),
         pool(threads),
         exec{&pool},
-        replica(std::move(graph), o.label_smoothing),
+        replica(std::move(graph), threads),
         sgd(o.sgd),
         train(std::move(train_source)),
         test(std::move(test_source)),
@@ -81,7 +81,10 @@ struct Trainer::TestCounts {
 
 Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& options,
                  const BatchSourceFactory& train, const BatchSourceFactory& test)
-    : options_(options), mesh_(options.num_cores) {
+    : options_(options),
+      loss_("loss", options.label_smoothing),
+      mesh_(options.num_cores),
+      stop_(options.stop_requested, mesh_) {
   XTRAIN_CHECK(options.log_steps > 0, "--log_steps must be > 0, got {}", options.log_steps);
   if (!options.profile.empty()) check_chrome_trace_path(options.profile);  // not after an epoch
   const int n = mesh_.num_cores();
@@ -106,31 +109,16 @@ Trainer::~Trainer() = default;
 Replica& Trainer::replica(int rank) { return cores_.at(rank)->replica; }
 
 void Trainer::resume(const std::string& path) {
-  const CheckpointInfo info = load_checkpoint(path, cores_[0]->replica);
-  XTRAIN_CHECK(info.model == options_.model, "{} holds a {}, not a {}", path, info.model,
-               options_.model);
-  // The metadata must describe a point this run could have reached, checked before it is used.
-  // A mid-epoch checkpoint holds the epochs completed and the steps taken, which may also end an
-  // epoch whose test had not run yet. Divided, not multiplied: no step count can overflow.
-  const int64_t steps = steps_per_epoch();
-  XTRAIN_CHECK(steps > 0, "{}: cannot resume: the training data gives no step per epoch", path);
-  XTRAIN_CHECK(info.epoch <= kMaxEpochs, "{}: epoch {} is past the last epoch a run can have ({})",
-               path, info.epoch, kMaxEpochs);
-  const int64_t epochs_done = info.global_step / steps, step_in_epoch = info.global_step % steps;
-  XTRAIN_CHECK(epochs_done == info.epoch || (epochs_done == info.epoch + 1 && step_in_epoch == 0),
-               "{} was saved after {} steps of {} epochs, which does not fit {} steps per epoch "
-               "(was --num_steps or --batch_size different?)",
-               path, info.global_step, info.epoch, steps);
-  XTRAIN_CHECK(info.best_top1 >= 0.0 && info.best_top1 <= 100.0,
-               "{}: best_top1 is {}, not a percentage", path, info.best_top1);
+  const ResumePoint point = resume_point(load_checkpoint(path, cores_[0]->replica), path,
+                                         options_.model, steps_per_epoch());
   for (const auto& core : cores_) {
     if (core->rank != 0) core->replica.copy_state_from(cores_[0]->replica);
-    core->global_step = info.global_step;
-    core->lr_scheduler->seek(info.global_step);
+    core->global_step = point.global_step;
+    core->lr_scheduler->seek(point.global_step);
   }
-  first_epoch_ = static_cast<int>(epochs_done) + 1;  // goes on with that epoch's next batch
-  first_step_ = step_in_epoch;
-  best_top1_ = info.best_top1;
+  first_epoch_ = point.first_epoch;  // goes on with that epoch's next batch
+  first_step_ = point.first_step;
+  best_top1_ = point.best_top1;
 }
 
 int64_t Trainer::steps_per_epoch() const {
@@ -147,13 +135,8 @@ int64_t Trainer::test_steps_per_epoch() const { return test_steps(*cores_[0]->te
 
 // Core 0 saves checkpoint-last after a step; the others wait for it at the next all-reduce.
 void Trainer::save_mid_epoch(Core& core, int epoch) {
-  CheckpointInfo info;
-  info.model = options_.model;
-  info.epoch = epoch - 1;  // completed
-  info.global_step = core.global_step;
-  info.flags = options_.flags;
-  info.best_top1 = core.best_top1;
-  log_dir_->save_last(core.replica, info);
+  log_dir_->save_last(core.replica, checkpoint_info(options_.model, options_.flags, epoch - 1,
+                                                    core.global_step, core.best_top1));
 }
 
 std::vector<std::string> Trainer::load_pretrained(const std::string& path) {
@@ -189,9 +172,9 @@ TrainResult Trainer::run() {
   run_on_cores([&](Core& core) { run_core(core, result); });
   if (log_dir_ != nullptr && !result.interrupted) {
     RunSummary summary;
-    summary.max_top1 = result.max_accuracy;
+    summary.max_top1 = result.max_top1;
     summary.final_top1 = result.final_top1;
-    summary.final_top5 = result.top5;
+    summary.final_top5 = result.final_top5;
     summary.max_top5 = result.max_top5;
     summary.epochs = options_.num_epochs;
     summary.total_seconds = seconds_since(start);
@@ -221,10 +204,10 @@ void Trainer::evaluate_core(Core& core, TrainResult& result) {
   report_test(core, epoch, counts);
   if (core.rank == 0) {
     result.final_top1 = counts.percent(counts.top1);
-    result.top5 = counts.percent(counts.top5);
+    result.final_top5 = counts.percent(counts.top5);
     result.final_samples = static_cast<int64_t>(counts.total);
     result.final_nonfinite = static_cast<int64_t>(counts.nonfinite);
-    result.max_accuracy = scores(core.replica, counts.nonfinite) ? result.final_top1 : 0.0;
+    result.max_top1 = scores(core.replica, counts.nonfinite) ? result.final_top1 : 0.0;
   }
 }
 
@@ -239,10 +222,10 @@ void Trainer::report_test(Core& core, int epoch, const TestCounts& counts) {
 }
 
 void Trainer::run_core(Core& core, TrainResult& result) {
-  double max_accuracy = best_top1_, max_top5 = 0.0;
+  double max_top1 = best_top1_, max_top5 = 0.0;
   core.best_top1 = best_top1_;
   TestCounts last;  // the last evaluation
-  double skipped_before = 0.0;
+  int64_t skipped_before = 0;
   bool has_best = first_epoch_ > 1;  // a resumed run's logdir already holds model_best
   for (int epoch = first_epoch_; epoch <= options_.num_epochs; ++epoch) {
     print_once(core, epoch_train_begin_line(epoch, clock_time()));
@@ -266,60 +249,88 @@ void Trainer::run_core(Core& core, TrainResult& result) {
       report_test(core, epoch, counts);
       const bool scored = scores(core.replica, counts.nonfinite);
       const double top1 = counts.percent(counts.top1), top5 = counts.percent(counts.top5);
-      improved = scored && (!has_best || top1 > max_accuracy);
+      improved = scored && (!has_best || top1 > max_top1);
       has_best = has_best || improved;
       if (scored) {
-        max_accuracy = std::max(max_accuracy, top1);
+        max_top1 = std::max(max_top1, top1);
         max_top5 = std::max(max_top5, top5);
       }
-      core.best_top1 = max_accuracy;
+      core.best_top1 = max_top1;
     }
-    double skipped =
-        static_cast<double>(core.train->skipped_images() + core.test->skipped_images());
-    mesh_.all_reduce_sum(core.rank, &skipped, 1);
-    if (skipped > skipped_before) {
-      const auto newly_skipped = static_cast<int64_t>(skipped - skipped_before);
-      if (core.rank == 0) metrics_.add(Counter::kSkippedImages, newly_skipped);
-      print_once(core, epoch_skipped_line(epoch, newly_skipped));
-      skipped_before = skipped;
-    }
+    const int64_t skipped = report_skipped(core, epoch, skipped_before);
+    skipped_before = skipped;
     if (log_dir_ != nullptr && core.rank == 0) {
       // Replicas are bitwise equal, so core 0's is the model; the others wait at the next
       // collective while it writes.
-      EvalRecord eval{epoch, last.percent(last.top1), last.percent(last.top5),
-                      static_cast<int64_t>(skipped), static_cast<int64_t>(last.nonfinite)};
-      log_dir_->append(eval);
-      CheckpointInfo info;
-      info.model = options_.model;
-      info.epoch = epoch;
-      info.global_step = core.global_step;
-      info.flags = options_.flags;
-      info.best_top1 = max_accuracy;
-      log_dir_->save_epoch(core.replica, info, improved);
+      log_dir_->append(EvalRecord{epoch, last.percent(last.top1), last.percent(last.top5), skipped,
+                                  static_cast<int64_t>(last.nonfinite)});
+      log_dir_->save_epoch(
+          core.replica,
+          checkpoint_info(options_.model, options_.flags, epoch, core.global_step, max_top1),
+          improved);
     }
     if (options_.metrics_debug) print_once(core, core.rank == 0 ? metrics_.report() : "");
   }
-  print_once(core, max_accuracy_line(max_accuracy));
+  print_once(core, max_accuracy_line(max_top1));
   if (core.rank == 0) {
-    result.max_accuracy = max_accuracy;
+    result.max_top1 = max_top1;
     result.max_top5 = max_top5;
     result.final_top1 = last.percent(last.top1);
-    result.top5 = last.percent(last.top5);
+    result.final_top5 = last.percent(last.top5);
     result.final_samples = static_cast<int64_t>(last.total);
     result.final_nonfinite = static_cast<int64_t>(last.nonfinite);
   }
 }
 
+// The unreadable images skipped so far by every core, and a line for those new since `before`.
+int64_t Trainer::report_skipped(Core& core, int epoch, int64_t before) {
+  double skipped = static_cast<double>(core.train->skipped_images() + core.test->skipped_images());
+  mesh_.all_reduce_sum(core.rank, &skipped, 1);
+  const auto total = static_cast<int64_t>(skipped);
+  if (total > before) {
+    if (core.rank == 0) metrics_.add(Counter::kSkippedImages, total - before);
+    print_once(core, epoch_skipped_line(epoch, total - before));
+  }
+  return total;
+}
+
+// Step `step` of `epoch` on a plan holding the core's batch: forward, backward, the gradients'
+// mean over the cores, SGD at `lr`. Returns the loss; a loss that is not finite ends the run
+// before its gradients reach any replica.
+float Trainer::train_step(Core& core, Plan& plan, float lr, int epoch, int64_t step) {
+  ParamStore& store = core.replica.store();
+  auto start = Metrics::Clock::now();
+  store.zero_grads();
+  plan.forward(core.exec);
+  const float loss = plan.loss();
+  XTRAIN_CHECK(std::isfinite(loss), "the loss is {} at epoch {} step {}", loss, epoch, step);
+  plan.backward(core.exec);
+  metrics_.record(Metric::kExecuteTime, seconds_since(start));
+
+  start = Metrics::Clock::now();
+  mesh_.all_reduce_mean(core.rank, store.grads(), store.num_params());
+  metrics_.record(Metric::kAllReduceTime, seconds_since(start));
+
+  start = Metrics::Clock::now();
+  core.sgd.step(store.num_params(), store.params(), store.grads(), core.replica.momentum(), lr,
+                core.exec);
+  core.lr_scheduler->step();
+  ++core.global_step;
+  metrics_.record(Metric::kOptimizerTime, seconds_since(start));
+  if (core.rank == 0) metrics_.add(Counter::kSteps);
+  return loss;
+}
+
 bool Trainer::train_epoch(Core& core, int epoch) {
+  core.replica.release_plan_memory();  // the test plans' arenas, while training runs
   BatchSource& source = *core.train;
   source.start_epoch(epoch);
   const int64_t steps = steps_per_epoch();
-  ParamStore& store = core.replica.store();
   // Resuming mid-epoch: the batches already trained on are read and dropped, so the rest of the
   // epoch sees exactly the batches an uninterrupted run would.
   const int64_t first_step = epoch == first_epoch_ ? first_step_ : 0;
   for (int64_t step = 0; step < first_step; ++step) {
-    XTRAIN_CHECK(source.next(core.images.data(), core.labels.data()) > 0 || stop_requested(),
+    XTRAIN_CHECK(source.next(core.images.data(), core.labels.data()) > 0 || stop_.requested(),
                  "the training data ended after {} of {} batches", step, steps);
   }
 
@@ -332,7 +343,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
     metrics_.record(Metric::kDataWaitTime, seconds_since(start));
     // The cores vote once each has its batch: a stop lands between the same two steps on every
     // core, and a core that a stop woke from a data wait (n == 0) takes no step of its own.
-    if (stop_voted(core)) return false;
+    if (stop_.voted(core.rank)) return false;
     XTRAIN_CHECK(n > 0, "the training data ended after {} of {} batches", step, steps);
     Plan& plan = plan_for(core, n, PlanMode::kTrain);
     if (core.rank == 0 && !options_.profile.empty() && n == options_.batch_size) {
@@ -340,25 +351,8 @@ bool Trainer::train_epoch(Core& core, int epoch) {
       profiled = &plan;
     }
 
-    start = Metrics::Clock::now();
-    store.zero_grads();
-    const float loss = plan.forward(core.exec);
-    XTRAIN_CHECK(std::isfinite(loss), "the loss is {} at epoch {} step {}", loss, epoch, step);
-    plan.backward(core.exec);
-    metrics_.record(Metric::kExecuteTime, seconds_since(start));
-
-    start = Metrics::Clock::now();
-    mesh_.all_reduce_mean(core.rank, store.grads(), store.num_params());
-    metrics_.record(Metric::kAllReduceTime, seconds_since(start));
-
-    start = Metrics::Clock::now();
     const float lr = core.lr_scheduler->lr();
-    core.sgd.step(store.num_params(), store.params(), store.grads(), core.replica.momentum(), lr,
-                  core.exec);
-    core.lr_scheduler->step();
-    ++core.global_step;
-    metrics_.record(Metric::kOptimizerTime, seconds_since(start));
-    if (core.rank == 0) metrics_.add(Counter::kSteps);
+    const float loss = train_step(core, plan, lr, epoch, step);
 
     tracker.add(n);
     core.trained_images += n;
@@ -384,6 +378,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
 }
 
 Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
+  core.replica.release_plan_memory();  // the training plans' arenas, while testing runs
   BatchSource& source = *core.test;
   source.start_epoch(epoch);
   const int64_t steps = test_steps(source);
@@ -394,7 +389,7 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
     const int n = step < steps ? source.next(core.images.data(), core.labels.data()) : 0;
     // Every batch the cores vote: a stop ends the pass within one batch on every core, and a
     // core whose shard is done keeps meeting the others until every shard is.
-    double votes[2] = {stop_requested() ? 1.0 : 0.0, n > 0 ? 1.0 : 0.0};
+    double votes[2] = {stop_.requested() ? 1.0 : 0.0, n > 0 ? 1.0 : 0.0};
     mesh_.all_reduce_sum(core.rank, votes, 2);
     if (votes[0] > 0) {
       TestCounts stopped;
@@ -407,8 +402,8 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
     plan.forward(core.exec);
     const TensorView logits = plan.logits();
     const int classes = static_cast<int>(logits.shape[1]);
-    counts[0] += count_top_k_correct(logits.data, plan.labels(), n, classes, 1);
-    counts[1] += count_top_k_correct(logits.data, plan.labels(), n, classes, 5);
+    counts[0] += count_top_k_correct(logits.data, core.labels.data(), n, classes, 1);
+    counts[1] += count_top_k_correct(logits.data, core.labels.data(), n, classes, 5);
     counts[2] += n;
     counts[3] += count_nonfinite_rows(logits.data, n, classes);
     if (step % options_.log_steps == 0) {
@@ -420,32 +415,21 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
   return {counts[0], counts[1], counts[2], counts[3]};
 }
 
-// The plan for a batch of n images, compiled on first use, with the batch copied into it.
+// The plan for a batch of n images, compiled on first use, with the batch copied into it (the
+// labels into training plans; evaluation counts against the core's own).
 Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
   const int compiled_before = core.replica.compiled_plans();
   const double seconds_before = core.replica.compile_seconds();
-  Plan& plan = core.replica.plan_for(
-      Shape{n, options_.image_size, options_.image_size, kImageChannels}, mode);
+  Plan& plan =
+      core.replica.plan_for(Shape{n, options_.image_size, options_.image_size, kImageChannels},
+                            mode, mode == PlanMode::kTrain ? &loss_ : nullptr);
   if (core.replica.compiled_plans() != compiled_before) {
     metrics_.record(Metric::kCompileTime, core.replica.compile_seconds() - seconds_before);
     metrics_.add(Counter::kCompiledPlans);
   }
   std::memcpy(plan.input().data, core.images.data(), plan.input().numel() * sizeof(float));
-  std::copy_n(core.labels.data(), n, plan.labels());
+  if (mode == PlanMode::kTrain) std::copy_n(core.labels.data(), n, plan.labels());
   return plan;
-}
-
-bool Trainer::stop_requested() const {
-  return options_.stop_requested != nullptr && options_.stop_requested->load();
-}
-
-// Every core reads the stop flag, and the cores agree: a stop lands after the same step
-// everywhere, so no core is left waiting in an all-reduce.
-bool Trainer::stop_voted(Core& core) {
-  if (options_.stop_requested == nullptr) return false;
-  double votes = stop_requested() ? 1.0 : 0.0;
-  mesh_.all_reduce_sum(core.rank, &votes, 1);
-  return votes > 0.0;
 }
 
 // Prints a line once for the whole mesh, after every core has reached this point and before any

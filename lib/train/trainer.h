@@ -14,19 +14,18 @@
 #include <string>
 #include <vector>
 
+#include "data/batch_source.h"
 #include "lib/graph/replica.h"
+#include "lib/nn/cross_entropy_loss.h"
 #include "lib/optim/lr_scheduler.h"
 #include "lib/optim/sgd.h"
 #include "lib/parallel/mesh.h"
-#include "lib/train/batch_source.h"
+#include "lib/train/checkpoint_metadata.h"
 #include "lib/train/log_dir.h"
 #include "lib/train/metrics.h"
+#include "lib/train/stop_vote.h"
 
 namespace xtrain {
-
-// The most epochs a run counts (--num_epochs, a checkpoint's epoch): far beyond any real run, and
-// far from overflowing epoch numbers and step counts.
-inline constexpr int kMaxEpochs = 1'000'000;
 
 struct TrainerOptions {
   int num_cores = 1;
@@ -54,13 +53,14 @@ struct TrainerOptions {
   const std::atomic<bool>* stop_requested = nullptr;
 };
 
-// An evaluation in which any sample had non-finite outputs scores 0 towards max_accuracy and
-// max_top5 (and never makes model_best): a diverged model never scores.
+// Named as in summary.json (RunSummary). An evaluation in which any sample had non-finite outputs
+// scores 0 towards max_top1 and max_top5 (and never makes model_best): a diverged model never
+// scores.
 struct TrainResult {
-  double max_accuracy = 0.0;  // best test top-1, percent
-  double max_top5 = 0.0;      // best test top-5, percent
-  double final_top1 = 0.0;    // the last evaluation, percent (non-finite samples counted wrong)
-  double top5 = 0.0;          // top-5 of the last evaluation, percent
+  double max_top1 = 0.0;        // best test top-1, percent (the log's Max Accuracy)
+  double max_top5 = 0.0;        // best test top-5, percent
+  double final_top1 = 0.0;      // the last evaluation, percent (non-finite samples counted wrong)
+  double final_top5 = 0.0;      // top-5 of the last evaluation, percent
   int64_t final_samples = 0;    // samples of the last evaluation
   int64_t final_nonfinite = 0;  // of them, those whose outputs had a NaN or an infinity
   bool interrupted = false;     // stopped by stop_requested
@@ -74,7 +74,7 @@ class Trainer {
 
   // Trains every epoch on every core. Throws xtrain::Error naming the core if any core fails.
   TrainResult run();
-  // Evaluates the test set once (--evaluate); max_accuracy is its score.
+  // Evaluates the test set once (--evaluate); max_top1 is its score.
   TrainResult evaluate();
 
   // --resume: every replica takes the checkpoint's weights, statistics and momentum, and the run
@@ -101,19 +101,21 @@ class Trainer {
   void run_core(Core& core, TrainResult& result);
   void evaluate_core(Core& core, TrainResult& result);
   void report_test(Core& core, int epoch, const TestCounts& counts);
+  int64_t report_skipped(Core& core, int epoch, int64_t before);
   void close_sources();
   void save_mid_epoch(Core& core, int epoch);
   int64_t test_steps(const BatchSource& test) const;
   // False when a stop was requested.
   bool train_epoch(Core& core, int epoch);
+  float train_step(Core& core, Plan& plan, float lr, int epoch, int64_t step);
   TestCounts test_epoch(Core& core, int epoch);
   Plan& plan_for(Core& core, int batch, PlanMode mode);
-  bool stop_requested() const;
-  bool stop_voted(Core& core);
   void print_once(Core& core, const std::string& line);
 
   TrainerOptions options_;
+  CrossEntropyLoss loss_;  // ends every core's training plans
   Mesh mesh_;
+  StopVote stop_;
   Metrics metrics_;
   std::unique_ptr<LogDir> log_dir_;
   int first_epoch_ = 1;

@@ -15,11 +15,10 @@ std::shared_ptr<const Graph> tiny_resnet(int num_classes) {
   Value identity = g.batchnorm("basic.downsample.1", g.conv2d("basic.downsample.0", x, 8, 1, 2));
   x = g.relu(g.add(out, identity));
 
-  // Bottleneck (width 2, expansion 4) with an identity shortcut.
-  out = g.relu(g.batchnorm("neck.bn1", g.conv2d("neck.conv1", x, 2, 1)));
-  out = g.relu(g.batchnorm("neck.bn2", g.conv2d("neck.conv2", out, 2, 3, 1, 1)));
-  out = g.batchnorm("neck.bn3", g.conv2d("neck.conv3", out, 8, 1));
-  x = g.relu(g.add(out, x));
+  // Bottleneck (width 2, expansion 4) with an identity shortcut, fused as the model zoo builds it.
+  out = g.batchnorm_relu("neck.bn1", g.conv2d("neck.conv1", x, 2, 1));
+  out = g.batchnorm_relu("neck.bn2", g.conv2d("neck.conv2", out, 2, 3, 1, 1));
+  x = g.batchnorm_add_relu("neck.bn3", g.conv2d("neck.conv3", out, 8, 1), x);
 
   // CIFAR-style block with an option-A shortcut.
   out = g.relu(g.batchnorm("cifar.bn1", g.conv2d("cifar.conv1", x, 12, 3, 2, 1)));

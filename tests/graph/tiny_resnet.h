@@ -1,6 +1,7 @@
 // A ResNet in miniature for graph-level tests: a 3x3 stem, a basic block with a strided
-// downsample, a bottleneck, an option-A shortcut block, pooling and fc. Every layer type of the
-// model zoo appears; it runs in microseconds at 8x8.
+// downsample, a bottleneck (with the fused BatchNorm layers of the model zoo), an option-A
+// shortcut block, pooling and fc. Every layer type of the model zoo appears; it runs in
+// microseconds at 8x8.
 #pragma once
 
 #include <memory>

@@ -15,7 +15,7 @@ namespace {
 
 // A replica whose every float and counter differs from another seed's.
 std::unique_ptr<Replica> filled_replica(int num_classes, uint32_t seed) {
-  auto replica = std::make_unique<Replica>(testing::tiny_resnet(num_classes), 0.0f);
+  auto replica = std::make_unique<Replica>(testing::tiny_resnet(num_classes));
   ParamStore& store = replica->store();
   store.initialize(seed);
   const std::vector<float> buffers = testing::random_floats(store.num_buffers(), seed + 1);

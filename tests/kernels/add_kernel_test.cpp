@@ -1,5 +1,4 @@
-// Element-wise add, add + ReLU and accumulate against their reference twin, with aliasing and 1 vs
-// 2 threads.
+// Element-wise add and accumulate against their reference twin, with aliasing and 1 vs 2 threads.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -38,34 +37,6 @@ TEST(AddKernel, AccumulateMatchesReference) {
     kernels::reference::accumulate(n, x.data(), y_ref.data());
     EXPECT_EQ(y, y_ref);
   }
-}
-
-TEST(AddKernel, AddReluMatchesReference) {
-  for (int64_t n : kElementwiseSizes) {
-    SCOPED_TRACE(n);
-    const std::vector<float> a = random_floats(n, 9), b = random_floats(n, 10);
-    const std::vector<float> dy = random_floats(n, 11);
-    std::vector<float> y = nans(n), y_ref = nans(n);
-    kernels::add_relu_forward(n, a.data(), b.data(), y.data(), Exec{});
-    kernels::reference::add_relu_forward(n, a.data(), b.data(), y_ref.data());
-    EXPECT_EQ(y, y_ref);
-    std::vector<float> da = nans(n), db = nans(n), da_ref = nans(n), db_ref = nans(n);
-    kernels::add_relu_backward(n, y.data(), dy.data(), da.data(), db.data(), Exec{});
-    kernels::reference::add_relu_backward(n, y.data(), dy.data(), da_ref.data(), db_ref.data());
-    EXPECT_EQ(da, da_ref);
-    EXPECT_EQ(db, db_ref);
-  }
-}
-
-// Negative sums clamp to 0 and pass no gradient; a null input gradient is skipped.
-TEST(AddKernel, AddReluHandExample) {
-  const std::vector<float> a = {1.0f, -2.0f, 0.5f}, b = {10.0f, 1.0f, -0.5f};
-  const std::vector<float> dy = {3.0f, 4.0f, 5.0f};
-  std::vector<float> y = nans(3), da = nans(3);
-  kernels::add_relu_forward(3, a.data(), b.data(), y.data(), Exec{});
-  EXPECT_EQ(y, (std::vector<float>{11.0f, 0.0f, 0.0f}));
-  kernels::add_relu_backward(3, y.data(), dy.data(), da.data(), nullptr, Exec{});
-  EXPECT_EQ(da, (std::vector<float>{3.0f, 0.0f, 0.0f}));
 }
 
 TEST(AddKernel, HandExample) {

@@ -1,5 +1,7 @@
-// BatchNorm2d kernels: a hand-computed example, the reference twin on odd and ResNet-50 shapes,
-// 1 vs 2 and 3 threads bitwise, and the overwrite / accumulate contract of the backward.
+// BatchNorm2d kernels: a hand-computed example, the reference twin on odd and ResNet-50 shapes
+// (plain, with the fused ReLU, with the fused residual sum and ReLU), 1 vs 2 and 3 threads
+// bitwise, the forward rebuilt from what it saved bitwise, and the overwrite / accumulate
+// contract of the backward.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +15,11 @@
 
 namespace xtrain {
 namespace {
+
+// Exactly the scratch a kernel declares: an overrun is a heap overflow AddressSanitizer reports.
+std::vector<float> workspace_for(const kernels::BatchNormShape& s) {
+  return std::vector<float>(kernels::batchnorm_workspace_floats(s));
+}
 
 using kernels::BatchNormShape;
 using testing::expect_bitwise_equal;
@@ -28,75 +35,100 @@ std::string describe(const BatchNormShape& s) {
   return "[M " + std::to_string(s.m) + ", C " + std::to_string(s.c) + "]";
 }
 
-// x around `offset` with spread `scale`; gamma in [0.5, 1.5), beta and dy in [-1, 1), running
-// statistics away from the defaults so the momentum update is visible.
+// x around `offset` with spread `scale`; gamma in [0.5, 1.5), beta, dy and the residual in
+// [-1, 1), running statistics away from the defaults so the momentum update is visible.
 struct BatchNormData {
-  BatchNormData(const BatchNormShape& s, uint32_t seed, float offset = 0.0f, float scale = 1.0f)
+  BatchNormData(const BatchNormShape& s, uint32_t seed, float offset = 0.0f, float scale = 1.0f,
+                bool with_residual = false)
       : x(random_floats(s.m * s.c, seed, offset - scale, offset + scale)),
+        residual(with_residual ? random_floats(s.m * s.c, seed + 6) : std::vector<float>{}),
         gamma(random_floats(s.c, seed + 1, 0.5f, 1.5f)),
         beta(random_floats(s.c, seed + 2)),
         dy(random_floats(s.m * s.c, seed + 3)),
         running_mean(random_floats(s.c, seed + 4)),
         running_var(random_floats(s.c, seed + 5, 0.5f, 2.0f)) {}
 
-  std::vector<float> x, gamma, beta, dy, running_mean, running_var;
+  const float* residual_or_null() const { return residual.empty() ? nullptr : residual.data(); }
+
+  std::vector<float> x, residual, gamma, beta, dy, running_mean, running_var;
 };
 
-// Everything the forwards and the backward write. y, y_eval and dx start as NaN (overwritten);
-// dgamma and dbeta start from fixed values (they accumulate).
+// Everything the forwards and the backward write. y, y_again, y_eval, saved, dx and dresidual
+// start as NaN (overwritten); dgamma and dbeta start from fixed values (they accumulate).
 struct BatchNormOutputs {
   explicit BatchNormOutputs(const BatchNormShape& s, const BatchNormData& d)
       : y(nans(s.m * s.c)),
+        y_again(nans(s.m * s.c)),
         y_eval(nans(s.m * s.c)),
         dx(nans(s.m * s.c)),
-        mean(nans(s.c)),
-        inv_std(nans(s.c)),
+        dresidual(d.residual.empty() ? std::vector<float>{} : nans(s.m * s.c)),
+        saved(nans(kernels::kBatchNormSavedRows * s.c)),
         running_mean(d.running_mean),
         running_var(d.running_var),
         dgamma(random_floats(s.c, 91)),
         dbeta(random_floats(s.c, 92)) {}
 
-  std::vector<float> y, y_eval, dx, mean, inv_std, running_mean, running_var, dgamma, dbeta;
+  // Row `row` of saved: 0 mean, 1 inv_std, 2 scale, 3 shift.
+  std::vector<float> saved_row(int row) const {
+    const size_t c = saved.size() / kernels::kBatchNormSavedRows;
+    return std::vector<float>(saved.begin() + row * c, saved.begin() + (row + 1) * c);
+  }
+  float* dresidual_or_null() { return dresidual.empty() ? nullptr : dresidual.data(); }
+
+  std::vector<float> y, y_again, y_eval, dx, dresidual, saved, running_mean, running_var, dgamma,
+      dbeta;
 };
 
 BatchNormOutputs run_fast(const BatchNormShape& s, const BatchNormData& d, const Exec& ex) {
   BatchNormOutputs o(s, d);
-  kernels::batchnorm_forward_train(s, d.x.data(), d.gamma.data(), d.beta.data(), o.y.data(),
-                                   o.mean.data(), o.inv_std.data(), o.running_mean.data(),
-                                   o.running_var.data(), kMomentum, ex);
-  kernels::batchnorm_forward_eval(s, d.x.data(), d.gamma.data(), d.beta.data(),
-                                  d.running_mean.data(), d.running_var.data(), o.y_eval.data(), ex);
-  kernels::batchnorm_backward(s, d.x.data(), o.y.data(), d.dy.data(), d.gamma.data(), o.mean.data(),
-                              o.inv_std.data(), o.dx.data(), o.dgamma.data(), o.dbeta.data(), ex);
+  kernels::batchnorm_forward_train(s, d.x.data(), d.residual_or_null(), d.gamma.data(),
+                                   d.beta.data(), o.y.data(), o.saved.data(), o.running_mean.data(),
+                                   o.running_var.data(), kMomentum, workspace_for(s).data(), ex);
+  kernels::batchnorm_forward_again(s, d.x.data(), d.residual_or_null(), o.saved.data(),
+                                   o.y_again.data(), ex);
+  kernels::batchnorm_forward_eval(s, d.x.data(), d.residual_or_null(), d.gamma.data(),
+                                  d.beta.data(), d.running_mean.data(), d.running_var.data(),
+                                  o.y_eval.data(), workspace_for(s).data(), ex);
+  kernels::batchnorm_backward(s, d.x.data(), o.y.data(), d.dy.data(), d.gamma.data(),
+                              o.saved.data(), o.dx.data(), o.dresidual_or_null(), o.dgamma.data(),
+                              o.dbeta.data(), workspace_for(s).data(), ex);
   return o;
 }
 
 BatchNormOutputs run_reference(const BatchNormShape& s, const BatchNormData& d) {
   BatchNormOutputs o(s, d);
   kernels::reference::batchnorm_forward_train(
-      s, d.x.data(), d.gamma.data(), d.beta.data(), o.y.data(), o.mean.data(), o.inv_std.data(),
-      o.running_mean.data(), o.running_var.data(), kMomentum);
-  kernels::reference::batchnorm_forward_eval(s, d.x.data(), d.gamma.data(), d.beta.data(),
-                                             d.running_mean.data(), d.running_var.data(),
-                                             o.y_eval.data());
+      s, d.x.data(), d.residual_or_null(), d.gamma.data(), d.beta.data(), o.y.data(),
+      o.saved.data(), o.running_mean.data(), o.running_var.data(), kMomentum);
+  kernels::reference::batchnorm_forward_again(s, d.x.data(), d.residual_or_null(), o.saved.data(),
+                                              o.y_again.data());
+  kernels::reference::batchnorm_forward_eval(s, d.x.data(), d.residual_or_null(), d.gamma.data(),
+                                             d.beta.data(), d.running_mean.data(),
+                                             d.running_var.data(), o.y_eval.data());
   kernels::reference::batchnorm_backward(s, d.x.data(), o.y.data(), d.dy.data(), d.gamma.data(),
-                                         o.mean.data(), o.inv_std.data(), o.dx.data(),
+                                         o.saved.data(), o.dx.data(), o.dresidual_or_null(),
                                          o.dgamma.data(), o.dbeta.data());
   return o;
 }
 
-void expect_matches_reference(const BatchNormShape& s, float offset = 0.0f, float scale = 1.0f) {
-  SCOPED_TRACE(describe(s) + " x in " + std::to_string(offset) + " +- " + std::to_string(scale));
-  const BatchNormData d(s, 7, offset, scale);
+void expect_matches_reference(const BatchNormShape& s, float offset = 0.0f, float scale = 1.0f,
+                              bool with_residual = false) {
+  SCOPED_TRACE(describe(s) + " x in " + std::to_string(offset) + " +- " + std::to_string(scale) +
+               (with_residual ? " with a residual" : ""));
+  const BatchNormData d(s, 7, offset, scale, with_residual);
   const BatchNormOutputs fast = run_fast(s, d, Exec{});
   const BatchNormOutputs ref = run_reference(s, d);
   expect_close_to_reference(fast.y, ref.y, kRtol, "y");
-  expect_close_to_reference(fast.mean, ref.mean, kRtol, "mean");
-  expect_close_to_reference(fast.inv_std, ref.inv_std, kRtol, "inv_std");
+  expect_close_to_reference(fast.y_again, ref.y_again, kRtol, "y_again");
+  expect_close_to_reference(fast.saved_row(0), ref.saved_row(0), kRtol, "mean");
+  expect_close_to_reference(fast.saved_row(1), ref.saved_row(1), kRtol, "inv_std");
+  expect_close_to_reference(fast.saved_row(2), ref.saved_row(2), kRtol, "scale");
+  expect_close_to_reference(fast.saved_row(3), ref.saved_row(3), kRtol, "shift");
   expect_close_to_reference(fast.running_mean, ref.running_mean, kRtol, "running_mean");
   expect_close_to_reference(fast.running_var, ref.running_var, kRtol, "running_var");
   expect_close_to_reference(fast.y_eval, ref.y_eval, kRtol, "y_eval");
   expect_close_to_reference(fast.dx, ref.dx, kRtol, "dx");
+  expect_close_to_reference(fast.dresidual, ref.dresidual, kRtol, "dresidual");
   expect_close_to_reference(fast.dgamma, ref.dgamma, kRtol, "dgamma");
   expect_close_to_reference(fast.dbeta, ref.dbeta, kRtol, "dbeta");
 }
@@ -106,21 +138,25 @@ TEST(BatchNorm2dKernel, HandExampleTrainThenEval) {
   const BatchNormShape s{4, 1, kEps};
   const std::vector<float> x = {1, 2, 3, 4};
   const float gamma = 1.0f, beta = 0.0f;
-  float mean = NAN, inv_std = NAN, running_mean = 0.0f, running_var = 1.0f;
+  std::vector<float> saved = nans(kernels::kBatchNormSavedRows);  // mean, inv_std, scale, shift
+  float running_mean = 0.0f, running_var = 1.0f;
   std::vector<float> y = nans(4);
-  kernels::batchnorm_forward_train(s, x.data(), &gamma, &beta, y.data(), &mean, &inv_std,
-                                   &running_mean, &running_var, kMomentum, Exec{});
+  kernels::batchnorm_forward_train(s, x.data(), nullptr, &gamma, &beta, y.data(), saved.data(),
+                                   &running_mean, &running_var, kMomentum, workspace_for(s).data(),
+                                   Exec{});
   const double expected_inv_std = 1.0 / std::sqrt(1.25 + 1e-5);
-  EXPECT_FLOAT_EQ(mean, 2.5f);
-  EXPECT_NEAR(inv_std, expected_inv_std, 1e-6);
+  EXPECT_FLOAT_EQ(saved[0], 2.5f);
+  EXPECT_NEAR(saved[1], expected_inv_std, 1e-6);
+  EXPECT_NEAR(saved[2], expected_inv_std, 1e-6);         // scale = gamma * inv_std
+  EXPECT_NEAR(saved[3], -2.5 * expected_inv_std, 1e-6);  // shift = beta - mean * scale
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(y[i], (x[i] - 2.5) * expected_inv_std, 1e-6) << i;
   EXPECT_NEAR(running_mean, 0.25, 1e-7);              // 0.9 * 0 + 0.1 * 2.5
   EXPECT_NEAR(running_var, 0.9 + 0.1 * 5 / 3, 1e-6);  // unbiased: 1.25 * 4 / 3 = 5 / 3
 
   // Eval normalizes with the running statistics, not the batch's.
   std::vector<float> y_eval = nans(4);
-  kernels::batchnorm_forward_eval(s, x.data(), &gamma, &beta, &running_mean, &running_var,
-                                  y_eval.data(), Exec{});
+  kernels::batchnorm_forward_eval(s, x.data(), nullptr, &gamma, &beta, &running_mean, &running_var,
+                                  y_eval.data(), workspace_for(s).data(), Exec{});
   const double eval_inv_std = 1.0 / std::sqrt(0.9 + 0.1 * 5.0 / 3.0 + 1e-5);
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(y_eval[i], (x[i] - 0.25) * eval_inv_std, 1e-6) << i;
 }
@@ -131,10 +167,11 @@ TEST(BatchNorm2dKernel, HandExampleGammaBeta) {
   const BatchNormShape s{2 * 2, 1, kEps};  // N=1, H=W=2
   const std::vector<float> x = {1, 2, 3, 4};
   const float gamma = 2.0f, beta = -3.0f;
-  float mean, inv_std, running_mean = 0.0f, running_var = 1.0f;
+  float saved[kernels::kBatchNormSavedRows], running_mean = 0.0f, running_var = 1.0f;
   std::vector<float> y(4);
-  kernels::batchnorm_forward_train(s, x.data(), &gamma, &beta, y.data(), &mean, &inv_std,
-                                   &running_mean, &running_var, kMomentum, Exec{});
+  kernels::batchnorm_forward_train(s, x.data(), nullptr, &gamma, &beta, y.data(), saved,
+                                   &running_mean, &running_var, kMomentum, workspace_for(s).data(),
+                                   Exec{});
   const double istd = 1.0 / std::sqrt(1.25 + 1e-5);
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(y[i], 2.0 * (x[i] - 2.5) * istd - 3.0, 1e-5) << i;
 }
@@ -145,22 +182,23 @@ TEST(BatchNorm2dKernel, HandExampleBackward) {
   const BatchNormShape s{4, 1, 0.0f};
   const std::vector<float> x = {1, 2, 3, 4};
   const float gamma = 1.0f, beta = 0.0f;
-  float mean, inv_std, running_mean = 0.0f, running_var = 1.0f;
+  float saved[kernels::kBatchNormSavedRows], running_mean = 0.0f, running_var = 1.0f;
   std::vector<float> xhat(4);
-  kernels::batchnorm_forward_train(s, x.data(), &gamma, &beta, xhat.data(), &mean, &inv_std,
-                                   &running_mean, &running_var, kMomentum, Exec{});
+  kernels::batchnorm_forward_train(s, x.data(), nullptr, &gamma, &beta, xhat.data(), saved,
+                                   &running_mean, &running_var, kMomentum, workspace_for(s).data(),
+                                   Exec{});
   std::vector<float> dx = nans(4);
   float dgamma = 10.0f, dbeta = 20.0f;
-  kernels::batchnorm_backward(s, x.data(), xhat.data(), xhat.data(), &gamma, &mean, &inv_std,
-                              dx.data(), &dgamma, &dbeta, Exec{});
+  kernels::batchnorm_backward(s, x.data(), xhat.data(), xhat.data(), &gamma, saved, dx.data(),
+                              nullptr, &dgamma, &dbeta, workspace_for(s).data(), Exec{});
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(dx[i], 0.0f, 1e-6) << i;
   EXPECT_NEAR(dgamma, 10.0f + 4.0f, 1e-5);
   EXPECT_NEAR(dbeta, 20.0f, 1e-6);
 
   // dy constant: a shift of the output is absorbed by beta, dx = 0 again; dbeta += 4 * 0.5.
   const std::vector<float> dy(4, 0.5f);
-  kernels::batchnorm_backward(s, x.data(), xhat.data(), dy.data(), &gamma, &mean, &inv_std,
-                              dx.data(), &dgamma, &dbeta, Exec{});
+  kernels::batchnorm_backward(s, x.data(), xhat.data(), dy.data(), &gamma, saved, dx.data(),
+                              nullptr, &dgamma, &dbeta, workspace_for(s).data(), Exec{});
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(dx[i], 0.0f, 1e-6) << i;
   EXPECT_NEAR(dbeta, 22.0f, 1e-6);
 }
@@ -212,34 +250,78 @@ TEST(BatchNorm2dKernel, BackwardWithoutDxStillAccumulatesParameterGradients) {
   const BatchNormOutputs with_dx = run_fast(s, d, Exec{});
   std::vector<float> dgamma = random_floats(s.c, 91), dbeta = random_floats(s.c, 92);
   kernels::batchnorm_backward(s, d.x.data(), with_dx.y.data(), d.dy.data(), d.gamma.data(),
-                              with_dx.mean.data(), with_dx.inv_std.data(), nullptr, dgamma.data(),
-                              dbeta.data(), Exec{});
+                              with_dx.saved.data(), nullptr, nullptr, dgamma.data(), dbeta.data(),
+                              workspace_for(s).data(), Exec{});
   expect_bitwise_equal(dgamma, with_dx.dgamma, "dgamma");
   expect_bitwise_equal(dbeta, with_dx.dbeta, "dbeta");
+}
+
+// The fused residual sum and ReLU (a ResNet block's last BatchNorm): y = max(bn(x) + residual, 0)
+// and dresidual = dy masked by y > 0, on odd and ResNet-50 shapes; without dx, dresidual is
+// still written, with the same bits.
+TEST(BatchNorm2dKernel, FusedResidualAndReluMatchReference) {
+  for (const BatchNormShape& s :
+       {BatchNormShape{3 * 5 * 7, 13, kEps, true}, BatchNormShape{56 * 56, 256, kEps, true},
+        BatchNormShape{7 * 7, 2048, kEps, true}, BatchNormShape{4 * 28 * 28 + 3, 16, kEps, true}}) {
+    expect_matches_reference(s, 0.0f, 1.0f, /*with_residual=*/true);
+    const BatchNormData d(s, 9, 0.0f, 1.0f, /*with_residual=*/true);
+    const BatchNormOutputs o = run_fast(s, d, Exec{});
+    for (size_t i = 0; i < o.y.size(); ++i) {
+      ASSERT_EQ(o.dresidual[i], o.y[i] > 0.0f ? d.dy[i] : 0.0f) << describe(s) << " at " << i;
+    }
+    std::vector<float> dresidual = nans(s.m * s.c), dgamma = random_floats(s.c, 91),
+                       dbeta = random_floats(s.c, 92);
+    kernels::batchnorm_backward(s, d.x.data(), o.y.data(), d.dy.data(), d.gamma.data(),
+                                o.saved.data(), nullptr, dresidual.data(), dgamma.data(),
+                                dbeta.data(), workspace_for(s).data(), Exec{});
+    expect_bitwise_equal(dresidual, o.dresidual, "dresidual without dx");
+    expect_bitwise_equal(dgamma, o.dgamma, "dgamma without dx");
+  }
+}
+
+// A training plan rebuilds y from x (and the residual) and what the forward saved instead of
+// keeping it: the same bits, for every fusion and thread count.
+TEST(BatchNorm2dKernel, ForwardAgainRebuildsTheTrainingOutputBitwise) {
+  testing::PoolExec two(2);
+  for (bool relu : {false, true}) {
+    for (bool with_residual : {false, true}) {
+      const BatchNormShape s{4 * 28 * 28 + 3, 16, kEps, relu};
+      SCOPED_TRACE(describe(s) + (relu ? " relu" : "") + (with_residual ? " residual" : ""));
+      const BatchNormData d(s, 21, 0.3f, 2.0f, with_residual);
+      for (Exec ex : {Exec{}, two.exec()}) {
+        const BatchNormOutputs o = run_fast(s, d, ex);
+        expect_bitwise_equal(o.y_again, o.y, "y rebuilt");
+      }
+    }
+  }
 }
 
 // Reductions split fixed chunks of rows over the threads, element-wise passes split rows; every
 // output, including the running statistics, keeps its bits with 1, 2 or 3 threads. The shapes
 // include resnet20's first stage (16 channels) with a partial last chunk and a row count that is
-// not a multiple of 4, and one chunk only (7x7x2048, 3x5x7x13).
+// not a multiple of 4, and one chunk only (7x7x2048, 3x5x7x13), and the fused residual sum.
 TEST(BatchNorm2dKernel, OneTwoAndThreeThreadsAreBitwiseEqual) {
   testing::PoolExec two(2), three(3);
   for (const BatchNormShape& s :
        {BatchNormShape{56 * 56, 64, kEps}, BatchNormShape{7 * 7, 2048, kEps},
-        BatchNormShape{3 * 5 * 7, 13, kEps}, BatchNormShape{4 * 28 * 28 + 3, 16, kEps}}) {
-    SCOPED_TRACE(describe(s));
-    const BatchNormData d(s, 17);
+        BatchNormShape{3 * 5 * 7, 13, kEps}, BatchNormShape{4 * 28 * 28 + 3, 16, kEps},
+        BatchNormShape{4 * 28 * 28 + 3, 16, kEps, /*relu=*/true}}) {
+    // The last shape with the fused residual sum and ReLU.
+    const bool with_residual = s.relu;
+    SCOPED_TRACE(describe(s) + (with_residual ? " with a residual" : ""));
+    const BatchNormData d(s, 17, 0.0f, 1.0f, with_residual);
     const BatchNormOutputs a = run_fast(s, d, Exec{});
     for (Exec ex : {two.exec(), three.exec()}) {
       SCOPED_TRACE(std::to_string(ex.num_threads()) + " threads");
       const BatchNormOutputs b = run_fast(s, d, ex);
       expect_bitwise_equal(a.y, b.y, "y");
-      expect_bitwise_equal(a.mean, b.mean, "mean");
-      expect_bitwise_equal(a.inv_std, b.inv_std, "inv_std");
+      expect_bitwise_equal(a.y_again, b.y_again, "y_again");
+      expect_bitwise_equal(a.saved, b.saved, "saved");
       expect_bitwise_equal(a.running_mean, b.running_mean, "running_mean");
       expect_bitwise_equal(a.running_var, b.running_var, "running_var");
       expect_bitwise_equal(a.y_eval, b.y_eval, "y_eval");
       expect_bitwise_equal(a.dx, b.dx, "dx");
+      expect_bitwise_equal(a.dresidual, b.dresidual, "dresidual");
       expect_bitwise_equal(a.dgamma, b.dgamma, "dgamma");
       expect_bitwise_equal(a.dbeta, b.dbeta, "dbeta");
     }

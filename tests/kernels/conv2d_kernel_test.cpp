@@ -241,6 +241,50 @@ TEST(Conv2dKernel, BackwardWeightAccumulates) {
   }
 }
 
+// The direct passes pad a few images at a time (a few MB of workspace whatever the batch): the
+// batch's outputs are each image's alone, bit for bit, and its dweight is the images' gradients
+// added in order. A 62x62x64 input pads to 1 MB per image (chunks of 4 of 9 images; dy alike);
+// the strided layer's dy pads to 2.2 MB per image (chunks of 1, each sweeping four phases).
+TEST(Conv2dKernel, DirectPassesChunkTheBatchWithTheSameBits) {
+  for (const Conv2dShape& s :
+       {Conv2dShape{9, 62, 62, 64, 64, 3, 3, 1, 1}, Conv2dShape{3, 90, 90, 16, 256, 3, 3, 2, 1}}) {
+    SCOPED_TRACE(describe(s));
+    ASSERT_TRUE(kernels::conv2d_direct_suits(s));
+    ASSERT_TRUE(kernels::conv2d_direct_backward_data_suits(s));
+    ASSERT_TRUE(kernels::conv2d_direct_backward_weight_suits(s));
+    Conv2dShape batch_64 = s, batch_128 = s;
+    batch_64.n = 64;
+    batch_128.n = 128;
+    EXPECT_EQ(kernels::conv2d_workspace_floats(batch_64),
+              kernels::conv2d_workspace_floats(batch_128));
+    testing::PoolExec two(2);
+    ConvData d(s, 31);
+    const ConvOutputs batch = run_fast(s, d, false, two.exec());
+
+    Conv2dShape one = s;
+    one.n = 1;
+    std::vector<float> y, dx, dweight = prefilled_outputs(s).dweight;
+    std::vector<float> workspace(kernels::conv2d_workspace_floats(one));
+    const size_t x_image = size_t(s.h) * s.w * s.c_in, y_image = size_t(one.rows()) * s.c_out;
+    for (int n = 0; n < s.n; ++n) {
+      std::vector<float> y_n = nans(y_image), dx_n = nans(x_image);
+      const float* x_n = d.x.data() + n * x_image;
+      const float* dy_n = d.dy.data() + n * y_image;
+      kernels::conv2d_forward(one, x_n, d.weight.data(), nullptr, y_n.data(), workspace.data(),
+                              two.exec());
+      kernels::conv2d_backward_data(one, dy_n, d.weight.data(), dx_n.data(), workspace.data(),
+                                    two.exec());
+      kernels::conv2d_backward_weight(one, x_n, dy_n, dweight.data(), nullptr, workspace.data(),
+                                      two.exec());
+      y.insert(y.end(), y_n.begin(), y_n.end());
+      dx.insert(dx.end(), dx_n.begin(), dx_n.end());
+    }
+    expect_bitwise_equal(batch.y, y, "y");
+    expect_bitwise_equal(batch.dx, dx, "dx");
+    expect_bitwise_equal(batch.dweight, dweight, "dweight");
+  }
+}
+
 // A 3x3 all-ones kernel with padding 1 over a 3x3 image of ones counts the taps inside the
 // image: 4 at the corners, 6 on the edges, 9 in the middle.
 TEST(Conv2dKernel, HandExampleCountsTapsInsideTheImage) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -186,6 +187,21 @@ TEST(GemmKernel, RerunsAndThreadCountsAreBitwiseEqual) {
     expect_bitwise_equal(first, fast_gemm(g, d, two.exec()), "C, rerun");
     expect_bitwise_equal(first, fast_gemm(g, d, Exec{}), "C, one thread");
   }
+}
+
+// In a plan every thread packs into its own slice of Exec::scratch, sized exactly as declared
+// (an overrun is a heap overflow under AddressSanitizer); the result is the same bits as with
+// blocks allocated for the call.
+TEST(GemmKernel, PacksIntoTheExecsScratch) {
+  testing::PoolExec three(3);
+  const GemmCase g{false, false, 3136, 64, 576, 1.0f, 0.0f};
+  const GemmData d(g);
+  std::vector<float> scratch(3 * kernels::thread_scratch_floats());
+  Exec planned = three.exec();
+  planned.scratch = scratch.data();
+  expect_bitwise_equal(fast_gemm(g, d, planned), fast_gemm(g, d, three.exec()), "C");
+  EXPECT_NE(std::count(scratch.begin(), scratch.end(), 0.0f), static_cast<long>(scratch.size()))
+      << "the scratch was not used";
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <random>
 
@@ -33,7 +34,7 @@ struct LayerHarness {
   std::vector<int64_t> counters;
   std::vector<float> output, doutput, saved, workspace;
   std::vector<int32_t> labels;
-  Step step;
+  LayerCall call;
 
   LayerHarness(const Layer& layer, const std::vector<Shape>& shapes, const GradCheckOptions& o) {
     const Shape out_shape = layer.output_shape(shapes);
@@ -67,25 +68,25 @@ struct LayerHarness {
     }
 
     for (size_t i = 0; i < shapes.size(); ++i) {
-      step.inputs.push_back({inputs[i].data(), shapes[i]});
-      step.dinputs.push_back({dinputs[i].data(), shapes[i]});
+      call.inputs.push_back({inputs[i].data(), shapes[i]});
+      call.dinputs.push_back({dinputs[i].data(), shapes[i]});
     }
-    step.output = {output.data(), out_shape};
-    step.doutput = {doutput.data(), out_shape};
+    call.output = {output.data(), out_shape};
+    call.doutput = {doutput.data(), out_shape};
     for (size_t i = 0; i < params.size(); ++i) {
-      step.params.push_back(params[i].data());
-      step.grads.push_back(grads[i].data());
+      call.params.push_back(params[i].data());
+      call.grads.push_back(grads[i].data());
     }
-    for (auto& b : buffers) step.buffers.push_back(b.data());
-    for (auto& c : counters) step.counters.push_back(&c);
-    step.saved = saved.data();
-    step.workspace = workspace.data();
-    step.labels = labels.data();
-    step.training = true;
+    for (auto& b : buffers) call.buffers.push_back(b.data());
+    for (auto& c : counters) call.counters.push_back(&c);
+    call.saved = saved.data();
+    call.workspace = workspace.data();
+    call.labels = labels.data();
+    call.training = true;
   }
 
   double objective(const Layer& layer) {
-    layer.forward(step);
+    layer.forward(call);
     double sum = 0.0;
     for (size_t i = 0; i < output.size(); ++i) sum += double{output[i]} * doutput[i];
     return sum;
@@ -123,7 +124,21 @@ void check_layer_gradients(const Layer& layer, const std::vector<Shape>& input_s
                            const GradCheckOptions& o) {
   LayerHarness h(layer, input_shapes, o);
   h.objective(layer);
-  layer.backward(h.step);
+  if (layer.rebuild_cost() != Layer::Rebuild::kNo) {
+    // As a training plan does: rebuild the output over a wiped buffer, bit for bit and changing
+    // no state, and run the backward on the rebuilt one.
+    const std::vector<float> output = h.output, saved = h.saved;
+    const auto buffers = h.buffers;
+    const auto counters = h.counters;
+    std::fill(h.output.begin(), h.output.end(), std::nanf(""));
+    layer.recompute_output(h.call);
+    EXPECT_EQ(0, std::memcmp(output.data(), h.output.data(), output.size() * sizeof(float)))
+        << layer.type() << ": the rebuilt output differs from the forward's";
+    EXPECT_EQ(saved, h.saved) << layer.type() << ": rebuilding changed what the forward saved";
+    EXPECT_EQ(buffers, h.buffers) << layer.type() << ": rebuilding changed a buffer";
+    EXPECT_EQ(counters, h.counters) << layer.type() << ": rebuilding changed a counter";
+  }
+  layer.backward(h.call);
   const auto dinputs = h.dinputs;
   const auto grads = h.grads;
   for (size_t i = 0; i < h.inputs.size(); ++i) {

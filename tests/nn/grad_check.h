@@ -1,6 +1,8 @@
 // Finite-difference gradient checks for layers. The objective is L = sum(output * r) for a fixed
 // random r, so its gradient is the layer's backward with doutput = r; every input element and
-// every parameter element is perturbed by +-step and (L+ - L-) / (2 step) compared with it.
+// every parameter element is perturbed by +-step and (L+ - L-) / (2 step) compared with it. A
+// layer that can rebuild its output (rebuild_cost) runs the backward on a rebuilt output, which must hold the
+// forward's bits and leave the layer's state alone.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +17,7 @@ enum class InputValues {
   kUniform,       // uniform in [-1, 1)
   kAwayFromZero,  // |x| in [0.2, 1): ReLU never switches
   kDistinct,      // a shuffled ramp with gaps of 0.05, offset by 0.0125: max-pool never switches,
-                  // and no value or sum of two values is within a step of 0 (ReLU, Add + ReLU)
+                  // and no value or sum of two values is within a step of 0 (ReLU, a sum and ReLU)
 };
 
 struct GradCheckOptions {

@@ -7,16 +7,19 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/graph/replica.h"
+#include "lib/nn/cross_entropy_loss.h"
 #include "lib/train/chrome_trace.h"
 #include "tests/graph/tiny_resnet.h"
 
 namespace xtrain {
 namespace {
 
+const CrossEntropyLoss kLoss("loss", /*label_smoothing=*/0.0f);
+
 TEST(LayerProfile, TimesEveryLayerCallOnceAndWritesATrace) {
-  Replica replica(testing::tiny_resnet(3), 0.0f);
+  Replica replica(testing::tiny_resnet(3));
   replica.store().initialize(1);
-  Plan& plan = replica.plan_for(Shape{2, 8, 8, 3}, PlanMode::kTrain);
+  Plan& plan = replica.plan_for(Shape{2, 8, 8, 3}, PlanMode::kTrain, &kLoss);
   plan.forward(Exec{});  // not profiled yet
   plan.enable_profiling();
   for (int step = 0; step < 2; ++step) {

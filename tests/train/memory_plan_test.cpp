@@ -10,12 +10,16 @@
 
 #include "lib/base/check.h"
 #include "lib/graph/replica.h"
+#include "lib/nn/cross_entropy_loss.h"
+#include "lib/parallel/mesh.h"
 #include "lib/train/log_lines.h"
 #include "models/registry.h"
 #include "tests/test_util.h"
 
 namespace xtrain {
 namespace {
+
+const CrossEntropyLoss kLoss("loss", /*label_smoothing=*/0.0f);
 
 // VmRSS of this process, in bytes.
 size_t resident_bytes() {
@@ -38,9 +42,9 @@ size_t measured_step_bytes(const std::shared_ptr<const Graph>& graph, const Shap
   // (it is resident already and would hide growth).
   mallopt(M_MMAP_THRESHOLD, 64 * 1024);
   const size_t before = resident_bytes();
-  Replica replica(graph, /*label_smoothing=*/0.0f);
+  Replica replica(graph);
   replica.store().initialize(1);
-  Plan& plan = replica.plan_for(input, PlanMode::kTrain);
+  Plan& plan = replica.plan_for(input, PlanMode::kTrain, &kLoss);
   const std::vector<float> image = testing::random_floats(plan.input().numel(), 2);
   std::copy(image.begin(), image.end(), plan.input().data);
   const Exec ex;
@@ -66,8 +70,8 @@ TEST_P(MemoryEstimate, IsWithinTenPercentOfTheMeasuredRssGrowth) {
   MemoryPlanOptions options;
   options.image_size = c.image_size;
   const MemoryPlan memory(graph, options);
-  const double estimate =
-      Replica::state_bytes(*graph) + memory.plan_bytes(c.batch_size, /*training=*/true);
+  const double estimate = Replica::state_bytes(*graph) +
+                          memory.plan_bytes(c.batch_size, /*training=*/true, /*kernel_threads=*/1);
   const double measured =
       measured_step_bytes(graph, Shape{c.batch_size, c.image_size, c.image_size, 3});
   std::printf("%s %dx%d batch %d: estimate %.1f MB, measured %.1f MB (%+.1f%%)\n", c.model,
@@ -104,7 +108,9 @@ TEST(MemoryPlan, CountsPartialBatchPlansLoaderRingsAndDecoding) {
   const CoreMemory fake = MemoryPlan(graph, options).core(1, 32);
   options.partial_train_batch = [](int num_cores, int batch) { return batch / 2; };
   const CoreMemory partial = MemoryPlan(graph, options).core(1, 32);
-  EXPECT_EQ(partial.plans, fake.plans + MemoryPlan(graph, options).plan_bytes(16, true));
+  EXPECT_EQ(
+      partial.plans,
+      fake.plans + MemoryPlan(graph, options).plan_bytes(16, true, Mesh::threads_per_core(1)));
   options.loads_images = true;
   options.ring_slots = 3;
   options.num_workers = 2;

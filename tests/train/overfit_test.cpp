@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "lib/graph/replica.h"
+#include "lib/nn/cross_entropy_loss.h"
 #include "lib/optim/sgd.h"
 #include "models/registry.h"
 #include "tests/test_util.h"
@@ -14,12 +15,14 @@
 namespace xtrain {
 namespace {
 
+const CrossEntropyLoss kLoss("loss", /*label_smoothing=*/0.0f);
+
 TEST(Overfit, Resnet20MemorizesOneRandomBatch) {
   constexpr int kClasses = 10, kBatch = 16, kSide = 16;
-  Replica replica(build_model("resnet20", kClasses), /*label_smoothing=*/0.0f);
+  Replica replica(build_model("resnet20", kClasses), /*kernel_threads=*/2);
   ParamStore& store = replica.store();
   store.initialize(42);
-  Plan& plan = replica.plan_for(Shape{kBatch, kSide, kSide, 3}, PlanMode::kTrain);
+  Plan& plan = replica.plan_for(Shape{kBatch, kSide, kSide, 3}, PlanMode::kTrain, &kLoss);
   const std::vector<float> images = testing::random_floats(plan.input().numel(), 5);
   std::copy(images.begin(), images.end(), plan.input().data);
   for (int i = 0; i < kBatch; ++i) plan.labels()[i] = (i * 7 + 3) % kClasses;
@@ -30,7 +33,8 @@ TEST(Overfit, Resnet20MemorizesOneRandomBatch) {
   float first_loss = 0.0f, loss = 0.0f;
   for (int step = 0; step < 150; ++step) {
     store.zero_grads();
-    loss = plan.forward(ex);
+    plan.forward(ex);
+    loss = plan.loss();
     if (step == 0) first_loss = loss;
     plan.backward(ex);
     sgd.step(store.num_params(), store.params(), store.grads(), replica.momentum(), 0.05f, ex);

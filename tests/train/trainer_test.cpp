@@ -136,7 +136,7 @@ TEST(Trainer, ReplicasStayBitwiseEqual) {
     trainer.run();
     const std::vector<float> first = params_of(trainer, 0);
     EXPECT_NE(first, [&] {  // it trained: the weights moved from their initial values
-      Replica fresh(build_model("resnet20", kClasses), 0.0f);
+      Replica fresh(build_model("resnet20", kClasses));
       fresh.store().initialize(42);
       return std::vector<float>(fresh.store().params(),
                                 fresh.store().params() + fresh.store().num_params());
@@ -178,7 +178,7 @@ TEST(Trainer, RerunsAreBitwiseIdentical) {
     o.num_epochs = 2;
     Trainer trainer(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 2));
     const TrainResult result = trainer.run();
-    return std::make_pair(result.max_accuracy, params_of(trainer, 0));
+    return std::make_pair(result.max_top1, params_of(trainer, 0));
   };
   EXPECT_EQ(train_once(), train_once());
 }
@@ -269,7 +269,7 @@ TEST(Trainer, ResumingIsExact) {
 
   EXPECT_EQ(train_records(first_half.logdir), train_records(o.logdir));
   EXPECT_EQ(train_records(o.logdir).size(), 2u * 3u * 2u);  // epochs x steps x cores
-  EXPECT_EQ(resumed_result.max_accuracy, straight_result.max_accuracy);
+  EXPECT_EQ(resumed_result.max_top1, straight_result.max_top1);
   for (int rank = 0; rank < 2; ++rank) {
     EXPECT_EQ(params_of(resumed, rank), params_of(straight, rank)) << "replica " << rank;
     Replica& a = resumed.replica(rank);
@@ -396,8 +396,8 @@ TEST(Trainer, EvaluatingNaNWeightsScoresNothingAndCountsEverySample) {
   poison_weights(trainer);
   const TrainResult result = trainer.evaluate();
   EXPECT_EQ(result.final_top1, 0.0);
-  EXPECT_EQ(result.top5, 0.0);
-  EXPECT_EQ(result.max_accuracy, 0.0);
+  EXPECT_EQ(result.final_top5, 0.0);
+  EXPECT_EQ(result.max_top1, 0.0);
   EXPECT_EQ(result.final_samples, 12);
   EXPECT_EQ(result.final_nonfinite, 12);
 }
@@ -421,7 +421,7 @@ TEST(Trainer, NonFiniteOutputsNeverReplaceModelBest) {
   EXPECT_EQ(evals[0]["nonfinite"], 0);
   EXPECT_EQ(evals[1]["nonfinite"], 8);  // 2 cores x 2 batches x 2 images
   EXPECT_EQ(evals[1]["top1"], 0.0);
-  EXPECT_EQ(result.max_accuracy, evals[0]["top1"].get<double>());
+  EXPECT_EQ(result.max_top1, evals[0]["top1"].get<double>());
   EXPECT_EQ(result.final_nonfinite, 8);
   EXPECT_EQ(file_bytes(o.logdir + "/model_best.safetensors"),
             file_bytes(o.logdir + "/checkpoint-epoch-1.safetensors"));
@@ -437,7 +437,7 @@ TEST(Trainer, NonFiniteWeightsNeverBecomeModelBest) {
   ParamStore& store = trainer.replica(0).store();
   store.data(*store.find("conv1.weight"))[0] = kNaN;
   const TrainResult result = trainer.run();
-  EXPECT_EQ(result.max_accuracy, 0.0);
+  EXPECT_EQ(result.max_top1, 0.0);
   EXPECT_FALSE(std::filesystem::exists(o.logdir + "/model_best.safetensors"));
   EXPECT_TRUE(std::filesystem::exists(o.logdir + "/checkpoint-epoch-1.safetensors"));
 }

@@ -6,8 +6,6 @@
 namespace xtrain::kernels::reference {
 
 void add_forward(int64_t n, const float* a, const float* b, float* y);
-void add_relu_forward(int64_t n, const float* a, const float* b, float* y);
-void add_relu_backward(int64_t n, const float* y, const float* dy, float* da, float* db);
 void accumulate(int64_t n, const float* x, float* y);
 
 }  // namespace xtrain::kernels::reference

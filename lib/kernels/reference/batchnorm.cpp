@@ -7,16 +7,22 @@
 namespace xtrain::kernels::reference {
 namespace {
 
-// The fused ReLU of BatchNormShape::relu.
-float activate(const BatchNormShape& s, double v) {
+// act(v + residual[i]): the residual (when there is one), then the fused ReLU of
+// BatchNormShape::relu.
+float activate(const BatchNormShape& s, double v, const float* residual, int64_t i) {
+  if (residual != nullptr) v += residual[i];
   return static_cast<float>(s.relu ? std::max(v, 0.0) : v);
 }
 
 }  // namespace
 
-void batchnorm_forward_train(const BatchNormShape& s, const float* x, const float* gamma,
-                             const float* beta, float* y, float* mean, float* inv_std,
+void batchnorm_forward_train(const BatchNormShape& s, const float* x, const float* residual,
+                             const float* gamma, const float* beta, float* y, float* saved,
                              float* running_mean, float* running_var, float momentum) {
+  float* mean = saved;
+  float* inv_std = saved + s.c;
+  float* scale = saved + 2 * s.c;
+  float* shift = saved + 3 * s.c;
   for (int c = 0; c < s.c; ++c) {
     double mu = 0.0;
     for (int64_t r = 0; r < s.m; ++r) mu += x[r * s.c + c];
@@ -26,35 +32,55 @@ void batchnorm_forward_train(const BatchNormShape& s, const float* x, const floa
     var /= s.m;
     const double istd = 1.0 / std::sqrt(var + s.eps);
     for (int64_t r = 0; r < s.m; ++r) {
-      y[r * s.c + c] = activate(s, (x[r * s.c + c] - mu) * istd * gamma[c] + beta[c]);
+      const int64_t i = r * s.c + c;
+      y[i] = activate(s, (x[i] - mu) * istd * gamma[c] + beta[c], residual, i);
     }
     mean[c] = static_cast<float>(mu);
     inv_std[c] = static_cast<float>(istd);
+    scale[c] = static_cast<float>(gamma[c] * istd);
+    shift[c] = static_cast<float>(beta[c] - mu * gamma[c] * istd);
     running_mean[c] = static_cast<float>((1 - momentum) * running_mean[c] + momentum * mu);
     running_var[c] =
         static_cast<float>((1 - momentum) * running_var[c] + momentum * var * s.m / (s.m - 1));
   }
 }
 
-void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float* gamma,
-                            const float* beta, const float* running_mean, const float* running_var,
-                            float* y) {
+void batchnorm_forward_again(const BatchNormShape& s, const float* x, const float* residual,
+                             const float* saved, float* y) {
+  const float* scale = saved + 2 * s.c;
+  const float* shift = saved + 3 * s.c;
   for (int64_t r = 0; r < s.m; ++r) {
     for (int c = 0; c < s.c; ++c) {
-      y[r * s.c + c] = activate(s, (x[r * s.c + c] - running_mean[c]) /
-                                           std::sqrt(double{running_var[c]} + s.eps) * gamma[c] +
-                                       beta[c]);
+      const int64_t i = r * s.c + c;
+      y[i] = activate(s, double{x[i]} * scale[c] + shift[c], residual, i);
+    }
+  }
+}
+
+void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float* residual,
+                            const float* gamma, const float* beta, const float* running_mean,
+                            const float* running_var, float* y) {
+  for (int64_t r = 0; r < s.m; ++r) {
+    for (int c = 0; c < s.c; ++c) {
+      const int64_t i = r * s.c + c;
+      y[i] = activate(
+          s,
+          (x[i] - running_mean[c]) / std::sqrt(double{running_var[c]} + s.eps) * gamma[c] + beta[c],
+          residual, i);
     }
   }
 }
 
 void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y, const float* dy_in,
-                        const float* gamma, const float* mean, const float* inv_std, float* dx,
+                        const float* gamma, const float* saved, float* dx, float* dresidual,
                         float* dgamma, float* dbeta) {
+  const float* mean = saved;
+  const float* inv_std = saved + s.c;
   std::vector<float> dy(dy_in, dy_in + s.m * s.c);
   if (s.relu) {
     for (int64_t i = 0; i < s.m * s.c; ++i) dy[i] = y[i] > 0.0f ? dy[i] : 0.0f;
   }
+  if (dresidual != nullptr) std::copy(dy.begin(), dy.end(), dresidual);
   for (int c = 0; c < s.c; ++c) {
     double sum_dy = 0.0, sum_dy_xhat = 0.0;
     for (int64_t r = 0; r < s.m; ++r) {

@@ -1,7 +1,7 @@
 // BatchSource: one core's stream of batches from a data set (its shard), one epoch at a time,
 // and BatchSourceFactory, which makes the source of each core. The trainer copies each batch
 // into its plan's input, so a source may prefetch into buffers of its own.
-// Not here: decoding, shuffling, sharding (data/).
+// Not here: decoding, shuffling, sharding (the sources in this folder), training (lib/train/).
 #pragma once
 
 #include <cstdint>

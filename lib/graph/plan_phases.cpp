@@ -1,0 +1,174 @@
+#include "lib/graph/plan_phases.h"
+
+#include <algorithm>
+
+#include "lib/base/check.h"
+#include "lib/kernels/gemm.h"
+
+namespace xtrain {
+
+CallList list_calls(const Graph& graph, const Layer* loss) {
+  CallList calls{{}, {}, graph.output(), loss != nullptr};
+  for (const Node& node : graph.nodes()) {
+    calls.layers.push_back(node.layer.get());
+    calls.inputs.push_back(node.inputs);
+  }
+  if (loss != nullptr) {
+    calls.layers.push_back(loss);
+    calls.inputs.push_back({calls.logits});
+  }
+  return calls;
+}
+
+std::vector<Shape> infer_shapes(const Graph& graph, const CallList& calls, const Shape& image) {
+  std::vector<Shape> shapes = graph.infer_shapes(image);
+  const Shape& logits = shapes[calls.logits];
+  XTRAIN_CHECK(logits.rank() == 2, "the model's output must be logits [N, K], got {}",
+               logits.str());
+  if (calls.has_loss) shapes.push_back(calls.layers.back()->output_shape({logits}));
+  return shapes;
+}
+
+namespace {
+
+// Which values a training plan rebuilds for the backward instead of keeping them (see
+// Layer::rebuild_cost): always when that is one pass over memory, where keeping costs the bytes
+// of a whole activation until the backward; when it is arithmetic, only from inputs rebuilt in
+// one pass from kept values (a bottleneck's conv3 reading bn2's output), so that rebuilding does
+// not bring back a chain of earlier activations. (From a kept input, as ResNet-50's layer1.0
+// conv1 and downsample read the max-pool output, it cost 0.5% more arithmetic for the same peak.)
+std::vector<bool> rebuilt_values(const CallList& calls) {
+  std::vector<bool> rebuilt(calls.num_values(), false);
+  std::vector<bool> one_pass_from_kept(calls.num_values(), false);
+  for (int v = 1; v < calls.logits; ++v) {
+    const Layer& producer = *calls.layers[v - 1];
+    const std::vector<int>& from = calls.inputs[v - 1];
+    switch (producer.rebuild_cost()) {
+      case Layer::Rebuild::kNo:
+        break;
+      case Layer::Rebuild::kOnePass:
+        rebuilt[v] = true;
+        one_pass_from_kept[v] =
+            std::none_of(from.begin(), from.end(), [&](int u) { return rebuilt[u]; });
+        break;
+      case Layer::Rebuild::kArithmetic:
+        rebuilt[v] =
+            std::all_of(from.begin(), from.end(), [&](int u) { return one_pass_from_kept[u]; });
+        break;
+    }
+  }
+  return rebuilt;
+}
+
+// Forward of call i is tick i; in a training plan its backward is tick 2 * calls - 1 - i.
+int backward_tick(const CallList& calls, int call) { return 2 * calls.num_calls() - 1 - call; }
+
+// t.values and t.rebuilt_copies, given t.rebuilt. A value lives from its producer's forward to
+// its last reader; a rebuilt one only to its last forward reader, its rebuilt copy over the
+// backwards that read it.
+void plan_activations(const CallList& calls, bool training, Lifetimes& t) {
+  const int num_calls = calls.num_calls(), num_values = calls.num_values();
+  const int last_tick = t.num_ticks - 1;
+  t.values.resize(num_values);
+  t.rebuilt_copies.assign(num_values, Lifetime{last_tick + 1, -1});
+  for (int v = 0; v < num_values; ++v) t.values[v] = {std::max(v - 1, 0), std::max(v - 1, 0)};
+  auto read_at = [&](int v, int tick) {
+    Lifetime& live = t.rebuilt[v] && tick >= num_calls ? t.rebuilt_copies[v] : t.values[v];
+    live.first = std::min(live.first, tick);
+    live.last = std::max(live.last, tick);
+  };
+  for (int i = 0; i < num_calls; ++i) {
+    for (int v : calls.inputs[i]) read_at(v, i);
+  }
+  for (int i = 0; training && i < num_calls; ++i) {
+    const Layer& layer = *calls.layers[i];
+    for (size_t slot = 0; slot < calls.inputs[i].size(); ++slot) {
+      if (layer.backward_reads_input(static_cast<int>(slot))) {
+        read_at(calls.inputs[i][slot], backward_tick(calls, i));
+      }
+    }
+    if (layer.backward_reads_output()) read_at(i + 1, backward_tick(calls, i));
+  }
+  // Rebuilding a value reads its producer's inputs where its copy's life begins; later values
+  // first, so that an input which is rebuilt itself knows every tick it is read at before its
+  // own copy's life is settled.
+  for (int v = calls.logits - 1; v > 0; --v) {
+    if (t.rebuilt_copies[v].empty()) continue;
+    for (int u : calls.inputs[v - 1]) read_at(u, t.rebuilt_copies[v].first);
+  }
+  // The caller fills the image (and labels) before forward and reads the logits and the loss
+  // after it, and forward may run again on the same image (finite differences).
+  t.values[Graph::kImage].last = last_tick;
+  t.values[calls.logits].last = last_tick;
+  if (calls.has_loss) t.values[num_values - 1].last = last_tick;
+}
+
+// t.input_gradients and t.first_reader (see Lifetimes).
+void plan_gradients(const CallList& calls, bool training, Lifetimes& t) {
+  t.input_gradients.resize(calls.num_calls());
+  t.first_reader.assign(calls.num_values(), -1);
+  for (int i = 0; i < calls.num_calls(); ++i) {
+    for (int v : calls.inputs[i]) {
+      Lifetime live;  // empty: the image's gradient, or any in eval
+      if (training && v != Graph::kImage) {
+        const bool first = t.first_reader[v] < 0;
+        if (first) t.first_reader[v] = i;
+        live = {backward_tick(calls, i), backward_tick(calls, first ? v - 1 : t.first_reader[v])};
+      }
+      t.input_gradients[i].push_back(live);
+    }
+  }
+}
+
+}  // namespace
+
+Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode) {
+  const bool training = mode == PlanMode::kTrain;
+  XTRAIN_CHECK(!training || calls.has_loss, "a training plan needs a loss to start its backward");
+  Lifetimes t;
+  t.num_ticks = training ? 2 * calls.num_calls() : calls.num_calls();
+  t.rebuilt = training ? rebuilt_values(calls) : std::vector<bool>(calls.num_values(), false);
+  plan_activations(calls, training, t);
+  plan_gradients(calls, training, t);
+  for (int i = 0; i < calls.num_calls(); ++i) {
+    t.saved.push_back({i, training ? backward_tick(calls, i) : i});
+  }
+  return t;
+}
+
+ArenaLayout place_buffers(const CallList& calls, const std::vector<Shape>& shapes,
+                          const Lifetimes& lifetimes, int kernel_threads) {
+  ArenaLayout layout;
+  ArenaPlanner& planner = layout.planner;
+  auto add = [&](size_t floats, const Lifetime& live) {
+    return live.empty() ? -1 : planner.add(floats, live.first, live.last);
+  };
+  for (int v = 0; v < calls.num_values(); ++v) {
+    layout.values.push_back(add(shapes[v].numel(), lifetimes.values[v]));
+    layout.rebuilt_copies.push_back(add(shapes[v].numel(), lifetimes.rebuilt_copies[v]));
+  }
+  layout.input_gradients.resize(calls.num_calls());
+  layout.gradients.assign(calls.num_values(), -1);
+  for (int i = 0; i < calls.num_calls(); ++i) {
+    for (size_t slot = 0; slot < calls.inputs[i].size(); ++slot) {
+      const int v = calls.inputs[i][slot];
+      const int id = add(shapes[v].numel(), lifetimes.input_gradients[i][slot]);
+      layout.input_gradients[i].push_back(id);
+      if (layout.gradients[v] < 0) layout.gradients[v] = id;
+    }
+  }
+  size_t workspace_floats = 0;
+  for (int i = 0; i < calls.num_calls(); ++i) {
+    std::vector<Shape> inputs;
+    for (int v : calls.inputs[i]) inputs.push_back(shapes[v]);
+    layout.saved.push_back(add(calls.layers[i]->saved_floats(inputs), lifetimes.saved[i]));
+    workspace_floats = std::max(workspace_floats, calls.layers[i]->workspace_floats(inputs));
+  }
+  layout.workspace = add(workspace_floats, {0, lifetimes.num_ticks - 1});
+  layout.thread_scratch =
+      add(size_t(kernel_threads) * kernels::thread_scratch_floats(), {0, lifetimes.num_ticks - 1});
+  layout.floats = planner.place();
+  return layout;
+}
+
+}  // namespace xtrain

@@ -1,0 +1,85 @@
+// The phases of compiling a Plan, in the order its constructor runs them. Each takes what the
+// phases before it produced and nothing else, so each can be read and tested on its own:
+//   list_calls      the layer calls in order (the graph's nodes, then the loss if there is one)
+//                   and the values each reads
+//   infer_shapes    every value's shape
+//   plan_lifetimes  when each activation, rebuilt activation, gradient and saved buffer is live
+//   place_buffers   where each buffer sits in the arena
+// Binding every call's views to the allocated arena is the Plan's last phase (plan.cpp). Kernels
+// are not chosen here: each kernel picks its code path from its shapes and the CPU at run time.
+//
+// Values: 0 is the image, value i + 1 the output of call i. Ticks order the calls of one step:
+// the forward of call i is tick i; in a training plan its backward is tick 2 * calls - 1 - i.
+// Not here: allocating the arena or running anything (plan.h), placement itself (arena_planner.h).
+#pragma once
+
+#include <vector>
+
+#include "lib/graph/arena_planner.h"
+#include "lib/graph/graph.h"
+
+namespace xtrain {
+
+enum class PlanMode {
+  kTrain,  // batch statistics, gradients
+  kEval,   // running statistics, forward only
+};
+
+struct CallList {
+  std::vector<const Layer*> layers;      // the graph's nodes in order, then the loss if any
+  std::vector<std::vector<int>> inputs;  // per call, the values it reads
+  int logits;                            // the graph's output value
+  bool has_loss;                         // the last call is a loss reading the logits
+
+  int num_calls() const { return static_cast<int>(layers.size()); }
+  int num_values() const { return num_calls() + 1; }
+};
+
+CallList list_calls(const Graph& graph, const Layer* loss);
+
+// Per value; checks the image's shape and that the logits are [N, K].
+std::vector<Shape> infer_shapes(const Graph& graph, const CallList& calls, const Shape& image);
+
+// An inclusive range of ticks; empty when last < first.
+struct Lifetime {
+  int first = 0, last = -1;
+  bool empty() const { return last < first; }
+};
+
+struct Lifetimes {
+  int num_ticks;
+  // Per value, as the forward writes it: from its producer's tick to its last reader's.
+  std::vector<Lifetime> values;
+  // Per value: a training plan does not keep it for the backward but rebuilds it (see plan.h),
+  // into its rebuilt copy, live from the first backward that reads it to the last (empty when no
+  // backward reads it).
+  std::vector<bool> rebuilt;
+  std::vector<Lifetime> rebuilt_copies;
+  // [call][slot]: the gradient that call's backward writes for its input `slot`; empty for the
+  // image and in eval plans. The value's first reader (the last backward to run) holds the total,
+  // live until the backward of the value's producer; the other readers' live until then and are
+  // added into it.
+  std::vector<std::vector<Lifetime>> input_gradients;
+  std::vector<int> first_reader;  // per value, -1: no gradient
+  std::vector<Lifetime> saved;    // per call: from its forward to its backward
+};
+
+Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode);
+
+// Buffer ids in `planner`, placed; -1 where a lifetime is empty.
+struct ArenaLayout {
+  ArenaPlanner planner;
+  size_t floats;                                  // the arena's size
+  std::vector<int> values, rebuilt_copies;        // per value
+  std::vector<std::vector<int>> input_gradients;  // [call][slot]
+  std::vector<int> gradients;  // per value, its first reader's input gradient (the total)
+  std::vector<int> saved;      // per call
+  int workspace;               // every call's scratch, the largest
+  int thread_scratch;          // Exec::scratch: kernels::thread_scratch_floats() per kernel thread
+};
+
+// `kernel_threads`: the most threads the plan's calls will run on.
+ArenaLayout place_buffers(const CallList& calls, const std::vector<Shape>& shapes,
+                          const Lifetimes& lifetimes, int kernel_threads);
+
+}  // namespace xtrain

@@ -1,0 +1,33 @@
+// A checkpoint's metadata as the trainer writes it (checkpoint_info) and reads it back
+// (resume_point: where a resumed run goes on, once the metadata is checked to describe a point
+// this run could have reached).
+// Not here: the file itself (lib/io/checkpoint.h), restoring the replicas (Trainer).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "lib/io/checkpoint.h"
+
+namespace xtrain {
+
+// The most epochs a run counts (--num_epochs, a checkpoint's epoch): far beyond any real run, and
+// far from overflowing epoch numbers and step counts.
+inline constexpr int kMaxEpochs = 1'000'000;
+
+struct ResumePoint {
+  int first_epoch = 1;      // the epoch to go on with
+  int64_t first_step = 0;   // steps of first_epoch already taken (a mid-epoch checkpoint)
+  int64_t global_step = 0;  // optimizer steps taken
+  double best_top1 = 0.0;   // Max Accuracy so far, percent
+};
+
+CheckpointInfo checkpoint_info(const std::string& model, const std::string& flags,
+                               int64_t epochs_done, int64_t global_step, double best_top1);
+
+// Throws xtrain::Error naming `path` when `info` was written by another model or cannot come
+// from a run of `steps_per_epoch` steps per epoch.
+ResumePoint resume_point(const CheckpointInfo& info, const std::string& path,
+                         const std::string& model, int64_t steps_per_epoch);
+
+}  // namespace xtrain

@@ -1,0 +1,157 @@
+#include "lib/graph/plan_phases.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "lib/base/check.h"
+#include "lib/graph/graph_builder.h"
+#include "lib/nn/cross_entropy_loss.h"
+#include "lib/tensor/aligned_buffer.h"
+#include "tests/graph/tiny_resnet.h"
+
+namespace xtrain {
+namespace {
+
+const CrossEntropyLoss kLoss("loss", /*label_smoothing=*/0.0f);
+
+// Values: 0 image, 1 conv, 2 relu, 3 add(relu, conv), 4 avgpool, 5 fc (the logits), 6 the loss.
+// The conv output has two readers; relu and add can be rebuilt in one pass.
+std::shared_ptr<const Graph> residual_net() {
+  GraphBuilder g(3);
+  const Value conv = g.conv2d("conv", g.input(), 4, 3, 1, 1);
+  const Value sum = g.add(g.relu(conv), conv);
+  g.linear("fc", g.adaptive_avg_pool2d("avgpool", sum), 5);
+  return g.finish();
+}
+
+bool same(const Lifetime& live, int first, int last) {
+  return live.first == first && live.last == last;
+}
+
+TEST(PlanPhases, CallsEndAtTheLogitsOrWithTheLoss) {
+  const std::shared_ptr<const Graph> graph = residual_net();
+  const CallList eval = list_calls(*graph, nullptr);
+  EXPECT_EQ(eval.num_calls(), 5);
+  EXPECT_EQ(eval.logits, 5);
+  EXPECT_FALSE(eval.has_loss);
+  EXPECT_EQ(eval.inputs[2], (std::vector<int>{2, 1}));
+
+  const CallList train = list_calls(*graph, &kLoss);
+  EXPECT_EQ(train.num_calls(), 6);
+  EXPECT_TRUE(train.has_loss);
+  EXPECT_EQ(train.layers.back(), &kLoss);
+  EXPECT_EQ(train.inputs.back(), (std::vector<int>{5}));
+}
+
+TEST(PlanPhases, ShapesEndWithTheLossWhenThereIsOne) {
+  const std::shared_ptr<const Graph> graph = residual_net();
+  const Shape image{2, 6, 6, 3};
+  const std::vector<Shape> eval = infer_shapes(*graph, list_calls(*graph, nullptr), image);
+  ASSERT_EQ(eval.size(), 6u);
+  EXPECT_EQ(eval[1], (Shape{2, 6, 6, 4}));
+  EXPECT_EQ(eval[5], (Shape{2, 5}));
+  const std::vector<Shape> train = infer_shapes(*graph, list_calls(*graph, &kLoss), image);
+  ASSERT_EQ(train.size(), 7u);
+  EXPECT_EQ(train[6], (Shape{1}));
+  EXPECT_THROW(infer_shapes(*graph, list_calls(*graph, nullptr), Shape{2, 6, 6, 1}), Error);
+}
+
+TEST(PlanPhases, ModelsMustEndInLogits) {
+  GraphBuilder g(3);
+  g.conv2d("conv", g.input(), 4, 3, 1, 1);
+  const std::shared_ptr<const Graph> graph = g.finish();
+  EXPECT_THROW(infer_shapes(*graph, list_calls(*graph, nullptr), Shape{1, 4, 4, 3}), Error);
+}
+
+TEST(PlanPhases, EvalValuesLiveUntilTheirLastReaderAndHaveNoGradients) {
+  const Lifetimes t = plan_lifetimes(list_calls(*residual_net(), nullptr), PlanMode::kEval);
+  EXPECT_EQ(t.num_ticks, 5);
+  EXPECT_TRUE(same(t.values[0], 0, 4));  // the image: the caller's, throughout
+  EXPECT_TRUE(same(t.values[1], 0, 2));  // read by relu (1) and add (2)
+  EXPECT_TRUE(same(t.values[2], 1, 2));
+  EXPECT_TRUE(same(t.values[5], 4, 4));  // the logits, read by the caller
+  for (bool rebuilt : t.rebuilt) EXPECT_FALSE(rebuilt);
+  for (const std::vector<Lifetime>& call : t.input_gradients) {
+    for (const Lifetime& live : call) EXPECT_TRUE(live.empty());
+  }
+}
+
+TEST(PlanPhases, TrainingNeedsALoss) {
+  EXPECT_THROW(plan_lifetimes(list_calls(*residual_net(), nullptr), PlanMode::kTrain), Error);
+}
+
+// Ticks of the training plan: forward of call i is i, its backward 11 - i.
+TEST(PlanPhases, TrainingRebuildsOnePassOutputsForTheBackward) {
+  const Lifetimes t = plan_lifetimes(list_calls(*residual_net(), &kLoss), PlanMode::kTrain);
+  EXPECT_EQ(t.num_ticks, 12);
+  // relu's output is rebuilt from the conv output for relu's backward (tick 10), which masks
+  // with it: the forward's copy dies with its last forward reader, and the conv output, which
+  // the rebuild reads, lives until then.
+  EXPECT_TRUE(t.rebuilt[2]);
+  EXPECT_TRUE(same(t.values[2], 1, 2));
+  EXPECT_TRUE(same(t.rebuilt_copies[2], 10, 10));
+  EXPECT_TRUE(same(t.values[1], 0, 10));
+  // add's output is rebuildable, but no backward reads it: no copy.
+  EXPECT_TRUE(t.rebuilt[3]);
+  EXPECT_TRUE(t.rebuilt_copies[3].empty());
+  // The convolution's output is kept; the pooled value is kept for fc's backward (tick 7).
+  EXPECT_FALSE(t.rebuilt[1]);
+  EXPECT_TRUE(same(t.values[4], 3, 7));
+  EXPECT_TRUE(same(t.saved[0], 0, 11));
+}
+
+TEST(PlanPhases, AValueWithTwoReadersSumsTheirGradientsIntoTheFirstReaders) {
+  const Lifetimes t = plan_lifetimes(list_calls(*residual_net(), &kLoss), PlanMode::kTrain);
+  EXPECT_TRUE(t.input_gradients[0][0].empty());  // nothing needs d(image)
+  // The conv output is read by relu (call 1, its first reader) and add (call 2, slot 1).
+  EXPECT_EQ(t.first_reader[1], 1);
+  EXPECT_TRUE(same(t.input_gradients[1][0], 10, 11));  // the total, until conv's backward
+  EXPECT_TRUE(same(t.input_gradients[2][1], 9, 10));   // added into it after relu's backward
+  EXPECT_TRUE(same(t.input_gradients[5][0], 6, 7));    // d(logits), from the loss to fc
+}
+
+// Buffers whose lifetimes meet must not share a byte, or one layer would overwrite what another
+// still reads; buffers that never meet should share, or the arena grows with the depth.
+void expect_live_buffers_disjoint(const ArenaLayout& layout) {
+  const std::vector<ArenaBuffer>& b = layout.planner.buffers();
+  size_t total = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    const size_t end_i = b[i].offset + AlignedBuffer::round_up(b[i].floats);
+    EXPECT_LE(end_i, AlignedBuffer::round_up(layout.floats));
+    total += AlignedBuffer::round_up(b[i].floats);
+    for (size_t j = i + 1; j < b.size(); ++j) {
+      if (b[i].floats == 0 || b[j].floats == 0) continue;
+      if (b[i].last < b[j].first || b[j].last < b[i].first) continue;
+      const size_t end_j = b[j].offset + AlignedBuffer::round_up(b[j].floats);
+      EXPECT_TRUE(end_i <= b[j].offset || end_j <= b[i].offset)
+          << "buffers " << i << " and " << j << " are live together and overlap";
+    }
+  }
+  EXPECT_LT(layout.floats, total) << "no buffer shares memory";
+}
+
+ArenaLayout layout_of(const Graph& graph, const Shape& image, PlanMode mode, const Layer* loss) {
+  const CallList calls = list_calls(graph, loss);
+  return place_buffers(calls, infer_shapes(graph, calls, image), plan_lifetimes(calls, mode),
+                       /*kernel_threads=*/2);
+}
+
+TEST(PlanPhases, EveryBufferHasItsPlace) {
+  const ArenaLayout layout =
+      layout_of(*residual_net(), Shape{2, 6, 6, 3}, PlanMode::kTrain, &kLoss);
+  EXPECT_EQ(layout.input_gradients[0][0], -1);  // no lifetime, no buffer
+  EXPECT_EQ(layout.gradients[1], layout.input_gradients[1][0]);
+  EXPECT_NE(layout.rebuilt_copies[2], -1);
+  EXPECT_EQ(layout.rebuilt_copies[3], -1);
+}
+
+TEST(PlanPhases, BuffersLiveTogetherNeverShareBytes) {
+  for (const std::shared_ptr<const Graph>& graph : {residual_net(), testing::tiny_resnet(3)}) {
+    expect_live_buffers_disjoint(layout_of(*graph, Shape{3, 8, 8, 3}, PlanMode::kTrain, &kLoss));
+    expect_live_buffers_disjoint(layout_of(*graph, Shape{3, 8, 8, 3}, PlanMode::kEval, nullptr));
+  }
+}
+
+}  // namespace
+}  // namespace xtrain
