@@ -1,6 +1,5 @@
 #include "lib/io/metrics_log.h"
 
-#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -37,30 +36,21 @@ off_t whole_lines_length(int fd, off_t size) {
 
 }  // namespace
 
-MetricsLog::MetricsLog(std::string path) : path_(std::move(path)) {
-  // O_APPEND: each write lands at the end of the file as it is then.
-  fd_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-  XTRAIN_CHECK(fd_ >= 0, "cannot open {} for appending: {}", path_, std::strerror(errno));
-  try {
-    remove_partial_last_line();
-  } catch (...) {
-    ::close(fd_);
-    throw;
-  }
+MetricsLog::MetricsLog(std::string path)
+    : file_(std::move(path), AppendFile::Mode::kOpenOrCreate) {
+  remove_partial_last_line();
 }
-
-MetricsLog::~MetricsLog() { ::close(fd_); }
 
 void MetricsLog::remove_partial_last_line() {
   struct stat file;
-  XTRAIN_CHECK(::fstat(fd_, &file) == 0, "cannot read {}: {}", path_, std::strerror(errno));
+  XTRAIN_CHECK(::fstat(file_.fd(), &file) == 0, "cannot read {}: {}", file_.path(), std::strerror(errno));
   if (!S_ISREG(file.st_mode)) return;  // a device or a pipe has no last line to repair
-  const off_t whole = whole_lines_length(fd_, file.st_size);
+  const off_t whole = whole_lines_length(file_.fd(), file.st_size);
   if (whole == file.st_size) return;
-  XTRAIN_CHECK(whole >= 0 && ::ftruncate(fd_, whole) == 0,
-               "cannot remove the partial last line of {}: {}", path_, std::strerror(errno));
+  XTRAIN_CHECK(whole >= 0 && ::ftruncate(file_.fd(), whole) == 0,
+               "cannot remove the partial last line of {}: {}", file_.path(), std::strerror(errno));
   spdlog::warn("warning: {} ended in a partial line ({} bytes, cut off by a crash?); removed it",
-               escape_bytes(path_), file.st_size - whole);
+               escape_bytes(file_.path()), file.st_size - whole);
 }
 
 void MetricsLog::append(const TrainRecord& r) {
@@ -87,24 +77,7 @@ void MetricsLog::append(const EvalRecord& r) {
                   .dump());
 }
 
-void MetricsLog::append_line(const std::string& line) {
-  const std::string record = line + '\n';
-  struct stat before;
-  XTRAIN_CHECK(::fstat(fd_, &before) == 0, "cannot append to {}: {}", path_, std::strerror(errno));
-  ssize_t written;
-  do {
-    written = ::write(fd_, record.data(), record.size());
-  } while (written < 0 && errno == EINTR);
-  if (written == static_cast<ssize_t>(record.size())) return;
-  const std::string reason =
-      written < 0 ? std::strerror(errno)
-                  : fmt::format("{} of {} bytes written (disk full?)", written, record.size());
-  // Cut off the part that went out, so that the next line does not follow a partial one.
-  const bool whole_lines = written <= 0 || ::ftruncate(fd_, before.st_size) == 0;
-  throw_error(__FILE__, __LINE__,
-              fmt::format("cannot append to {}: {}{}", path_, reason,
-                          whole_lines ? "" : " (a partial line is left, removed on the next run)"));
-}
+void MetricsLog::append_line(const std::string& line) { file_.append(line + '\n'); }
 
 void write_summary(const std::string& path, const RunSummary& s) {
   ordered_json flags;

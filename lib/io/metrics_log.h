@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "lib/io/append_file.h"
+
 namespace xtrain {
 
 // What a training log line says ("| Training Device=xla:0/0 Epoch=1 Step=20 Loss=...").
@@ -38,15 +40,11 @@ struct RunSummary {
 };
 
 // Appends to metrics.jsonl, creating it: a resumed run continues the same file. The file only
-// ever holds whole lines: each record goes out in one write(2), and one that does not fit (a full
-// disk) is cut off again and thrown as an error. A partial last line left by a crash is removed,
+// ever holds whole lines (see append_file.h). A partial last line left by a crash is removed,
 // with a warning, when the file is opened.
 class MetricsLog {
  public:
   explicit MetricsLog(std::string path);
-  ~MetricsLog();
-  MetricsLog(const MetricsLog&) = delete;
-  MetricsLog& operator=(const MetricsLog&) = delete;
 
   void append(const TrainRecord& r);
   void append(const EvalRecord& r);
@@ -55,8 +53,7 @@ class MetricsLog {
   void remove_partial_last_line();
   void append_line(const std::string& line);
 
-  std::string path_;
-  int fd_ = -1;
+  AppendFile file_;
 };
 
 // Writes summary.json atomically (see atomic_file.h); throws if flags is not a JSON object.
