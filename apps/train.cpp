@@ -1,6 +1,6 @@
 // train: the driver. Parses flags, builds the model and the data, trains on the emulated cores,
-// and prints the lines test_train_imagenet.py prints. Every error ends here as one line and a
-// non-zero exit. Ctrl-C or SIGTERM (a scheduler's stop) stops every core after the current step
+// and prints the lines test_train_imagenet.py prints (on a terminal, with a status line between
+// them). Every error ends here as one line and a non-zero exit. Ctrl-C or SIGTERM (a scheduler's stop) stops every core after the current step
 // or test batch; a second one ends the process at once.
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -21,6 +21,7 @@
 #include "lib/train/log_lines.h"
 #include "lib/train/memory_budget.h"
 #include "lib/train/memory_plan.h"
+#include "lib/train/status_line.h"
 #include "models/registry.h"
 
 namespace xtrain {
@@ -33,6 +34,8 @@ constexpr int kImageNetClasses = 1000;     // --fake_data's default --num_classe
 // Set by the first SIGINT or SIGTERM; the trainer polls it. Lock-free, so a handler may touch it.
 std::atomic<bool> stop_requested{false};
 std::atomic<int> stop_signal{0};
+// Set when a status line may be on the terminal: the stop notice erases it first.
+std::atomic<bool> status_line_shown{false};
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
 // 128 + the signal, as shells report a process the signal ended: SIGINT 130, SIGTERM 143.
@@ -44,11 +47,12 @@ int signal_exit_code(int signal) { return 128 + signal; }
 extern "C" void request_stop(int signal) {
   if (stop_signal.exchange(signal) != 0) _exit(signal_exit_code(signal));
   stop_requested = true;
+  static constexpr char kErase[] = "\r\033[K";
   static constexpr char kNotice[] =
       "train: stopping after the current step (a second Ctrl-C or SIGTERM quits at once)\n";
-  if (write(STDERR_FILENO, kNotice, sizeof(kNotice) - 1) < 0) {
-    // Nothing to do: the stop goes on without its notice.
-  }
+  bool written = !status_line_shown || write(STDOUT_FILENO, kErase, sizeof(kErase) - 1) >= 0;
+  written = write(STDERR_FILENO, kNotice, sizeof(kNotice) - 1) >= 0 && written;
+  (void)written;  // nothing to do: the stop goes on without its notice
 }
 
 void handle_stop_signals() {
@@ -59,16 +63,37 @@ void handle_stop_signals() {
   for (int signal : {SIGINT, SIGTERM}) sigaction(signal, &action, nullptr);
 }
 
+// On a terminal, a status line between the log lines, redrawn after every step at most once a
+// second; none when stdout is a pipe or a file.
+void install_status_line(TrainerOptions& options) {
+  if (::isatty(STDOUT_FILENO) == 0) return;
+  auto status = std::make_shared<StatusLine>(stdout);
+  auto logger = std::make_shared<spdlog::logger>("", status);
+  logger->set_pattern("%v");
+  logger->flush_on(spdlog::level::info);
+  spdlog::set_default_logger(logger);
+  options.on_progress = [status](const Progress& progress) {
+    status_line_shown = true;
+    status->show(status_text(progress));
+  };
+}
+
+// Flushes the log however train() ends: on a terminal this erases the status line before an
+// error goes to stderr.
+struct FlushLogAtExit {
+  ~FlushLogAtExit() { spdlog::default_logger()->flush(); }
+};
+
 // Ends an interrupted run. Everything it keeps is on disk (checkpoints renamed into place,
 // metrics lines flushed), but a loader worker may be stuck in a read that only the end of the
 // process interrupts (a FIFO, a hung mount); destroying the trainer would join it, so the
 // process ends here.
 [[noreturn]] void exit_interrupted() {
   const int signal = stop_signal.load();
+  spdlog::default_logger()->flush();  // and erases a status line, before stderr's line
+  std::cout.flush();
   std::cerr << "train: interrupted (" << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
             << "): stopped every core after the current step" << std::endl;
-  spdlog::default_logger()->flush();
-  std::cout.flush();
   std::_Exit(signal_exit_code(signal));
 }
 
@@ -109,6 +134,8 @@ RunOutline run_outline(const TrainFlags& flags, const Trainer& trainer) {
 
 int train(TrainFlags& flags) {
   TrainerOptions& options = flags.trainer;
+  install_status_line(options);
+  const FlushLogAtExit flush_log;
   // Before anything is read or created: --resume=auto on a new --logdir must leave no folder.
   const std::string resume =
       flags.resume == "auto" ? LogDir::latest_checkpoint(options.logdir) : flags.resume;

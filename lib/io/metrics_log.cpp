@@ -63,8 +63,9 @@ void MetricsLog::append(const TrainRecord& r) {
       {"lr", r.lr},
       {"rate", r.rate},
       {"global_rate", r.global_rate},
-      {"time",
-       r.time}}.dump());
+      {"time", r.time},
+      {"global_step", r.global_step},
+      {"data_wait", r.data_wait}}.dump());
 }
 
 void MetricsLog::append(const EvalRecord& r) {

@@ -20,6 +20,8 @@ struct TrainRecord {
   double loss = 0, lr = 0;
   double rate = 0, global_rate = 0;  // images per second: this core recently, the run so far
   std::string time;                  // the console line's wall-clock time, "HH:MM:SS"
+  int64_t global_step = 0;           // optimizer steps over the whole run, this one included
+  double data_wait = 0;  // the share of the time since the previous line spent waiting for data
 };
 
 // One evaluation of the val set; accuracies in percent.

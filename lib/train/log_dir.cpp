@@ -70,8 +70,24 @@ std::string make_dir(const std::string& dir) {
 
 }  // namespace
 
+std::vector<Scalar> tensorboard_scalars(const TrainRecord& r) {
+  return {{"Loss/train", static_cast<float>(r.loss)},
+          {"examples/sec", static_cast<float>(r.rate)},
+          {"average_examples/sec", static_cast<float>(r.global_rate)},
+          {"LearningRate", static_cast<float>(r.lr)},
+          {"DataWait/share", static_cast<float>(r.data_wait)}};
+}
+
+std::vector<Scalar> tensorboard_scalars(const EvalRecord& r) {
+  return {{"Accuracy/test", static_cast<float>(r.top1)},
+          {"Accuracy/test_top5", static_cast<float>(r.top5)}};
+}
+
 LogDir::LogDir(std::string dir, int keep_checkpoints)
-    : dir_(make_dir(dir)), keep_checkpoints_(keep_checkpoints), metrics_(path("metrics.jsonl")) {
+    : dir_(make_dir(dir)),
+      keep_checkpoints_(keep_checkpoints),
+      metrics_(path("metrics.jsonl")),
+      events_(dir_, wall_time_now()) {
   XTRAIN_CHECK(keep_checkpoints >= 1, "--keep_checkpoints must be >= 1, got {}", keep_checkpoints);
   const int removed = remove_stale_temporary_files(dir_);
   if (removed > 0) {
@@ -85,11 +101,15 @@ std::string LogDir::path(const std::string& name) const { return (fs::path(dir_)
 void LogDir::append(const TrainRecord& record) {
   std::lock_guard<std::mutex> lock(mutex_);
   metrics_.append(record);
+  if (record.core == 0) {
+    events_.add_scalars(record.global_step, tensorboard_scalars(record), wall_time_now());
+  }
 }
 
 void LogDir::append(const EvalRecord& record) {
   std::lock_guard<std::mutex> lock(mutex_);
   metrics_.append(record);
+  events_.add_scalars(record.epoch, tensorboard_scalars(record), wall_time_now());
 }
 
 void LogDir::save_epoch(Replica& replica, const CheckpointInfo& info, bool improved) {

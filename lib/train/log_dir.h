@@ -1,5 +1,7 @@
-// LogDir: what --logdir keeps of a run, for scripts and for resuming: metrics.jsonl (a line per
-// training log line and per evaluation), checkpoint-epoch-N.safetensors for the last
+// LogDir: what --logdir keeps of a run, for scripts, TensorBoard and resuming: metrics.jsonl (a
+// line per training log line and per evaluation), a TensorBoard event file per run
+// (events.out.tfevents.*: core 0's training lines and every evaluation as scalars, see
+// tensorboard_scalars below), checkpoint-epoch-N.safetensors for the last
 // --keep_checkpoints epochs, checkpoint-last and model_best (hard links to an epoch's file, so
 // they cost no extra write and replace the old ones atomically), and summary.json at the end.
 // Safe to call from every core's thread. Not here: the formats (lib/io), when to call (Trainer).
@@ -11,9 +13,17 @@
 
 #include "lib/graph/replica.h"
 #include "lib/io/checkpoint.h"
+#include "lib/io/event_file.h"
 #include "lib/io/metrics_log.h"
 
 namespace xtrain {
+
+// The scalars TensorBoard shows, named as test_train_imagenet.py and torch_xla's test_utils name
+// them where they have them: per training line "Loss/train", "examples/sec" (Rate),
+// "average_examples/sec" (GlobalRate), "LearningRate" and "DataWait/share" at the global step;
+// per evaluation "Accuracy/test" and "Accuracy/test_top5" (percent) at the epoch.
+std::vector<Scalar> tensorboard_scalars(const TrainRecord& record);
+std::vector<Scalar> tensorboard_scalars(const EvalRecord& record);
 
 class LogDir {
  public:
@@ -21,7 +31,9 @@ class LogDir {
   // files left there (see stale_temporary_target in atomic_file.h). keep_checkpoints >= 1.
   LogDir(std::string dir, int keep_checkpoints);
 
+  // To metrics.jsonl, and to the event file for core 0's lines (one writer, as on a pod).
   void append(const TrainRecord& record);
+  // To metrics.jsonl and the event file.
   void append(const EvalRecord& record);
   // Saves the replica after an epoch as checkpoint-epoch-N and checkpoint-last, and as
   // model_best when `improved`; removes epoch files older than the last keep_checkpoints.
@@ -40,6 +52,7 @@ class LogDir {
   int keep_checkpoints_;
   std::mutex mutex_;
   MetricsLog metrics_;
+  EventFile events_;
 };
 
 }  // namespace xtrain

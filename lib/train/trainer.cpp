@@ -24,6 +24,21 @@ LRSchedulerOptions with_steps_per_epoch(LRSchedulerOptions o, int64_t steps_per_
   return o;
 }
 
+// The share of a span of time a core spent waiting for data.
+class WaitShare {
+ public:
+  void add(double seconds) { waited_ += seconds; }
+  double share() const {
+    const double seconds = seconds_since(start_);
+    return seconds > 0 ? std::min(1.0, waited_ / seconds) : 0.0;
+  }
+  void restart() { *this = WaitShare(); }
+
+ private:
+  Metrics::Clock::time_point start_ = Metrics::Clock::now();
+  double waited_ = 0.0;
+};
+
 // Whether an evaluation counts towards the best accuracy and model_best: only with finite
 // outputs from finite weights and statistics, so that a diverged model never scores.
 bool scores(Replica& replica, double nonfinite_samples) {
@@ -335,12 +350,16 @@ bool Trainer::train_epoch(Core& core, int epoch) {
   }
 
   RateTracker tracker;
+  WaitShare epoch_wait, line_wait;  // since the epoch began, since the previous log line
   Plan* profiled = nullptr;
   const auto epoch_start = Metrics::Clock::now();
   for (int64_t step = first_step; step < steps; ++step) {
     auto start = Metrics::Clock::now();
     const int n = source.next(core.images.data(), core.labels.data());
-    metrics_.record(Metric::kDataWaitTime, seconds_since(start));
+    const double waited = seconds_since(start);
+    metrics_.record(Metric::kDataWaitTime, waited);
+    epoch_wait.add(waited);
+    line_wait.add(waited);
     // The cores vote once each has its batch: a stop lands between the same two steps on every
     // core, and a core that a stop woke from a data wait (n == 0) takes no step of its own.
     if (stop_.voted(core.rank)) return false;
@@ -361,8 +380,17 @@ bool Trainer::train_epoch(Core& core, int epoch) {
       const std::string time = clock_time();
       spdlog::info(training_line(core.rank, epoch, step, loss, rate, global_rate, time));
       if (log_dir_ != nullptr) {
-        log_dir_->append(TrainRecord{epoch, step, core.rank, loss, lr, rate, global_rate, time});
+        log_dir_->append(TrainRecord{epoch, step, core.rank, loss, lr, rate, global_rate, time,
+                                     core.global_step, line_wait.share()});
       }
+      line_wait.restart();
+    }
+    if (core.rank == 0 && options_.on_progress) {
+      Progress progress{epoch, options_.num_epochs, step + 1, steps};
+      progress.images_per_second = tracker.global_rate() * num_cores();
+      progress.data_wait = epoch_wait.share();
+      progress.seconds_per_step = seconds_since(epoch_start) / double(step + 1 - first_step);
+      options_.on_progress(progress);
     }
     const bool periodic = options_.checkpoint_steps > 0 &&
                           core.global_step % options_.checkpoint_steps == 0 && step + 1 < steps;

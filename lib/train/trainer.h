@@ -23,6 +23,7 @@
 #include "lib/train/checkpoint_metadata.h"
 #include "lib/train/log_dir.h"
 #include "lib/train/metrics.h"
+#include "lib/train/progress.h"
 #include "lib/train/stop_vote.h"
 
 namespace xtrain {
@@ -51,6 +52,9 @@ struct TrainerOptions {
   // Set (e.g. by a signal handler) to stop every core after the current training step or test
   // batch, waking any core that waits for data; may be null.
   const std::atomic<bool>* stop_requested = nullptr;
+  // Called on core 0's thread after every training step (e.g. to draw a status line); may be
+  // empty. It must return quickly: the other cores wait for core 0 at the next all-reduce.
+  std::function<void(const Progress&)> on_progress;
 };
 
 // Named as in summary.json (RunSummary). An evaluation in which any sample had non-finite outputs

@@ -2,10 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include "lib/io/crc32c.h"
 #include "tests/io/io_test_util.h"
+#include "tests/io/tf_records.h"
 
 namespace xtrain {
 namespace {
@@ -14,30 +13,6 @@ std::string bytes(std::initializer_list<int> values) {
   std::string out;
   for (int v : values) out.push_back(static_cast<char>(v));
   return out;
-}
-
-template <typename T>
-T read_little_endian(const std::string& s, size_t at) {
-  T value;
-  std::memcpy(&value, s.data() + at, sizeof(T));
-  return value;
-}
-
-// The records of a TFRecord file, each checked against its two masked CRCs as TensorBoard's
-// reader checks them; a trailing partial record is left out, as TensorBoard leaves it.
-std::vector<std::string> read_records(const std::string& file) {
-  std::vector<std::string> records;
-  for (size_t at = 0; at + 12 <= file.size();) {
-    const auto length = read_little_endian<uint64_t>(file, at);
-    EXPECT_EQ(read_little_endian<uint32_t>(file, at + 8), masked_crc32c(file.data() + at, 8));
-    if (at + 12 + length + 4 > file.size()) break;
-    const std::string data = file.substr(at + 12, length);
-    EXPECT_EQ(read_little_endian<uint32_t>(file, at + 12 + length),
-              masked_crc32c(data.data(), data.size()));
-    records.push_back(data);
-    at += 12 + length + 4;
-  }
-  return records;
 }
 
 // Published CRC-32C check values: "123456789" (the CRC catalogue's check value) and RFC 3720's
@@ -80,7 +55,7 @@ TEST(EventFile, RecordFraming) {
   ASSERT_EQ(record.size(), 8u + 4u + 3u + 4u);
   EXPECT_EQ(record.substr(0, 8), bytes({3, 0, 0, 0, 0, 0, 0, 0}));
   EXPECT_EQ(record.substr(12, 3), "xyz");
-  EXPECT_EQ(read_records(record), std::vector<std::string>{"xyz"});
+  EXPECT_EQ(testing::read_tf_records(record), std::vector<std::string>{"xyz"});
 }
 
 TEST(EventFile, NamedAsTensorBoardFindsItAndReadableAfterEachAdd) {
@@ -90,7 +65,7 @@ TEST(EventFile, NamedAsTensorBoardFindsItAndReadableAfterEachAdd) {
   EXPECT_EQ(name.rfind("events.out.tfevents.1700000000.", 0), 0u) << name;
   events.add_scalars(7, {{"Loss/train", 2.5f}}, 1700000001.0);
   // Nothing is buffered: what was added is in the file before the writer closes.
-  const std::vector<std::string> records = read_records(testing::read_bytes(events.path()));
+  const std::vector<std::string> records = testing::read_tf_records(testing::read_bytes(events.path()));
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[0], file_version_event(1700000000.25));
   EXPECT_EQ(records[1], scalars_event(1700000001.0, 7, {{"Loss/train", 2.5f}}));
@@ -110,7 +85,7 @@ TEST(EventFile, ATruncatedFileReadsUpToItsLastWholeRecord) {
                             tf_record(scalars_event(2.0, 1, {{"x", 1.0f}}));
   const std::string partial = tf_record(scalars_event(3.0, 2, {{"x", 2.0f}}));
   for (size_t cut = 0; cut < partial.size(); ++cut) {
-    EXPECT_EQ(read_records(whole + partial.substr(0, cut)).size(), 2u) << cut;
+    EXPECT_EQ(testing::read_tf_records(whole + partial.substr(0, cut)).size(), 2u) << cut;
   }
 }
 

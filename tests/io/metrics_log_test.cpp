@@ -25,12 +25,13 @@ TEST(MetricsLog, OneJsonObjectPerLineReadableAtOnce) {
   testing::TempDir dir;
   const std::string path = dir.file("metrics.jsonl");
   MetricsLog log(path);
-  log.append(TrainRecord{1, 20, 3, 6.90625, 0.1, 412.5, 398.25, "12:34:56"});
+  log.append(TrainRecord{1, 20, 3, 6.90625, 0.1, 412.5, 398.25, "12:34:56", 520, 0.25});
   // Readable before the log is closed: each line is flushed as written.
   std::vector<json> lines = read_lines(path);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0], json::parse(R"({"kind": "train", "epoch": 1, "step": 20, "core": 3,
-      "loss": 6.90625, "lr": 0.1, "rate": 412.5, "global_rate": 398.25, "time": "12:34:56"})"));
+      "loss": 6.90625, "lr": 0.1, "rate": 412.5, "global_rate": 398.25, "time": "12:34:56",
+      "global_step": 520, "data_wait": 0.25})"));
 
   log.append(EvalRecord{1, 75.5, 92.25, 2, 7});
   log.append(TrainRecord{2, 0, 0, NAN, 0.1, 1, 1, "12:35:00"});

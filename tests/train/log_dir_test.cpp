@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "tests/io/io_test_util.h"
+#include "tests/io/tf_records.h"
 
 namespace xtrain {
 namespace {
@@ -41,7 +43,54 @@ TEST(LogDir, RemovesTheTemporaryFilesOfKilledWritesAtStart) {
   Names expected = kept;
   expected.push_back("metrics.jsonl");
   std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(dir.names(), expected);
+  Names names = dir.names();
+  const auto is_event_file = [](const std::string& name) {
+    return name.rfind("events.out.tfevents.", 0) == 0;
+  };
+  EXPECT_EQ(std::count_if(names.begin(), names.end(), is_event_file), 1);  // this run's
+  names.erase(std::remove_if(names.begin(), names.end(), is_event_file), names.end());
+  EXPECT_EQ(names, expected);
+}
+
+// The event file holds core 0's training lines (one writer, as the XLA script writes only on the
+// master ordinal) and every evaluation, each as one Event at its step.
+TEST(LogDir, TensorBoardGetsCoreZerosLinesAndEveryEvaluation) {
+  testing::TempDir dir;
+  const TrainRecord core0{1, 20, 0, 2.5, 0.1, 300, 250, "12:00:00", 21, 0.125};
+  TrainRecord core1 = core0;
+  core1.core = 1;
+  const EvalRecord eval{1, 75, 90, 0, 0};
+  {
+    LogDir log_dir(dir.file(""), /*keep_checkpoints=*/1);
+    log_dir.append(core0);
+    log_dir.append(core1);
+    log_dir.append(eval);
+  }
+  std::string events;
+  for (const std::string& name : dir.names()) {
+    if (name.rfind("events.out.tfevents.", 0) == 0) events = testing::read_bytes(dir.file(name));
+  }
+  const std::vector<std::string> records = testing::read_tf_records(events);
+  ASSERT_EQ(records.size(), 3u);
+  // Equal but for the 9 bytes of wall_time that start each Event.
+  EXPECT_EQ(records[0].substr(9), file_version_event(0).substr(9));
+  EXPECT_EQ(records[1].substr(9), scalars_event(0, 21, tensorboard_scalars(core0)).substr(9));
+  EXPECT_EQ(records[2].substr(9), scalars_event(0, 1, tensorboard_scalars(eval)).substr(9));
+}
+
+TEST(LogDir, TensorBoardScalarNames) {
+  const std::vector<Scalar> train =
+      tensorboard_scalars(TrainRecord{1, 20, 0, 2.5, 0.1, 300, 250, "12:00:00", 21, 0.125});
+  const std::vector<Scalar> expected_train = {{"Loss/train", 2.5f},
+                                              {"examples/sec", 300.0f},
+                                              {"average_examples/sec", 250.0f},
+                                              {"LearningRate", 0.1f},
+                                              {"DataWait/share", 0.125f}};
+  EXPECT_EQ(train, expected_train);
+  const std::vector<Scalar> eval = tensorboard_scalars(EvalRecord{3, 75.5, 92.25, 0, 0});
+  const std::vector<Scalar> expected_eval = {{"Accuracy/test", 75.5f},
+                                             {"Accuracy/test_top5", 92.25f}};
+  EXPECT_EQ(eval, expected_eval);
 }
 
 }  // namespace
