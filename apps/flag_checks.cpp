@@ -104,6 +104,11 @@ CLI::Validator non_empty_path() {
       "a path");
 }
 
+void use_argparse_conventions(CLI::App& app) {
+  app.option_defaults()->always_capture_default()->multi_option_policy(
+      CLI::MultiOptionPolicy::TakeLast);
+}
+
 bool parse_flags(CLI::App& app, int argc, char** argv, int* exit_code) {
   try {
     app.parse(arguments(app, argc, argv));

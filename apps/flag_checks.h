@@ -35,6 +35,11 @@ CLI::Validator one_of(std::vector<std::string> allowed);
 // A path: any bytes, but not none.
 CLI::Validator non_empty_path();
 
+// Flags as Python's argparse (and so the XLA script) reads them, for scripts that append
+// overrides to a common list: a flag given twice takes its last value; "--flag value" and
+// "--flag=value" are the same; --help shows the defaults.
+void use_argparse_conventions(CLI::App& app);
+
 // Parses argv into app's options. Returns false when the process should exit with *exit_code at
 // once: after --help (0), or after a mistake printed as one line "TOOL: error: ..." (2).
 bool parse_flags(CLI::App& app, int argc, char** argv, int* exit_code);

@@ -10,7 +10,7 @@ namespace xtrain {
 bool parse_predict_flags(int argc, char** argv, PredictFlags* flags, int* exit_code) {
   PredictFlags& f = *flags;
   CLI::App app{"xtrain: classify images with a checkpoint, one JSON object per image", "predict"};
-  app.option_defaults()->always_capture_default();
+  use_argparse_conventions(app);
 
   app.add_option("--checkpoint", f.checkpoint, "Weights: a .safetensors file")
       ->required()
@@ -44,7 +44,9 @@ bool parse_predict_flags(int argc, char** argv, PredictFlags* flags, int* exit_c
                  "Skip (as unreadable) images whose header declares more pixels than this, "
                  "before decoding them")
       ->transform(integer_in(1, kMaxInt64));
-  app.add_option("paths", f.paths, "Image files and folders (searched recursively)")->required();
+  app.add_option("paths", f.paths, "Image files and folders (searched recursively)")
+      ->required()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 
   return parse_flags(app, argc, argv, exit_code);
 }

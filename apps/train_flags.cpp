@@ -33,10 +33,12 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   TrainFlags& f = *flags;
   TrainerOptions& t = f.trainer;
   CLI::App app{"xtrain: train an image classifier the way test_train_imagenet.py does", "train"};
-  app.option_defaults()->always_capture_default();
+  use_argparse_conventions(app);
   t.num_cores =
       static_cast<int>(std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, kMaxCores));
 
+  // Groups in --help, in the README's order: each option joins the group named last.
+  app.option_defaults()->group("Model and data");
   app.add_option("--model", f.model, "Architecture")->check(one_of(model_names()));
   CLI::Option* fake_data =
       app.add_flag("--fake_data", f.fake_data, "Train and test on all-zero images labelled 0");
@@ -44,9 +46,16 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
                                         "Data set folder: DIR/train/<class>/<image>, DIR/val/...")
                              ->check(non_empty_path());
   fake_data->excludes(datadir);
+  app.add_option("--num_classes", f.num_classes,
+                 "Classifier outputs (default: the classes found; 1000 with --fake_data)")
+      ->transform(integer_in(1, kMaxClasses));
+  app.add_option("--image_size", t.image_size, "Training and test image side, in pixels")
+      ->transform(integer_in(1, kMaxImageSize));
   app.add_option("--augment", f.data.augment,
                  "Transforms: imagenet (random resized crop) or cifar (pad 4 + random crop)")
       ->check(one_of({"imagenet", "cifar"}));
+
+  app.option_defaults()->group("Loading images");
   app.add_option("--num_workers", f.data.loader.num_workers, "Decoding threads per core")
       ->transform(integer_in(1, kMaxLoaderDepth));
   app.add_option("--prefetch_factor", f.data.loader.prefetch_factor,
@@ -65,17 +74,13 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
                  "Skip (as unreadable) images whose header declares more pixels than this, "
                  "before decoding them")
       ->transform(integer_in(1, kMaxInt64));
-  app.add_option("--num_classes", f.num_classes,
-                 "Classifier outputs (default: the classes found; 1000 with --fake_data)")
-      ->transform(integer_in(1, kMaxClasses));
+
+  app.option_defaults()->group("Cores, batches and steps");
   CLI::Option* num_cores =
       app.add_option("--num_cores", t.num_cores,
                      "Emulated TPU cores (threads), each with its own replica and data shard "
                      "(default: the hardware threads, as many as fit in memory)")
           ->transform(integer_in(1, kMaxCores));
-  app.add_flag("--metrics_debug", t.metrics_debug, "Print a metrics report after every epoch");
-  app.add_option("--image_size", t.image_size, "Training and test image side, in pixels")
-      ->transform(integer_in(1, kMaxImageSize));
   app.add_option("--batch_size", t.batch_size, "Training images per step, per core")
       ->transform(integer_in(1, kMaxBatchSize));
   app.add_option("--test_set_batch_size", t.test_set_batch_size, "Test images per batch, per core")
@@ -87,8 +92,10 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_option("--num_test_steps", t.num_test_steps, "Test batches per epoch, per core (0: all)")
       ->transform(integer_in(0, kMaxInt64));
   app.add_flag("--test_only_at_end", t.test_only_at_end, "Evaluate after the last epoch only");
-  app.add_option("--log_steps", t.log_steps, "Steps between training log lines")
-      ->transform(integer_in(1, kMaxInt));
+  app.add_option("--seed", t.seed, "Seed of the weight initialization and the data order")
+      ->transform(integer_in(0, kMaxInt64));
+
+  app.option_defaults()->group("Optimizer");
   CLI::Option* lr = app.add_option("--lr", t.lr_schedule.lr, "Learning rate (resnet50: 0.5)")
                         ->check(float_at_least(0));
   app.add_option("--momentum", t.sgd.momentum, "SGD momentum")->check(float_at_least(0));
@@ -108,18 +115,17 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
       ->transform(integer_in(1, kMaxInt));
   app.add_option("--num_warmup_epochs", t.lr_schedule.num_warmup_epochs, "Epochs of LR warmup")
       ->check(float_in(0, kMaxEpochs));
+
+  app.option_defaults()->group("Logs, checkpoints and weights");
+  app.add_option("--log_steps", t.log_steps, "Steps between training log lines")
+      ->transform(integer_in(1, kMaxInt));
+  app.add_flag("--metrics_debug", t.metrics_debug, "Print a metrics report after every epoch");
   app.add_option("--target_accuracy", f.target_accuracy,
                  "Exit with code 21 if the best top-1 accuracy (percent) stays below this")
       ->check(float_in(0, 100));
-  app.add_option("--seed", t.seed, "Seed of the weight initialization and the data order")
-      ->transform(integer_in(0, kMaxInt64));
-  app.add_option("--profile", t.profile,
-                 "Write per-layer training times as a Chrome trace JSON to this file and log the "
-                 "10 slowest layers (use a small --num_steps)")
-      ->check(non_empty_path());
   app.add_option("--logdir", t.logdir,
-                 "Write metrics.jsonl, summary.json and checkpoints (the last --keep_checkpoints "
-                 "epochs, checkpoint-last, model_best) here")
+                 "Write metrics.jsonl, TensorBoard events, summary.json and checkpoints (the last "
+                 "--keep_checkpoints epochs, checkpoint-last, model_best) here")
       ->check(non_empty_path());
   CLI::Option* keep_checkpoints =
       app.add_option("--keep_checkpoints", t.keep_checkpoints, "Epoch checkpoints kept in --logdir")
@@ -138,6 +144,10 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
           ->check(non_empty_path());
   resume->excludes(pretrained);
   app.add_flag("--evaluate", f.evaluate, "Only evaluate the test set (with --pretrained/--resume)");
+  app.add_option("--profile", t.profile,
+                 "Write per-layer training times as a Chrome trace JSON to this file and log the "
+                 "10 slowest layers (use a small --num_steps)")
+      ->check(non_empty_path());
 
   if (!parse_flags(app, argc, argv, exit_code)) return false;
   const auto fail = [&](const std::string& message) {

@@ -25,6 +25,23 @@ TEST(PredictFlags, AnEmptyValueIsAValueNotTheNextFlag) {
   EXPECT_NE(o.err.find("--model: expected one of"), std::string::npos) << o.err;
 }
 
+// As argparse reads them: the last value of a flag given twice, and every path.
+TEST(PredictFlags, AFlagGivenTwiceTakesItsLastValueAndEveryPathIsKept) {
+  const std::string checkpoint = std::filesystem::temp_directory_path() / "xtrain-predict-flags";
+  std::FILE* file = std::fopen(checkpoint.c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  std::fclose(file);
+  PredictFlags flags;
+  const ParseOutcome o = parse({"--checkpoint", checkpoint, "--model=resnet18", "--top_k=3", "a.png",
+                                "--model", "resnet20", "b/", "--top_k", "1", "c.jpg"},
+                               &flags);
+  std::filesystem::remove(checkpoint);
+  ASSERT_TRUE(o.ok) << o.err;
+  EXPECT_EQ(flags.model, "resnet20");
+  EXPECT_EQ(flags.top_k, 1);
+  EXPECT_EQ(flags.paths, (std::vector<std::string>{"a.png", "b/", "c.jpg"}));
+}
+
 TEST(PredictFlags, RandomArgvsParseCleanlyOrFailInOneLine) {
   // --checkpoint must name an existing file and --classes a folder: give them real ones.
   const std::string checkpoint = ::testing::TempDir() + "predict_flags_test.safetensors";

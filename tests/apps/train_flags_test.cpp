@@ -7,8 +7,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
 
 #include "models/registry.h"
 #include "tests/apps/flag_parsing.h"
@@ -80,6 +83,69 @@ TEST(TrainFlags, AnEmptyValueIsAValueNotTheNextFlag) {
   expect_rejected("--logdir: expected a path, got ''", {"--logdir=", "--resume=auto"});
   TrainFlags flags;  // after "--" nothing is an option
   expect_one_line_error(parse({"--fake_data", "--", "--model="}, &flags), "train", "after --");
+}
+
+// As argparse reads them: sweep scripts append overrides to a common list of flags.
+TEST(TrainFlags, AFlagGivenTwiceTakesItsLastValue) {
+  TrainFlags flags;
+  const ParseOutcome o =
+      parse({"--fake_data", "--num_epochs=3", "--model", "resnet20", "--lr=0.2", "--fake_data",
+             "--num_epochs", "2", "--model=resnet18", "--lr", "0.3"},
+            &flags);
+  ASSERT_TRUE(o.ok) << o.err;
+  EXPECT_EQ(flags.trainer.num_epochs, 2);
+  EXPECT_EQ(flags.model, "resnet18");
+  EXPECT_FLOAT_EQ(flags.trainer.lr_schedule.lr, 0.3f);
+  EXPECT_TRUE(flags.fake_data);
+}
+
+TEST(TrainFlags, EveryValueGivenIsChecked) {
+  expect_rejected("--batch_size", {"--batch_size=0", "--batch_size=8"});  // argparse too
+}
+
+// The groups of the README's flag table ("| **Optimizer** | | |" rows), each with its flags.
+std::vector<std::pair<std::string, std::vector<std::string>>> readme_groups() {
+  std::ifstream in(std::string(XTRAIN_SOURCE_DIR) + "/README.md");
+  std::string line;
+  while (std::getline(in, line) && line != "## Flags") {
+  }
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  const std::regex group(R"(^\| \*\*(.+)\*\* \|.*)"), flag("`(--[a-z_]+)`");
+  for (std::smatch m; std::getline(in, line) && line.rfind("## ", 0) != 0;) {
+    if (std::regex_match(line, m, group)) groups.push_back({m[1], {}});
+    if (line.rfind("| `--", 0) != 0 || groups.empty()) continue;
+    const std::string first_cell = line.substr(0, line.find('|', 1));
+    for (auto it = std::sregex_iterator(first_cell.begin(), first_cell.end(), flag);
+         it != std::sregex_iterator(); ++it) {
+      groups.back().second.push_back((*it)[1]);
+    }
+  }
+  return groups;
+}
+
+// The groups of --help ("Optimizer:" then its options), --help itself left out.
+std::vector<std::pair<std::string, std::vector<std::string>>> help_groups(const std::string& help) {
+  std::istringstream in(help);
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  const std::regex group("^([A-Z][^:]*):$"), option("^  (--[a-z_]+)");
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, group) && m[1] != "Options" && m[1] != "Usage") {
+      groups.push_back({m[1], {}});
+    } else if (std::regex_search(line, m, option) && !groups.empty()) {
+      groups.back().second.push_back(m[1]);
+    }
+  }
+  return groups;
+}
+
+TEST(TrainFlags, HelpGroupsTheFlagsAsTheReadmeTableDoes) {
+  TrainFlags flags;
+  const ParseOutcome help = parse({"--help"}, &flags);
+  ASSERT_EQ(help.exit_code, 0);
+  const auto readme = readme_groups();
+  ASSERT_EQ(readme.size(), 5u);
+  EXPECT_EQ(help_groups(help.out), readme) << help.out;
 }
 
 TEST(TrainFlags, CheckpointFlagsNeedALogdir) {
