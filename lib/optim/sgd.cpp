@@ -1,5 +1,7 @@
 #include "lib/optim/sgd.h"
 
+#include <Eigen/Core>
+
 #include "lib/base/check.h"
 
 namespace xtrain {
@@ -18,14 +20,18 @@ void SGD::step(size_t n, float* params, const float* grads, float* momentum_buff
   parallel_for(
       ex, static_cast<int64_t>(n),
       [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          float d = grads[i] + wd * params[i];
-          if (mu != 0.0f) {
-            const float buf = mu * momentum_buffer[i] + d;
-            momentum_buffer[i] = buf;
-            d = nesterov ? d + mu * buf : buf;
-          }
-          params[i] -= lr * d;
+        Eigen::Map<Eigen::ArrayXf> p(params + begin, end - begin);
+        Eigen::Map<Eigen::ArrayXf> buf(momentum_buffer + begin, end - begin);
+        const Eigen::Map<const Eigen::ArrayXf> g(grads + begin, end - begin);
+        const auto d = g + wd * p;  // an expression: read where it is used, before p changes
+        if (mu == 0.0f) {
+          p -= lr * d;
+        } else if (!nesterov) {
+          buf = mu * buf + d;
+          p -= lr * buf;
+        } else {
+          buf = mu * buf + d;
+          p -= lr * (d + mu * buf);
         }
       },
       /*min_chunk=*/1 << 14);

@@ -1,7 +1,7 @@
 #include "lib/parallel/all_reduce.h"
 
+#include <Eigen/Core>
 #include <algorithm>
-#include <cstring>
 
 #include "lib/base/check.h"
 
@@ -34,16 +34,12 @@ void AllReduce::mean(int rank, float* data, size_t n) {
   const size_t end = slice_start(n, rank + 1, num_replicas_);
   const float scale = 1.0f / static_cast<float>(num_replicas_);
   for (size_t b = begin; b < end; b += kChunkFloats) {
-    const size_t len = std::min(kChunkFloats, end - b);
-    float* total = buffers_[0] + b;  // replica 0's slice is this core's alone until the barrier
-    for (int r = 1; r < num_replicas_; ++r) {
-      const float* other = buffers_[r] + b;
-      for (size_t i = 0; i < len; ++i) total[i] += other[i];
-    }
-    for (size_t i = 0; i < len; ++i) total[i] *= scale;
-    for (int r = 1; r < num_replicas_; ++r) {
-      std::memcpy(buffers_[r] + b, total, len * sizeof(float));
-    }
+    const auto len = static_cast<Eigen::Index>(std::min(kChunkFloats, end - b));
+    // Replica 0's slice is this core's alone until the barrier: the sum builds up there.
+    Eigen::Map<Eigen::ArrayXf> total(buffers_[0] + b, len);
+    for (int r = 1; r < num_replicas_; ++r) total += Eigen::Map<Eigen::ArrayXf>(buffers_[r] + b, len);
+    total *= scale;
+    for (int r = 1; r < num_replicas_; ++r) Eigen::Map<Eigen::ArrayXf>(buffers_[r] + b, len) = total;
   }
   barrier_.arrive_and_wait();  // every slice is written back everywhere
 }

@@ -1,7 +1,8 @@
-// Conv2d kernels against their plain-loop reference on odd shapes and ResNet-50 shapes, 1 vs 2
-// threads bitwise, and the documented overwrite / accumulate contract of each pass.
+// Conv2d kernels against their plain-loop reference on odd shapes and ResNet-50 shapes and against
+// Eigen's matrix products tap by tap, 1 vs 2 threads bitwise, and the documented overwrite / accumulate contract of each pass.
 #include <gtest/gtest.h>
 
+#include <Eigen/Core>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,65 @@ void expect_matches_reference(const Conv2dShape& s, bool with_bias) {
   expect_close_to_reference(fast.dweight, ref.dweight, kRtol, "dweight");
   expect_close_to_reference(fast.dbias, ref.dbias, kRtol, "dbias");
   if (!with_bias) expect_bitwise_equal(fast.dbias, ref.dbias, "dbias untouched when null");
+}
+
+// A second oracle, independent of both the kernels and the reference loops: the convolution as
+// Eigen matrix products, one per kernel tap. With X_t the [rows, c_in] input pixels tap t reads
+// (zero outside the image) and W_t the tap's [c_in, c_out] weights:
+//   y = sum_t X_t W_t + bias,   dW_t = X_t^T dy,   dx = the X_t positions of sum_t dy W_t^T.
+ConvOutputs run_eigen(const Conv2dShape& s, const ConvData& d) {
+  using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using FloatMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto map = [](const std::vector<float>& v, int64_t rows, int64_t cols) {
+    return Eigen::Map<const FloatMatrix>(v.data(), rows, cols).cast<double>().eval();
+  };
+  const Matrix weight = map(d.weight, s.patch(), s.c_out), dy = map(d.dy, s.rows(), s.c_out);
+  Matrix y = Matrix::Zero(s.rows(), s.c_out), dx = Matrix::Zero(int64_t{s.n} * s.h * s.w, s.c_in);
+  Matrix dweight = map(prefilled_outputs(s).dweight, s.patch(), s.c_out);
+  for (int kh = 0; kh < s.kh; ++kh) {
+    for (int kw = 0; kw < s.kw; ++kw) {
+      // Which input pixel (row of x as [n*h*w, c_in]) each output row reads at this tap; -1: pad.
+      std::vector<int64_t> source(s.rows(), -1);
+      for (int64_t row = 0; row < s.rows(); ++row) {
+        const int64_t n = row / (s.out_h() * s.out_w()), oh = row / s.out_w() % s.out_h();
+        const int64_t ih = oh * s.stride - s.pad + kh, iw = row % s.out_w() * s.stride - s.pad + kw;
+        if (ih >= 0 && ih < s.h && iw >= 0 && iw < s.w) source[row] = (n * s.h + ih) * s.w + iw;
+      }
+      Matrix x_tap = Matrix::Zero(s.rows(), s.c_in);
+      for (int64_t row = 0; row < s.rows(); ++row) {
+        if (source[row] < 0) continue;
+        for (int c = 0; c < s.c_in; ++c) x_tap(row, c) = d.x[source[row] * s.c_in + c];
+      }
+      const int64_t tap_row = (int64_t{kh} * s.kw + kw) * s.c_in;  // weights are [kh, kw, c_in, c_out]
+      y += x_tap * weight.middleRows(tap_row, s.c_in);
+      dweight.middleRows(tap_row, s.c_in) += x_tap.transpose() * dy;
+      const Matrix dx_tap = dy * weight.middleRows(tap_row, s.c_in).transpose();
+      for (int64_t row = 0; row < s.rows(); ++row) {
+        if (source[row] >= 0) dx.row(source[row]) += dx_tap.row(row);
+      }
+    }
+  }
+  const auto to_floats = [](const Matrix& m) {
+    const FloatMatrix f = m.cast<float>();
+    return std::vector<float>(f.data(), f.data() + f.size());
+  };
+  return {to_floats(y), to_floats(dx), to_floats(dweight), {}};
+}
+
+TEST(Conv2dKernel, MatchesEigenTapByTapProducts) {
+  for (const Conv2dShape& s : {Conv2dShape{2, 5, 7, 3, 4, 3, 3, 1, 1},
+                               Conv2dShape{1, 9, 9, 5, 6, 3, 3, 2, 1},
+                               Conv2dShape{2, 8, 8, 3, 8, 7, 7, 2, 3},
+                               Conv2dShape{2, 6, 6, 16, 8, 1, 1, 2, 0},
+                               Conv2dShape{2, 7, 7, 64, 32, 1, 1, 1, 0}}) {
+    SCOPED_TRACE(describe(s));
+    ConvData d(s, 21);
+    const ConvOutputs fast = run_fast(s, d, /*with_bias=*/false, Exec{});
+    const ConvOutputs eigen = run_eigen(s, d);
+    expect_close_to_reference(fast.y, eigen.y, kRtol, "y");
+    expect_close_to_reference(fast.dx, eigen.dx, kRtol, "dx");
+    expect_close_to_reference(fast.dweight, eigen.dweight, kRtol, "dweight");
+  }
 }
 
 // Kernel sizes 1/3/7 with strides 1/2 and paddings 0/1/3, on 5x7 images with 3 or 13 channels.

@@ -1,8 +1,10 @@
-// gemm against a naive triple loop: all four transpose combinations, alpha and beta, leading
+// gemm against Eigen's product in double, an oracle independent of our packing and tiling: all four
 // dimensions wider than the matrices, splits by rows and by columns, and 1 vs 2 threads.
 #include "lib/kernels/gemm.h"
 
 #include <gtest/gtest.h>
+
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <string>
@@ -64,21 +66,30 @@ struct GemmData {
   std::vector<float> a, b, c;
 };
 
-// C = alpha * op(A) op(B) + beta * C in double, element by element; the gaps are left alone.
-std::vector<float> naive_gemm(const GemmCase& g, const GemmData& d) {
-  std::vector<float> c = d.c;
+// A row-major matrix with leading dimension ld, seen by Eigen.
+using StridedMatrix = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic,
+                                                      Eigen::RowMajor>,
+                                 Eigen::Unaligned, Eigen::OuterStride<>>;
+
+StridedMatrix as_eigen(const std::vector<float>& m, int64_t rows, int64_t cols, int64_t ld) {
+  return StridedMatrix(m.data(), rows, cols, Eigen::OuterStride<>(ld));
+}
+
+// The oracle, independent of our packing and tiling: C = alpha * op(A) op(B) + beta * C by
+// Eigen's product in double; the gaps are left alone.
+std::vector<float> eigen_gemm(const GemmCase& g, const GemmData& d) {
+  const StridedMatrix a = as_eigen(d.a, g.a_rows(), g.a_cols(), g.lda());
+  const StridedMatrix b = as_eigen(d.b, g.b_rows(), g.b_cols(), g.ldb());
+  const StridedMatrix c = as_eigen(d.c, g.m, g.n, g.ldc());
+  const Eigen::MatrixXd a_double = a.cast<double>(), b_double = b.cast<double>();
+  const Eigen::MatrixXd op_a = g.trans_a ? a_double.transpose() : a_double;
+  const Eigen::MatrixXd op_b = g.trans_b ? b_double.transpose() : b_double;
+  const Eigen::MatrixXd result = double{g.alpha} * (op_a * op_b) + double{g.beta} * c.cast<double>();
+  std::vector<float> out = d.c;
   for (int64_t i = 0; i < g.m; ++i) {
-    for (int64_t j = 0; j < g.n; ++j) {
-      double sum = 0.0;
-      for (int64_t p = 0; p < g.k; ++p) {
-        const float a = g.trans_a ? d.a[p * g.lda() + i] : d.a[i * g.lda() + p];
-        const float b = g.trans_b ? d.b[j * g.ldb() + p] : d.b[p * g.ldb() + j];
-        sum += double{a} * b;
-      }
-      c[i * g.ldc() + j] = static_cast<float>(g.alpha * sum + double{g.beta} * c[i * g.ldc() + j]);
-    }
+    for (int64_t j = 0; j < g.n; ++j) out[i * g.ldc() + j] = static_cast<float>(result(i, j));
   }
-  return c;
+  return out;
 }
 
 std::vector<float> fast_gemm(const GemmCase& g, const GemmData& d, const Exec& ex) {
@@ -88,12 +99,12 @@ std::vector<float> fast_gemm(const GemmCase& g, const GemmData& d, const Exec& e
   return c;
 }
 
-// Compares with the naive loop; the sentinels between C's rows must survive (exactly).
-void expect_matches_naive(const GemmCase& g, const Exec& ex) {
+// Compares with Eigen; the sentinels between C's rows must survive (exactly).
+void expect_matches_eigen(const GemmCase& g, const Exec& ex) {
   SCOPED_TRACE(describe(g));
   const GemmData d(g);
-  const std::vector<float> fast = fast_gemm(g, d, ex), naive = naive_gemm(g, d);
-  expect_close_to_reference(fast, naive, kRtol, "C");
+  const std::vector<float> fast = fast_gemm(g, d, ex), eigen = eigen_gemm(g, d);
+  expect_close_to_reference(fast, eigen, kRtol, "C");
   for (int64_t r = 0; r < g.m; ++r) {
     for (int64_t c = g.n; c < g.ldc(); ++c) {
       ASSERT_EQ(fast[r * g.ldc() + c], kSentinel) << "gap of C overwritten at row " << r;
@@ -114,44 +125,44 @@ std::vector<GemmCase> all_transposes(int64_t m, int64_t n, int64_t k, int64_t ex
   return cases;
 }
 
-TEST(GemmKernel, SmallOddShapesMatchNaive) {
-  for (const GemmCase& g : all_transposes(7, 5, 3, 0)) expect_matches_naive(g, Exec{});
-  for (const GemmCase& g : all_transposes(1, 13, 1, 0)) expect_matches_naive(g, Exec{});
-  for (const GemmCase& g : all_transposes(13, 1, 37, 0)) expect_matches_naive(g, Exec{});
+TEST(GemmKernel, SmallOddShapesMatchEigen) {
+  for (const GemmCase& g : all_transposes(7, 5, 3, 0)) expect_matches_eigen(g, Exec{});
+  for (const GemmCase& g : all_transposes(1, 13, 1, 0)) expect_matches_eigen(g, Exec{});
+  for (const GemmCase& g : all_transposes(13, 1, 37, 0)) expect_matches_eigen(g, Exec{});
 }
 
 // Leading dimensions larger than the widths: the gaps are skipped in A and B and left
 // untouched in C.
-TEST(GemmKernel, WideLeadingDimensionsMatchNaive) {
-  for (const GemmCase& g : all_transposes(7, 5, 3, 3)) expect_matches_naive(g, Exec{});
-  for (const GemmCase& g : all_transposes(37, 29, 53, 5)) expect_matches_naive(g, Exec{});
+TEST(GemmKernel, WideLeadingDimensionsMatchEigen) {
+  for (const GemmCase& g : all_transposes(7, 5, 3, 3)) expect_matches_eigen(g, Exec{});
+  for (const GemmCase& g : all_transposes(37, 29, 53, 5)) expect_matches_eigen(g, Exec{});
 }
 
 // Sizes past the cache blocks (k > kKC = 256, m > kMC = 144) and not multiples of the 6 x 16
 // micro-tile, tall (split by rows) and wide (split by columns), on one and two threads.
-TEST(GemmKernel, LargeShapesMatchNaiveOnOneAndTwoThreads) {
+TEST(GemmKernel, LargeShapesMatchEigenOnOneAndTwoThreads) {
   testing::PoolExec two(2);
   for (const GemmCase& g : all_transposes(197, 70, 301, 3)) {
-    expect_matches_naive(g, Exec{});
-    expect_matches_naive(g, two.exec());
+    expect_matches_eigen(g, Exec{});
+    expect_matches_eigen(g, two.exec());
   }
   for (const GemmCase& g : all_transposes(45, 259, 130, 1)) {
-    expect_matches_naive(g, Exec{});
-    expect_matches_naive(g, two.exec());
+    expect_matches_eigen(g, Exec{});
+    expect_matches_eigen(g, two.exec());
   }
 }
 
 // n past the kNC column block, so C's columns come from several packed blocks of B.
-TEST(GemmKernel, WiderThanOneBlockOfBMatchesNaive) {
+TEST(GemmKernel, WiderThanOneBlockOfBMatchesEigen) {
   testing::PoolExec two(2);
-  for (const GemmCase& g : all_transposes(13, 1100, 300, 0)) expect_matches_naive(g, two.exec());
+  for (const GemmCase& g : all_transposes(13, 1100, 300, 0)) expect_matches_eigen(g, two.exec());
 }
 
 // k = 0: op(A) op(B) is empty, so C = beta * C (alpha plays no part).
 TEST(GemmKernel, EmptyInnerDimensionScalesC) {
   for (float beta : {0.0f, 1.0f, 2.5f}) {
     const GemmCase g{false, false, 3, 4, 0, 1.5f, beta, 0, 0, 2};
-    expect_matches_naive(g, Exec{});
+    expect_matches_eigen(g, Exec{});
   }
 }
 

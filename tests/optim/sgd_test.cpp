@@ -71,6 +71,27 @@ TEST(SGD, OneAndTwoThreadsAreBitwiseEqual) {
   EXPECT_EQ(run(Exec{}), run(two.exec()));
 }
 
+// The update is vectorized (Eigen) with a scalar tail, so an element's bits must not depend on
+// which of the two it falls in: one call over the buffer equals one call per element.
+TEST(SGD, VectorAndScalarPathsAreBitwiseEqual) {
+  const size_t n = 1003;
+  const std::vector<float> grads = testing::random_floats(n, 5);
+  for (const SGDOptions& options :
+       {SGDOptions{}, SGDOptions{0.9f, 1e-4f, true}, SGDOptions{0.0f, 1e-4f, false}}) {
+    const SGD sgd(options);
+    std::vector<float> whole = testing::random_floats(n, 6), whole_buf(n, 0.5f);
+    std::vector<float> single = whole, single_buf = whole_buf;
+    for (int step = 0; step < 2; ++step) {
+      sgd.step(n, whole.data(), grads.data(), whole_buf.data(), 0.1f, Exec{});
+      for (size_t i = 0; i < n; ++i) {
+        sgd.step(1, &single[i], &grads[i], &single_buf[i], 0.1f, Exec{});
+      }
+    }
+    EXPECT_EQ(whole, single) << "momentum " << options.momentum << " nesterov " << options.nesterov;
+    EXPECT_EQ(whole_buf, single_buf);
+  }
+}
+
 TEST(SGD, RejectsNesterovWithoutMomentum) {
   EXPECT_THROW(SGD(SGDOptions{0.0f, 0.0f, true}), Error);
   EXPECT_THROW(SGD(SGDOptions{-0.1f, 0.0f, false}), Error);
