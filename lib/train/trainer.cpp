@@ -8,91 +8,41 @@
 
 #include "lib/base/check.h"
 #include "lib/parallel/stop_watcher.h"
-#include "lib/train/accuracy.h"
 #include "lib/train/chrome_trace.h"
 #include "lib/train/layer_profile.h"
 #include "lib/train/log_lines.h"
 #include "lib/train/rate_tracker.h"
+#include "lib/train/trainer_core.h"
+#include "lib/train/wait_share.h"
 
 namespace xtrain {
 namespace {
-
-constexpr int kImageChannels = 3;
 
 LRSchedulerOptions with_steps_per_epoch(LRSchedulerOptions o, int64_t steps_per_epoch) {
   o.steps_per_epoch = std::max<int64_t>(1, steps_per_epoch);
   return o;
 }
 
-// The share of a span of time a core spent waiting for data.
-class WaitShare {
- public:
-  void add(double seconds) { waited_ += seconds; }
-  double share() const {
-    const double seconds = seconds_since(start_);
-    return seconds > 0 ? std::min(1.0, waited_ / seconds) : 0.0;
-  }
-  void restart() { *this = WaitShare(); }
-
- private:
-  Metrics::Clock::time_point start_ = Metrics::Clock::now();
-  double waited_ = 0.0;
-};
-
-// Whether an evaluation counts towards the best accuracy and model_best: only with finite
-// outputs from finite weights and statistics, so that a diverged model never scores.
-bool scores(Replica& replica, double nonfinite_samples) {
-  ParamStore& store = replica.store();
-  return nonfinite_samples == 0 &&
-         all_finite(store.params(), static_cast<int64_t>(store.num_params())) &&
-         all_finite(store.buffers(), static_cast<int64_t>(store.num_buffers()));
-}
-
 }  // namespace
 
-// One emulated core: its kernel threads, its replica and optimizer, its data shard, and the
-// buffer its sources write batches into before they are copied into a plan's input.
-struct Trainer::Core {
-  Core(int rank, int threads, std::shared_ptr<const Graph> graph, const TrainerOptions& o,
-       std::unique_ptr<BatchSource> train_source, std::unique_ptr<BatchSource> test_source)
-      : rank(rank),
-        pool(threads),
-        exec{&pool},
-        replica(std::move(graph), threads),
-        sgd(o.sgd),
-        train(std::move(train_source)),
-        test(std::move(test_source)),
-        // Like the XLA script, the schedule counts the data's full epoch even with --num_steps.
-        lr_scheduler(
-            make_lr_scheduler(with_steps_per_epoch(o.lr_schedule, train->batches_per_epoch()))),
-        images(Shape{std::max(o.batch_size, o.test_set_batch_size), o.image_size, o.image_size,
-                     kImageChannels}),
-        labels(images.shape()[0]) {
-    replica.store().initialize(o.seed);  // the same seed everywhere: identical replicas
-  }
-
-  const int rank;
-  ThreadPool pool;
-  Exec exec;
-  Replica replica;
-  SGD sgd;
-  std::unique_ptr<BatchSource> train, test;
-  std::unique_ptr<LRScheduler> lr_scheduler;
-  Tensor images;
-  std::vector<int32_t> labels;
-  int64_t global_step = 0;     // optimizer steps taken, over the whole run
-  double best_top1 = 0.0;      // the best test top-1 so far, for checkpoints
-  int64_t trained_images = 0;  // by this core, in this run
-  double training_seconds = 0.0;
-};
-
-struct Trainer::TestCounts {
-  double top1 = 0.0, top5 = 0.0, total = 0.0;
-  double nonfinite = 0.0;    // samples whose outputs had a NaN or an infinity (never correct)
-  bool interrupted = false;  // a stop ended the pass: no counts
-
-  double percent(double correct) const { return total > 0 ? 100.0 * correct / total : 0.0; }
-};
+Trainer::Core::Core(int rank, int threads, std::shared_ptr<const Graph> graph,
+                    const TrainerOptions& o, std::unique_ptr<BatchSource> train_source,
+                    std::unique_ptr<BatchSource> test_source)
+    : rank(rank),
+      pool(threads),
+      exec{&pool},
+      replica(std::move(graph), threads),
+      sgd(o.sgd),
+      train(std::move(train_source)),
+      test(std::move(test_source)),
+      // Like the XLA script, the schedule counts the data's full epoch even with --num_steps.
+      lr_scheduler(
+          make_lr_scheduler(with_steps_per_epoch(o.lr_schedule, train->batches_per_epoch()))),
+      images(Shape{std::max(o.batch_size, o.test_set_batch_size), o.image_size, o.image_size,
+                   kImageChannels}),
+      labels(images.shape()[0]) {
+  replica.store().initialize(o.seed);  // the same seed everywhere: identical replicas
+}
 
 Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& options,
                  const BatchSourceFactory& train, const BatchSourceFactory& test)
@@ -203,39 +153,6 @@ TrainResult Trainer::run() {
   return result;
 }
 
-TrainResult Trainer::evaluate() {
-  TrainResult result;
-  run_on_cores([&](Core& core) { evaluate_core(core, result); });
-  return result;
-}
-
-void Trainer::evaluate_core(Core& core, TrainResult& result) {
-  const int epoch = first_epoch_ - 1;  // the epochs the weights were trained for
-  const TestCounts counts = test_epoch(core, epoch);
-  if (counts.interrupted) {
-    if (core.rank == 0) result.interrupted = true;
-    return;
-  }
-  report_test(core, epoch, counts);
-  if (core.rank == 0) {
-    result.final_top1 = counts.percent(counts.top1);
-    result.final_top5 = counts.percent(counts.top5);
-    result.final_samples = static_cast<int64_t>(counts.total);
-    result.final_nonfinite = static_cast<int64_t>(counts.nonfinite);
-    result.max_top1 = scores(core.replica, counts.nonfinite) ? result.final_top1 : 0.0;
-  }
-}
-
-// The accuracy lines of one test pass, and how many samples had non-finite outputs if any.
-void Trainer::report_test(Core& core, int epoch, const TestCounts& counts) {
-  print_once(core, epoch_test_end_line(epoch, clock_time(), counts.percent(counts.top1)));
-  print_once(core, epoch_top5_line(epoch, counts.percent(counts.top5)));
-  if (counts.nonfinite > 0) {
-    print_once(core, epoch_nonfinite_line(epoch, static_cast<int64_t>(counts.nonfinite),
-                                          static_cast<int64_t>(counts.total)));
-  }
-}
-
 void Trainer::run_core(Core& core, TrainResult& result) {
   double max_top1 = best_top1_, max_top5 = 0.0;
   core.best_top1 = best_top1_;
@@ -262,7 +179,7 @@ void Trainer::run_core(Core& core, TrainResult& result) {
     if (test) {
       last = counts;
       report_test(core, epoch, counts);
-      const bool scored = scores(core.replica, counts.nonfinite);
+      const bool scored = counts.scores(core.replica);
       const double top1 = counts.percent(counts.top1), top5 = counts.percent(counts.top5);
       improved = scored && (!has_best || top1 > max_top1);
       has_best = has_best || improved;
@@ -403,44 +320,6 @@ bool Trainer::train_epoch(Core& core, int epoch) {
     for (const std::string& line : top_layers_lines(*profiled, /*top=*/10)) spdlog::info(line);
   }
   return true;
-}
-
-Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
-  core.replica.release_plan_memory();  // the training plans' arenas, while testing runs
-  BatchSource& source = *core.test;
-  source.start_epoch(epoch);
-  const int64_t steps = test_steps(source);
-
-  // top-1 correct, top-5 correct, samples, samples with non-finite outputs
-  double counts[4] = {0.0, 0.0, 0.0, 0.0};
-  for (int64_t step = 0;; ++step) {
-    const int n = step < steps ? source.next(core.images.data(), core.labels.data()) : 0;
-    // Every batch the cores vote: a stop ends the pass within one batch on every core, and a
-    // core whose shard is done keeps meeting the others until every shard is.
-    double votes[2] = {stop_.requested() ? 1.0 : 0.0, n > 0 ? 1.0 : 0.0};
-    mesh_.all_reduce_sum(core.rank, votes, 2);
-    if (votes[0] > 0) {
-      TestCounts stopped;
-      stopped.interrupted = true;
-      return stopped;
-    }
-    if (votes[1] == 0) break;
-    if (n == 0) continue;
-    Plan& plan = plan_for(core, n, PlanMode::kEval);
-    plan.forward(core.exec);
-    const TensorView logits = plan.logits();
-    const int classes = static_cast<int>(logits.shape[1]);
-    counts[0] += count_top_k_correct(logits.data, core.labels.data(), n, classes, 1);
-    counts[1] += count_top_k_correct(logits.data, core.labels.data(), n, classes, 5);
-    counts[2] += n;
-    counts[3] += count_nonfinite_rows(logits.data, n, classes);
-    if (step % options_.log_steps == 0) {
-      spdlog::info(test_line(core.rank, step, epoch, clock_time()));
-    }
-  }
-  // Exact over all samples: sums of counts, not a mean of per-core percentages.
-  mesh_.all_reduce_sum(core.rank, counts, 4);
-  return {counts[0], counts[1], counts[2], counts[3]};
 }
 
 // The plan for a batch of n images, compiled on first use, with the batch copied into it (the

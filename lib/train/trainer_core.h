@@ -1,0 +1,48 @@
+// The Trainer's private parts, shared by its two files: trainer.cpp (the training epochs) and
+// trainer_test_pass.cpp (the test passes). Not for other includers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "lib/train/trainer.h"
+
+namespace xtrain {
+
+constexpr int kImageChannels = 3;
+
+// One emulated core: its kernel threads, its replica and optimizer, its data shard, and the
+// buffer its sources write batches into before they are copied into a plan's input.
+struct Trainer::Core {
+  Core(int rank, int threads, std::shared_ptr<const Graph> graph, const TrainerOptions& o,
+       std::unique_ptr<BatchSource> train_source, std::unique_ptr<BatchSource> test_source);
+
+  const int rank;
+  ThreadPool pool;
+  Exec exec;
+  Replica replica;
+  SGD sgd;
+  std::unique_ptr<BatchSource> train, test;
+  std::unique_ptr<LRScheduler> lr_scheduler;
+  Tensor images;
+  std::vector<int32_t> labels;
+  int64_t global_step = 0;     // optimizer steps taken, over the whole run
+  double best_top1 = 0.0;      // the best test top-1 so far, for checkpoints
+  int64_t trained_images = 0;  // by this core, in this run
+  double training_seconds = 0.0;
+};
+
+// One test pass, summed over every core's samples.
+struct Trainer::TestCounts {
+  double top1 = 0.0, top5 = 0.0, total = 0.0;
+  double nonfinite = 0.0;    // samples whose outputs had a NaN or an infinity (never correct)
+  bool interrupted = false;  // a stop ended the pass: no counts
+
+  double percent(double correct) const { return total > 0 ? 100.0 * correct / total : 0.0; }
+  // Whether the pass counts towards the best accuracy and model_best: only with finite outputs
+  // from finite weights and statistics, so that a diverged model never scores.
+  bool scores(Replica& replica) const;
+};
+
+}  // namespace xtrain
