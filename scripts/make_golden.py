@@ -126,6 +126,8 @@ def main():
         ("resnet18", lambda: torchvision.models.resnet18(num_classes=10), 10, 64),
         ("resnet50", lambda: torchvision.models.resnet50(num_classes=10), 10, 96),
         ("resnet20", lambda: CifarResNet(20, 10), 10, 16),
+        ("resnext50_32x4d", lambda: torchvision.models.resnext50_32x4d(num_classes=10), 10, 96),
+        ("wide_resnet50_2", lambda: torchvision.models.wide_resnet50_2(num_classes=10), 10, 64),
     ]
     for name, make_model, num_classes, side in models:
         path = os.path.join(out_dir, f"{name}.json")

@@ -28,10 +28,10 @@ const std::string& GraphBuilder::name_of(Value x) const {
 }
 
 Value GraphBuilder::conv2d(const std::string& name, Value x, int out_channels, int kernel_size,
-                           int stride, int padding, bool bias) {
-  return append(
-      std::make_unique<Conv2d>(name, channels(x), out_channels, kernel_size, stride, padding, bias),
-      {x.id}, out_channels);
+                           int stride, int padding, bool bias, int groups) {
+  return append(std::make_unique<Conv2d>(name, channels(x), out_channels, kernel_size, stride,
+                                         padding, bias, groups),
+                {x.id}, out_channels);
 }
 
 Value GraphBuilder::batchnorm(const std::string& name, Value x) {

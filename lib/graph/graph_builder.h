@@ -22,7 +22,7 @@ class GraphBuilder {
   int channels(Value x) const { return channels_[x.id]; }
 
   Value conv2d(const std::string& name, Value x, int out_channels, int kernel_size, int stride = 1,
-               int padding = 0, bool bias = false);
+               int padding = 0, bool bias = false, int groups = 1);
   Value batchnorm(const std::string& name, Value x);
   // relu(batchnorm(x)) as one layer, named and checkpointed like the batchnorm.
   Value batchnorm_relu(const std::string& name, Value x);

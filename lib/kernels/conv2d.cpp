@@ -39,25 +39,27 @@ bool inside(const Conv2dShape& s, int ih, int iw) {
   return ih >= 0 && ih < s.h && iw >= 0 && iw < s.w;
 }
 
-// Offset of x[n, ih, iw, 0] in an input-shaped tensor.
-int64_t pixel_offset(const Conv2dShape& s, int n, int ih, int iw) {
-  return ((int64_t{n} * s.h + ih) * s.w + iw) * s.c_in;
+// Offset of x[n, ih, iw, c] in an input-shaped tensor.
+int64_t pixel_offset(const Conv2dShape& s, int n, int ih, int iw, int c) {
+  return ((int64_t{n} * s.h + ih) * s.w + iw) * s.c_in + c;
 }
 
-// col[r - r0, :] = the receptive field of output row r, in weight order (ky, kx, c_in).
-void im2col(const Conv2dShape& s, const float* x, int64_t r0, int64_t r1, float* col,
+// col[r - r0, :] = group g's receptive field of output row r, in weight order (ky, kx, its
+// input channels).
+void im2col(const Conv2dShape& s, const float* x, int g, int64_t r0, int64_t r1, float* col,
             const Exec& ex) {
+  const int channels = s.group_in(), first = g * channels;
   parallel_for(
       ex, r1 - r0,
       [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
           float* row = col + i * s.patch();
           for_each_tap(s, r0 + i, [&](int n, int ih, int iw, int tap) {
-            float* dst = row + int64_t{tap} * s.c_in;
+            float* dst = row + int64_t{tap} * channels;
             if (inside(s, ih, iw)) {
-              std::memcpy(dst, x + pixel_offset(s, n, ih, iw), sizeof(float) * s.c_in);
+              std::memcpy(dst, x + pixel_offset(s, n, ih, iw, first), sizeof(float) * channels);
             } else {
-              std::memset(dst, 0, sizeof(float) * s.c_in);
+              std::memset(dst, 0, sizeof(float) * channels);
             }
           });
         }
@@ -65,19 +67,20 @@ void im2col(const Conv2dShape& s, const float* x, int64_t r0, int64_t r1, float*
       16);
 }
 
-// dx += col2im(dcol) for output rows [r0, r1). Threads own channel ranges, so overlapping
-// receptive fields never race and every dx element is summed in row order.
-void col2im_add(const Conv2dShape& s, const float* dcol, int64_t r0, int64_t r1, float* dx,
+// dx += col2im(dcol) for group g's input channels and output rows [r0, r1). Threads own channel
+// ranges, so overlapping receptive fields never race and every dx element is summed in row order.
+void col2im_add(const Conv2dShape& s, const float* dcol, int g, int64_t r0, int64_t r1, float* dx,
                 const Exec& ex) {
+  const int channels = s.group_in(), first = g * channels;
   parallel_for(
-      ex, s.c_in,
+      ex, channels,
       [&](int64_t c0, int64_t c1) {
         for (int64_t r = r0; r < r1; ++r) {
           const float* row = dcol + (r - r0) * s.patch();
           for_each_tap(s, r, [&](int n, int ih, int iw, int tap) {
             if (!inside(s, ih, iw)) return;
-            float* dst = dx + pixel_offset(s, n, ih, iw);
-            const float* src = row + int64_t{tap} * s.c_in;
+            float* dst = dx + pixel_offset(s, n, ih, iw, first);
+            const float* src = row + int64_t{tap} * channels;
             for (int64_t c = c0; c < c1; ++c) dst[c] += src[c];
           });
         }
@@ -107,10 +110,14 @@ void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, c
   } else if (conv2d_direct_suits(s)) {
     conv2d_direct_forward(s, x, weight, y, workspace, ex);
   } else {
+    // Group g: its im2col times weight columns [g * group_out, ...) into y's same columns.
+    const int64_t cols = s.group_out();
     for_each_tile(s, [&](int64_t r0, int64_t r1) {
-      im2col(s, x, r0, r1, workspace, ex);
-      gemm(false, false, r1 - r0, s.c_out, k, 1.0f, workspace, k, weight, s.c_out, 0.0f,
-           y + r0 * s.c_out, s.c_out, ex);
+      for (int g = 0; g < s.groups; ++g) {
+        im2col(s, x, g, r0, r1, workspace, ex);
+        gemm(false, false, r1 - r0, cols, k, 1.0f, workspace, k, weight + g * cols, s.c_out, 0.0f,
+             y + r0 * s.c_out + g * cols, s.c_out, ex);
+      }
     });
   }
   if (bias == nullptr) return;
@@ -140,10 +147,13 @@ void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* we
   parallel_for(
       ex, dx_size, [&](int64_t b, int64_t e) { std::memset(dx + b, 0, sizeof(float) * (e - b)); },
       1 << 16);
+  const int64_t cols = s.group_out();
   for_each_tile(s, [&](int64_t r0, int64_t r1) {
-    gemm(false, true, r1 - r0, k, s.c_out, 1.0f, dy + r0 * s.c_out, s.c_out, weight, s.c_out, 0.0f,
-         workspace, k, ex);
-    col2im_add(s, workspace, r0, r1, dx, ex);
+    for (int g = 0; g < s.groups; ++g) {
+      gemm(false, true, r1 - r0, k, cols, 1.0f, dy + r0 * s.c_out + g * cols, s.c_out,
+           weight + g * cols, s.c_out, 0.0f, workspace, k, ex);
+      col2im_add(s, workspace, g, r0, r1, dx, ex);
+    }
   });
 }
 
@@ -155,10 +165,13 @@ void conv2d_backward_weight(const Conv2dShape& s, const float* x, const float* d
   } else if (s.is_pointwise()) {
     gemm(true, false, k, s.c_out, m, 1.0f, x, k, dy, s.c_out, 1.0f, dweight, s.c_out, ex);
   } else {
+    const int64_t cols = s.group_out();
     for_each_tile(s, [&](int64_t r0, int64_t r1) {
-      im2col(s, x, r0, r1, workspace, ex);
-      gemm(true, false, k, s.c_out, r1 - r0, 1.0f, workspace, k, dy + r0 * s.c_out, s.c_out, 1.0f,
-           dweight, s.c_out, ex);
+      for (int g = 0; g < s.groups; ++g) {
+        im2col(s, x, g, r0, r1, workspace, ex);
+        gemm(true, false, k, cols, r1 - r0, 1.0f, workspace, k, dy + r0 * s.c_out + g * cols,
+             s.c_out, 1.0f, dweight + g * cols, s.c_out, ex);
+      }
     });
   }
   if (dbias == nullptr) return;

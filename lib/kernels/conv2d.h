@@ -1,8 +1,12 @@
-// Conv2d kernels (groups = 1). NHWC activations, batch folded into the GEMM's M dimension:
-//   x: [N, H, W, C_in]   y, dy: [N, OH, OW, C_out]   weight: [KH, KW, C_in, C_out]   bias: [C_out]
-// OH = (H + 2 * pad - KH) / stride + 1 (same for OW). A 1x1 stride-1 unpadded convolution is one
-// GEMM [N*H*W, C_in] x [C_in, C_out]; one with few input channels runs the direct kernels of
-// conv2d_direct.h; any other goes through an im2col buffer in `workspace` and the GEMM.
+// Conv2d kernels. NHWC activations, batch folded into the GEMM's M dimension:
+//   x: [N, H, W, C_in]   y, dy: [N, OH, OW, C_out]   weight: [KH, KW, C_in / G, C_out]
+//   bias: [C_out]
+// OH = (H + 2 * pad - KH) / stride + 1 (same for OW). With G groups (ResNeXt), output channels
+// [g * C_out / G, (g + 1) * C_out / G) see only input channels [g * C_in / G, (g + 1) * C_in / G),
+// through weight columns of the same range. A 1x1 stride-1 unpadded ungrouped convolution is one
+// GEMM [N*H*W, C_in] x [C_in, C_out]; an ungrouped one with few input channels runs the direct
+// kernels of conv2d_direct.h; any other goes through an im2col buffer in `workspace` and one GEMM
+// per group.
 #pragma once
 
 #include <cstddef>
@@ -15,12 +19,17 @@ namespace xtrain::kernels {
 struct Conv2dShape {
   int n, h, w, c_in;
   int c_out, kh, kw, stride, pad;
+  int groups = 1;  // divides c_in and c_out
 
   int out_h() const { return (h + 2 * pad - kh) / stride + 1; }
   int out_w() const { return (w + 2 * pad - kw) / stride + 1; }
+  int group_in() const { return c_in / groups; }    // input channels of one group
+  int group_out() const { return c_out / groups; }  // output channels of one group
   int64_t rows() const { return int64_t{n} * out_h() * out_w(); }  // GEMM M
-  int64_t patch() const { return int64_t{kh} * kw * c_in; }        // GEMM K
-  bool is_pointwise() const { return kh == 1 && kw == 1 && stride == 1 && pad == 0; }
+  int64_t patch() const { return int64_t{kh} * kw * group_in(); }  // GEMM K, per group
+  bool is_pointwise() const {
+    return kh == 1 && kw == 1 && stride == 1 && pad == 0 && groups == 1;
+  }
 };
 
 // Floats of scratch the three functions below need (0 for a pointwise convolution).

@@ -383,11 +383,12 @@ size_t backward_data_workspace_floats(const Conv2dShape& s) {
 }  // namespace
 
 bool conv2d_direct_suits(const Conv2dShape& s) {
-  return s.c_out % kLanes == 0 && s.c_in <= kMaxDirectInChannels && !s.is_pointwise();
+  return s.groups == 1 && s.c_out % kLanes == 0 && s.c_in <= kMaxDirectInChannels &&
+         !s.is_pointwise();
 }
 
 bool conv2d_direct_backward_weight_suits(const Conv2dShape& s) {
-  if (s.c_out % kLanes != 0) return false;
+  if (s.groups != 1 || s.c_out % kLanes != 0) return false;
   // A stride-1 kernel past 1x1, whatever the channels: im2col + GEMM reads and writes all of
   // dweight again for every im2col tile (3x3 512 -> 512 at 7x7, b32: 20-28 -> 17-21 ms; at
   // stride 2 the GEMM stays ~5% ahead).

@@ -5,26 +5,30 @@
 namespace xtrain {
 
 Conv2d::Conv2d(std::string name, int in_channels, int out_channels, int kernel_size, int stride,
-               int padding, bool bias)
+               int padding, bool bias, int groups)
     : Layer(std::move(name)),
       in_channels_(in_channels),
       out_channels_(out_channels),
       kernel_size_(kernel_size),
       stride_(stride),
       padding_(padding),
-      bias_(bias) {
-  XTRAIN_CHECK(in_channels > 0 && out_channels > 0 && kernel_size > 0 && stride > 0 && padding >= 0,
+      bias_(bias),
+      groups_(groups) {
+  XTRAIN_CHECK(in_channels > 0 && out_channels > 0 && kernel_size > 0 && stride > 0 &&
+                   padding >= 0 && groups > 0 && in_channels % groups == 0 &&
+                   out_channels % groups == 0,
                "Conv2d {}: invalid hyper-parameters", this->name());
 }
 
 std::vector<ParamSpec> Conv2d::param_specs() const {
   const int k = kernel_size_;
-  std::vector<ParamSpec> specs = {{"weight", Shape{k, k, in_channels_, out_channels_},
+  const int group_in = in_channels_ / groups_;
+  std::vector<ParamSpec> specs = {{"weight", Shape{k, k, group_in, out_channels_},
                                    ParamKind::kParameter, Init::kKaimingNormalFanOut,
                                    int64_t{out_channels_} * k * k}};
   if (bias_) {
     specs.push_back({"bias", Shape{out_channels_}, ParamKind::kParameter, Init::kUniformFanIn,
-                     int64_t{in_channels_} * k * k});
+                     int64_t{group_in} * k * k});
   }
   return specs;
 }
@@ -38,7 +42,8 @@ kernels::Conv2dShape Conv2d::kernel_shape(const Shape& x) const {
           kernel_size_,
           kernel_size_,
           stride_,
-          padding_};
+          padding_,
+          groups_};
 }
 
 Shape Conv2d::output_shape(const std::vector<Shape>& inputs) const {

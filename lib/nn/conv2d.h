@@ -1,6 +1,7 @@
-// Conv2d (groups = 1): torch.nn.Conv2d with a square kernel, stride and zero padding.
-// weight is stored [KH, KW, C_in, C_out] (checkpoints convert to PyTorch's OIHW at the file
-// boundary); torchvision initializes it kaiming-normal with fan_out.
+// Conv2d: torch.nn.Conv2d with a square kernel, stride, zero padding and groups (ResNeXt).
+// weight is stored [KH, KW, C_in / groups, C_out] (checkpoints convert to PyTorch's OIHW, O x
+// C_in / groups x KH x KW, at the file boundary); torchvision initializes it kaiming-normal with
+// fan_out = C_out * KH * KW, as torch computes it whatever the groups.
 #pragma once
 
 #include "lib/kernels/conv2d.h"
@@ -11,7 +12,7 @@ namespace xtrain {
 class Conv2d : public Layer {
  public:
   Conv2d(std::string name, int in_channels, int out_channels, int kernel_size, int stride,
-         int padding, bool bias);
+         int padding, bool bias, int groups = 1);
 
   const char* type() const override { return "Conv2d"; }
   std::vector<ParamSpec> param_specs() const override;
@@ -33,6 +34,7 @@ class Conv2d : public Layer {
 
   int in_channels_, out_channels_, kernel_size_, stride_, padding_;
   bool bias_;
+  int groups_;
 };
 
 }  // namespace xtrain

@@ -135,6 +135,18 @@ ConvOutputs run_eigen(const Conv2dShape& s, const ConvData& d) {
   return {to_floats(y), to_floats(dx), to_floats(dweight), {}};
 }
 
+// Grouped convolutions (ResNeXt's 3x3 with 4 channels per group, depthwise, grouped 1x1) go
+// through im2col and one GEMM per group.
+TEST(Conv2dKernel, GroupedMatchesReference) {
+  for (const Conv2dShape& s : {Conv2dShape{2, 6, 7, 8, 12, 3, 3, 1, 1, /*groups=*/4},
+                               Conv2dShape{1, 9, 9, 128, 128, 3, 3, 2, 1, /*groups=*/32},
+                               Conv2dShape{2, 7, 7, 16, 16, 3, 3, 1, 1, /*groups=*/16},
+                               Conv2dShape{2, 5, 5, 6, 9, 1, 1, 1, 0, /*groups=*/3}}) {
+    expect_matches_reference(s, /*with_bias=*/true);
+    expect_matches_reference(s, /*with_bias=*/false);
+  }
+}
+
 TEST(Conv2dKernel, MatchesEigenTapByTapProducts) {
   for (const Conv2dShape& s : {Conv2dShape{2, 5, 7, 3, 4, 3, 3, 1, 1},
                                Conv2dShape{1, 9, 9, 5, 6, 3, 3, 2, 1},

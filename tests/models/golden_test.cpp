@@ -191,6 +191,8 @@ void check_against_pytorch(const std::string& model) {
 TEST(Golden, Resnet18MatchesPyTorch) { check_against_pytorch("resnet18"); }
 TEST(Golden, Resnet50MatchesPyTorch) { check_against_pytorch("resnet50"); }
 TEST(Golden, Resnet20MatchesPyTorch) { check_against_pytorch("resnet20"); }
+TEST(Golden, Resnext50MatchesPyTorch) { check_against_pytorch("resnext50_32x4d"); }
+TEST(Golden, WideResnet50MatchesPyTorch) { check_against_pytorch("wide_resnet50_2"); }
 
 }  // namespace
 }  // namespace xtrain

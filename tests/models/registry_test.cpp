@@ -24,6 +24,11 @@ TEST(Registry, ParameterCountsAreTorchvisions) {
       {"resnet18", 1000, 11689512},  {"resnet34", 1000, 21797672},  {"resnet50", 1000, 25557032},
       {"resnet101", 1000, 44549160}, {"resnet152", 1000, 60192808}, {"resnet20", 10, 269722},
       {"resnet56", 10, 853018},
+      {"resnext50_32x4d", 1000, 25028904},
+      {"resnext101_32x8d", 1000, 88791336},
+      {"resnext101_64x4d", 1000, 83455272},
+      {"wide_resnet50_2", 1000, 68883240},
+      {"wide_resnet101_2", 1000, 126886696},
   };
   for (const ModelCount& m : kCounts) {
     EXPECT_EQ(build_model(m.name, m.num_classes)->num_parameters(), m.parameters) << m.name;

@@ -32,6 +32,33 @@ TEST(Conv2d, GradientsMatchFiniteDifferencesPointwiseStrided) {
   check_layer_gradients(conv, {Shape{1, 5, 5, 3}}, GradCheckOptions{});
 }
 
+// ResNeXt's grouped 3x3 (two channels per group here), strided, with a bias.
+TEST(Conv2d, GradientsMatchFiniteDifferencesGrouped) {
+  Conv2d conv("conv", /*in=*/6, /*out=*/9, 3, /*stride=*/2, /*padding=*/1, /*bias=*/true,
+              /*groups=*/3);
+  check_layer_gradients(conv, {Shape{2, 5, 6, 6}}, GradCheckOptions{});
+}
+
+// One channel per group (depthwise), 1x1 and 3x3.
+TEST(Conv2d, GradientsMatchFiniteDifferencesDepthwise) {
+  Conv2d pointwise("conv", 4, 4, 1, 1, 0, false, /*groups=*/4);
+  check_layer_gradients(pointwise, {Shape{1, 3, 4, 4}}, GradCheckOptions{});
+  Conv2d spatial("conv", 4, 8, 3, 1, 1, false, /*groups=*/4);
+  check_layer_gradients(spatial, {Shape{1, 4, 3, 4}}, GradCheckOptions{});
+}
+
+TEST(Conv2d, GroupedWeightIsTorchsShapeWithTorchsFans) {
+  // torch: weight [O, I / groups, KH, KW] = [256, 4, 3, 3], fan_out = O * KH * KW
+  Conv2d conv("layer1.0.conv2", 128, 256, 3, 1, 1, /*bias=*/true, /*groups=*/32);
+  const std::vector<ParamSpec> specs = conv.param_specs();
+  ASSERT_EQ(specs.size(), 2u);
+  EXPECT_EQ(specs[0].shape, (Shape{3, 3, 4, 256}));
+  EXPECT_EQ(specs[0].fan, 256 * 3 * 3);
+  EXPECT_EQ(specs[1].fan, 4 * 3 * 3);  // the bias's bound uses fan_in = I / groups * KH * KW
+  EXPECT_EQ(conv.macs({Shape{1, 8, 8, 128}}), int64_t{8} * 8 * 3 * 3 * 4 * 256);
+  EXPECT_THROW(Conv2d("bad", 6, 8, 3, 1, 1, false, /*groups=*/4), Error);  // 6 % 4 != 0
+}
+
 TEST(Conv2d, OutputShapeAndErrors) {
   Conv2d conv("layer1.0.conv1", 3, 8, 7, 2, 3, false);
   EXPECT_EQ(conv.output_shape({Shape{2, 224, 224, 3}}), (Shape{2, 112, 112, 8}));
