@@ -42,7 +42,8 @@ inline void expect_close_to_reference(const std::vector<float>& actual,
 inline void expect_bitwise_equal(const std::vector<float>& a, const std::vector<float>& b,
                                  const char* what) {
   ASSERT_EQ(a.size(), b.size()) << what;
-  if (std::memcmp(a.data(), b.data(), sizeof(float) * a.size()) == 0) return;
+  // An empty vector's data() may be null, which memcmp may not be given even for 0 bytes.
+  if (a.empty() || std::memcmp(a.data(), b.data(), sizeof(float) * a.size()) == 0) return;
   size_t first = 0;
   while (first < a.size() && std::memcmp(&a[first], &b[first], sizeof(float)) == 0) ++first;
   ADD_FAILURE() << what << ": buffers differ, first at [" << first << "]: " << a[first] << " vs "
