@@ -1,7 +1,7 @@
 // bench_conv: the three Conv2d kernel passes on one layer shape, on every hardware thread, as
 // milliseconds and GFLOP/s (best of a few runs). Where scripts/bench says how fast a model trains,
 // this says which pass of which layer shape is slow, and shows a kernel change's gain in seconds.
-//   bench_conv [N H W C_IN C_OUT K STRIDE PAD [REPEATS]]
+//   bench_conv [N H W C_IN C_OUT K STRIDE PAD [REPEATS [GROUPS]]]
 // Without a shape it runs the layers that dominate issue 5's models. A benchmark, not a test.
 #include <algorithm>
 #include <chrono>
@@ -24,7 +24,7 @@ struct NamedShape {
   Conv2dShape shape;
 };
 
-// {n, h, w, c_in, c_out, kh, kw, stride, pad}
+// {n, h, w, c_in, c_out, kh, kw, stride, pad, groups}
 const NamedShape kDefaultShapes[] = {
     {"resnet20 conv1 b128", {128, 28, 28, 3, 16, 3, 3, 1, 1}},
     {"resnet20 layer1 b128", {128, 28, 28, 16, 16, 3, 3, 1, 1}},
@@ -35,6 +35,9 @@ const NamedShape kDefaultShapes[] = {
     {"resnet18 layer4 b32", {32, 7, 7, 512, 512, 3, 3, 1, 1}},
     {"resnet50 layer1 1x1 b32", {32, 56, 56, 64, 256, 1, 1, 1, 0}},
     {"resnet50 layer3 3x3 b32", {32, 14, 14, 256, 256, 3, 3, 1, 1}},
+    {"resnext50 layer1 3x3 g32 b16", {16, 56, 56, 128, 128, 3, 3, 1, 1, 32}},
+    {"resnext50 layer2 3x3 g32 b16", {16, 28, 28, 256, 256, 3, 3, 1, 1, 32}},
+    {"resnext50 layer3 3x3 g32 b16", {16, 14, 14, 512, 512, 3, 3, 1, 1, 32}},
 };
 
 // Best wall time of `repeats` calls of fn, in seconds.
@@ -88,15 +91,20 @@ int main(int argc, char** argv) {
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   xtrain::ThreadPool pool(threads);
   const Exec ex{&pool};
-  if (argc >= 9) {
+  if (argc >= 9 && argc <= 11) {
     int v[8];
     for (int i = 0; i < 8; ++i) v[i] = std::atoi(argv[i + 1]);
-    const Conv2dShape s{v[0], v[1], v[2], v[3], v[4], v[5], v[5], v[6], v[7]};
+    const int groups = argc > 10 ? std::atoi(argv[10]) : 1;
+    const Conv2dShape s{v[0], v[1], v[2], v[3], v[4], v[5], v[5], v[6], v[7], groups};
+    if (groups < 1 || s.c_in % groups != 0 || s.c_out % groups != 0) {
+      std::fprintf(stderr, "bench_conv: error: GROUPS must divide C_IN and C_OUT, got %d\n", groups);
+      return 2;
+    }
     bench("shape", s, argc > 9 ? std::atoi(argv[9]) : 5, ex);
     return 0;
   }
   if (argc > 1) {
-    std::fprintf(stderr, "usage: bench_conv [N H W C_IN C_OUT K STRIDE PAD [REPEATS]]\n");
+    std::fprintf(stderr, "usage: bench_conv [N H W C_IN C_OUT K STRIDE PAD [REPEATS [GROUPS]]]\n");
     return 2;
   }
   for (const NamedShape& named : kDefaultShapes) bench(named.name, named.shape, 5, ex);

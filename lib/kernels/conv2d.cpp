@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lib/kernels/conv2d_bands.h"
 #include "lib/kernels/conv2d_direct.h"
 #include "lib/kernels/gemm.h"
 
@@ -98,12 +99,19 @@ void for_each_tile(const Conv2dShape& s, Fn&& fn) {
 }  // namespace
 
 size_t conv2d_workspace_floats(const Conv2dShape& s) {
+  // Banded: the banded weight (or its gradient), then the banded convolution's own scratch.
+  if (band_groups(s) > 1) return banded_weight_floats(s) + conv2d_workspace_floats(banded(s));
   const size_t im2col = s.is_pointwise() ? 0 : static_cast<size_t>(tile_rows(s) * s.patch());
   return std::max(im2col, conv2d_direct_workspace_floats(s));
 }
 
 void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
                     float* y, float* workspace, const Exec& ex) {
+  if (band_groups(s) > 1) {
+    expand_to_bands(s, weight, workspace);
+    conv2d_forward(banded(s), x, workspace, bias, y, workspace + banded_weight_floats(s), ex);
+    return;
+  }
   const int64_t m = s.rows(), k = s.patch();
   if (s.is_pointwise()) {
     gemm(false, false, m, s.c_out, k, 1.0f, x, k, weight, s.c_out, 0.0f, y, s.c_out, ex);
@@ -134,6 +142,11 @@ void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, c
 
 void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* weight, float* dx,
                           float* workspace, const Exec& ex) {
+  if (band_groups(s) > 1) {
+    expand_to_bands(s, weight, workspace);
+    conv2d_backward_data(banded(s), dy, workspace, dx, workspace + banded_weight_floats(s), ex);
+    return;
+  }
   const int64_t m = s.rows(), k = s.patch();
   if (s.is_pointwise()) {
     gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, 0.0f, dx, k, ex);
@@ -159,6 +172,13 @@ void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* we
 
 void conv2d_backward_weight(const Conv2dShape& s, const float* x, const float* dy, float* dweight,
                             float* dbias, float* workspace, const Exec& ex) {
+  if (band_groups(s) > 1) {
+    const size_t floats = banded_weight_floats(s);
+    std::fill(workspace, workspace + floats, 0.0f);
+    conv2d_backward_weight(banded(s), x, dy, workspace, dbias, workspace + floats, ex);
+    add_band_diagonals(s, workspace, dweight);
+    return;
+  }
   const int64_t m = s.rows(), k = s.patch();
   if (conv2d_direct_backward_weight_suits(s)) {
     conv2d_direct_backward_weight(s, x, dy, dweight, workspace, ex);

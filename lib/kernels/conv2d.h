@@ -6,7 +6,7 @@
 // through weight columns of the same range. A 1x1 stride-1 unpadded ungrouped convolution is one
 // GEMM [N*H*W, C_in] x [C_in, C_out]; an ungrouped one with few input channels runs the direct
 // kernels of conv2d_direct.h; any other goes through an im2col buffer in `workspace` and one GEMM
-// per group.
+// per group, narrow groups first joined into bands (conv2d_bands.h).
 #pragma once
 
 #include <cstddef>

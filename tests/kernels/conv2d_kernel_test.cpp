@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "lib/kernels/conv2d.h"
+#include "lib/kernels/conv2d_bands.h"
 #include "lib/kernels/conv2d_direct.h"
 #include "lib/kernels/reference/conv2d.h"
+#include "lib/kernels/simd.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/test_util.h"
 
@@ -136,7 +138,8 @@ ConvOutputs run_eigen(const Conv2dShape& s, const ConvData& d) {
 }
 
 // Grouped convolutions (ResNeXt's 3x3 with 4 channels per group, depthwise, grouped 1x1) go
-// through im2col and one GEMM per group.
+// through im2col and one GEMM per band of groups: a band of several groups (ResNeXt), of all of
+// them (8 -> 12 in 4 groups; depthwise, then on the direct kernels) and a pointwise band.
 TEST(Conv2dKernel, GroupedMatchesReference) {
   for (const Conv2dShape& s : {Conv2dShape{2, 6, 7, 8, 12, 3, 3, 1, 1, /*groups=*/4},
                                Conv2dShape{1, 9, 9, 128, 128, 3, 3, 2, 1, /*groups=*/32},
@@ -145,6 +148,20 @@ TEST(Conv2dKernel, GroupedMatchesReference) {
     expect_matches_reference(s, /*with_bias=*/true);
     expect_matches_reference(s, /*with_bias=*/false);
   }
+}
+
+// Groups narrower than the GEMM micro-kernel (two vectors) join into bands that reach its width,
+// with a band count that divides the groups; groups at least that wide run alone.
+TEST(Conv2dKernel, NarrowGroupsJoinIntoBandsAsWideAsTheMicroKernel) {
+  const int width = 2 * kernels::simd::kLanes;
+  const Conv2dShape resnext_layer1{1, 8, 8, 128, 128, 3, 3, 1, 1, /*groups=*/32};
+  EXPECT_EQ(kernels::band_groups(resnext_layer1), width / 4);
+  EXPECT_EQ(kernels::banded(resnext_layer1).groups, 32 / (width / 4));
+  EXPECT_EQ(kernels::banded(resnext_layer1).patch(), 9 * width);
+  EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 1024, 1024, 3, 3, 1, 1, 32}), 1);
+  EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 64, 64, 3, 3, 1, 1}), 1);
+  // 3 channels per group in 4 groups: no band count below 4 divides 4 and is wide enough.
+  EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 8, 12, 3, 3, 1, 1, 4}), 4);
 }
 
 TEST(Conv2dKernel, MatchesEigenTapByTapProducts) {
@@ -246,7 +263,8 @@ const Conv2dShape kThreadSplitShapes[] = {{1, 56, 56, 64, 64, 3, 3, 1, 1},
                                           {1, 28, 28, 512, 1024, 1, 1, 2, 0},
                                           {1, 14, 14, 64, 256, 1, 1, 1, 0},
                                           {3, 9, 11, 19, 37, 3, 3, 2, 1},
-                                          {2, 23, 21, 3, 64, 7, 7, 2, 3}};
+                                          {2, 23, 21, 3, 64, 7, 7, 2, 3},
+                                          {2, 14, 14, 128, 128, 3, 3, 1, 1, /*groups=*/32}};
 
 // The documented guarantee (gemm.h): each element is computed by one thread in a fixed chunk,
 // so two runs on the same thread count give the same bits.
@@ -282,7 +300,8 @@ TEST(Conv2dKernel, OneAndTwoThreadsAgreeWithinTolerance) {
 // gradient again, and a prefilled gradient is kept.
 TEST(Conv2dKernel, BackwardWeightAccumulates) {
   for (const Conv2dShape& s :
-       {Conv2dShape{3, 5, 7, 3, 13, 3, 3, 2, 1}, Conv2dShape{3, 5, 7, 13, 3, 1, 1, 1, 0}}) {
+       {Conv2dShape{3, 5, 7, 3, 13, 3, 3, 2, 1}, Conv2dShape{3, 5, 7, 13, 3, 1, 1, 1, 0},
+        Conv2dShape{3, 5, 7, 32, 32, 3, 3, 1, 1, /*groups=*/8}}) {
     SCOPED_TRACE(describe(s));
     ConvData d(s, 21);
     std::vector<float> once(s.patch() * s.c_out, 0.0f), once_bias(s.c_out, 0.0f);
