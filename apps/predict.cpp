@@ -1,6 +1,6 @@
 // predict: classifies image files and folders with a checkpoint, the way a user checks a model by
 // hand. Every image gets train's test transform (--augment=imagenet: shorter side resized to
-// image_size * 256 / 224, center crop, normalize), batches go through an eval plan, and each
+// round(image_size / 0.875), center crop, normalize), batches go through an eval plan, and each
 // image prints one JSON line:
 //   {"path":"cat.jpg","top_k":[3,5],"classes":["cat","dog"],"probabilities":[0.91,0.04]}
 // probabilities[i] is the softmax probability of class top_k[i], highest first (ties: lower

@@ -21,7 +21,7 @@ bool parse_predict_flags(int argc, char** argv, PredictFlags* flags, int* exit_c
   app.add_option("--num_classes", f.num_classes, "Classifier outputs (default: the checkpoint's)")
       ->transform(integer_in(1, kMaxClasses));
   app.add_option("--image_size", f.image_size,
-                 "Network input side: images are resized to image_size * 256 / 224 (shorter "
+                 "Network input side: images are resized to round(image_size / 0.875) (shorter "
                  "side) and center-cropped to it")
       ->transform(integer_in(1, kMaxImageSize));
   app.add_option("--augment", f.augment,

@@ -49,6 +49,12 @@ Box random_crop_box(int height, int width, int size, Rng& rng) {
   return {top, left, size, size};
 }
 
+int test_resize_side(int size) {
+  // size / 0.875 = size * 8 / 7 is never halfway between integers, so rounding half up is
+  // Python's round().
+  return (size * 16 + 7) / 14;
+}
+
 Size2d resized_shorter_side(int height, int width, int shorter_side) {
   // torchvision: int(size * long / short), a true division, then truncated.
   if (width <= height) {

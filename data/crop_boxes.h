@@ -25,6 +25,10 @@ Box center_crop_box(int height, int width, int crop_height, int crop_width);
 // RandomCrop's box of size x size at a uniform position in a height x width image (it fits).
 Box random_crop_box(int height, int width, int size, Rng& rng);
 
+// The shorter side the test transform resizes to before a center crop of size x size:
+// round(size / 0.875), torchvision's crop_pct of its presets (256 for 224, 342 for Inception's 299).
+int test_resize_side(int size);
+
 // Resize(shorter_side)'s output size: the shorter side becomes shorter_side, the longer one keeps
 // the aspect ratio, rounded down.
 Size2d resized_shorter_side(int height, int width, int shorter_side);

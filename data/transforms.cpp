@@ -38,7 +38,7 @@ void imagenet_train(const cv::Mat& rgb, int size, Rng& rng, float* out) {
 }
 
 void imagenet_test(const cv::Mat& rgb, int size, float* out) {
-  const Size2d resized = resized_shorter_side(rgb.rows, rgb.cols, size * 256 / 224);
+  const Size2d resized = resized_shorter_side(rgb.rows, rgb.cols, test_resize_side(size));
   const Box crop = center_crop_box(resized.height, resized.width, size, size);
   normalize_image(resize_bilinear(rgb, resized.height, resized.width, crop), false, out);
 }

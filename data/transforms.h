@@ -1,7 +1,7 @@
 // transforms: a decoded RGB image to the network's input, [size, size, 3] floats (NHWC, RGB)
 // normalized with ImageNet's mean and std, as torchvision's composed transforms give it:
 //   imagenet, train: RandomResizedCrop(size) (bilinear), RandomHorizontalFlip(0.5), Normalize
-//   imagenet, test:  Resize(size * 256 / 224), CenterCrop(size), Normalize
+//   imagenet, test:  Resize(round(size / 0.875)), CenterCrop(size), Normalize
 //   cifar, train:    RandomCrop(size, padding=4) (zeros), RandomHorizontalFlip(0.5), Normalize
 //   cifar, test:     Normalize
 // The cifar recipe is for images already size x size (32px-class data such as CIFAR or

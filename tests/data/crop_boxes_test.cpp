@@ -23,6 +23,17 @@ TEST(CropBoxes, CenterCropRoundsHalvesToEven) {
   expect_box(center_crop_box(7, 9, 4, 4), 2, 2, 4, 4);  // round(1.5) = 2, round(2.5) = 2
 }
 
+// round(size / 0.875): torchvision's 256 for 224 and 342 for Inception's 299 (not 299 * 256 / 224
+// = 341 in integers), rounding down and up around the halves of sevenths.
+TEST(CropBoxes, TestResizeSideIsTheSizeOverCropPercentRounded) {
+  EXPECT_EQ(test_resize_side(224), 256);
+  EXPECT_EQ(test_resize_side(299), 342);
+  EXPECT_EQ(test_resize_side(28), 32);
+  EXPECT_EQ(test_resize_side(1), 1);      // 1.14
+  EXPECT_EQ(test_resize_side(3), 3);      // 3.43
+  EXPECT_EQ(test_resize_side(4), 5);      // 4.57
+}
+
 TEST(CropBoxes, ResizeShorterSideKeepsTheAspectRatioRoundedDown) {
   const Size2d landscape = resized_shorter_side(375, 500, 256);  // 256 * 500 / 375 = 341.33
   EXPECT_EQ(landscape.height, 256);
