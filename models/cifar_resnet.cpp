@@ -25,6 +25,7 @@ std::shared_ptr<const Graph> cifar_resnet(int depth, int num_classes) {
                depth);
   const int blocks_per_stage = (depth - 2) / 6;
   GraphBuilder g(/*input_channels=*/3);
+  g.init_convs(WeightInit::kaiming_normal_fan_out());
   Value x = g.batchnorm_relu("bn1", g.conv2d("conv1", g.input(), 16, 3, 1, 1));
   const int planes[] = {16, 32, 64};
   for (int stage = 0; stage < 3; ++stage) {

@@ -51,6 +51,7 @@ Value bottleneck(GraphBuilder& g, const std::string& name, Value x, int planes, 
 std::shared_ptr<const Graph> resnet(Block block, const std::vector<int>& layers, int num_classes,
                                     Cardinality cardinality = {}) {
   GraphBuilder g(/*input_channels=*/3);
+  g.init_convs(WeightInit::kaiming_normal_fan_out());
   Value x = g.batchnorm_relu("bn1", g.conv2d("conv1", g.input(), 64, 7, 2, 3));
   x = g.max_pool2d("maxpool", x, 3, 2, 1);
   const int planes[] = {64, 128, 256, 512};

@@ -5,6 +5,7 @@
 #include "lib/nn/add.h"
 #include "lib/nn/batchnorm2d.h"
 #include "lib/nn/conv2d.h"
+#include "lib/nn/flatten.h"
 #include "lib/nn/linear.h"
 #include "lib/nn/max_pool2d.h"
 #include "lib/nn/relu.h"
@@ -30,7 +31,7 @@ const std::string& GraphBuilder::name_of(Value x) const {
 Value GraphBuilder::conv2d(const std::string& name, Value x, int out_channels, int kernel_size,
                            int stride, int padding, bool bias, int groups) {
   return append(std::make_unique<Conv2d>(name, channels(x), out_channels, kernel_size, stride,
-                                         padding, bias, groups),
+                                         padding, bias, groups, conv_init_),
                 {x.id}, out_channels);
 }
 
@@ -63,7 +64,13 @@ Value GraphBuilder::adaptive_avg_pool2d(const std::string& name, Value x) {
 }
 
 Value GraphBuilder::linear(const std::string& name, Value x, int out_features) {
-  return append(std::make_unique<Linear>(name, channels(x), out_features), {x.id}, out_features);
+  return append(std::make_unique<Linear>(name, channels(x), out_features, linear_init_), {x.id},
+                out_features);
+}
+
+Value GraphBuilder::flatten(Value x, int height, int width) {
+  return append(std::make_unique<Flatten>(name_of(x) + ".flatten", height, width), {x.id},
+                channels(x) * height * width);
 }
 
 Value GraphBuilder::add(Value a, Value b) {

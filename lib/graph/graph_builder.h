@@ -7,6 +7,7 @@
 #include <string>
 
 #include "lib/graph/graph.h"
+#include "lib/nn/weight_init.h"
 
 namespace xtrain {
 
@@ -17,6 +18,11 @@ struct Value {
 class GraphBuilder {
  public:
   explicit GraphBuilder(int input_channels);
+
+  // How the Conv2d and Linear layers added from now on draw their weights and biases (the
+  // family's init loop in torchvision); PyTorch's defaults until set.
+  void init_convs(WeightInit init) { conv_init_ = init; }
+  void init_linears(WeightInit init) { linear_init_ = init; }
 
   Value input() const { return {Graph::kImage}; }
   int channels(Value x) const { return channels_[x.id]; }
@@ -33,6 +39,9 @@ class GraphBuilder {
   Value max_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding);
   Value adaptive_avg_pool2d(const std::string& name, Value x);  // to [N, C]
   Value linear(const std::string& name, Value x, int out_features);
+  // torch.flatten(x, 1) of an [N, height, width, C] value: [N, C * height * width] in PyTorch's
+  // (channel-major) order, so the next Linear's weight is torchvision's as it stands.
+  Value flatten(Value x, int height, int width);
   Value add(Value a, Value b);
   Value shortcut_pad(const std::string& name, Value x, int out_channels, int stride);
 
@@ -45,6 +54,7 @@ class GraphBuilder {
 
   std::unique_ptr<Graph> graph_;
   std::vector<int> channels_;  // per value
+  WeightInit conv_init_, linear_init_;
 };
 
 }  // namespace xtrain

@@ -18,14 +18,21 @@ void fill(const ParamSpec& spec, float* out, int64_t n, std::mt19937_64& rng) {
     case Init::kOnes:
       std::fill_n(out, n, 1.0f);
       return;
-    case Init::kKaimingNormalFanOut: {
-      std::normal_distribution<float> normal(0.0f, std::sqrt(2.0f / spec.fan));
+    case Init::kNormal: {
+      std::normal_distribution<float> normal(0.0f, spec.scale);
       for (int64_t i = 0; i < n; ++i) out[i] = normal(rng);
       return;
     }
-    case Init::kUniformFanIn: {
-      const float bound = 1.0f / std::sqrt(static_cast<float>(spec.fan));
-      std::uniform_real_distribution<float> uniform(-bound, bound);
+    case Init::kTruncatedNormal: {
+      std::normal_distribution<float> normal(0.0f, spec.scale);
+      for (int64_t i = 0; i < n; ++i) {
+        do out[i] = normal(rng);
+        while (std::abs(out[i]) > 2.0f);
+      }
+      return;
+    }
+    case Init::kUniform: {
+      std::uniform_real_distribution<float> uniform(-spec.scale, spec.scale);
       for (int64_t i = 0; i < n; ++i) out[i] = uniform(rng);
       return;
     }

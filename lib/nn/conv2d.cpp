@@ -5,7 +5,7 @@
 namespace xtrain {
 
 Conv2d::Conv2d(std::string name, int in_channels, int out_channels, int kernel_size, int stride,
-               int padding, bool bias, int groups)
+               int padding, bool bias, int groups, WeightInit init)
     : Layer(std::move(name)),
       in_channels_(in_channels),
       out_channels_(out_channels),
@@ -13,7 +13,8 @@ Conv2d::Conv2d(std::string name, int in_channels, int out_channels, int kernel_s
       stride_(stride),
       padding_(padding),
       bias_(bias),
-      groups_(groups) {
+      groups_(groups),
+      init_(init) {
   XTRAIN_CHECK(in_channels > 0 && out_channels > 0 && kernel_size > 0 && stride > 0 &&
                    padding >= 0 && groups > 0 && in_channels % groups == 0 &&
                    out_channels % groups == 0,
@@ -23,13 +24,10 @@ Conv2d::Conv2d(std::string name, int in_channels, int out_channels, int kernel_s
 std::vector<ParamSpec> Conv2d::param_specs() const {
   const int k = kernel_size_;
   const int group_in = in_channels_ / groups_;
-  std::vector<ParamSpec> specs = {{"weight", Shape{k, k, group_in, out_channels_},
-                                   ParamKind::kParameter, Init::kKaimingNormalFanOut,
-                                   int64_t{out_channels_} * k * k}};
-  if (bias_) {
-    specs.push_back({"bias", Shape{out_channels_}, ParamKind::kParameter, Init::kUniformFanIn,
-                     int64_t{group_in} * k * k});
-  }
+  const int64_t fan_in = int64_t{group_in} * k * k, fan_out = int64_t{out_channels_} * k * k;
+  std::vector<ParamSpec> specs = {
+      weight_spec(init_, Shape{k, k, group_in, out_channels_}, fan_in, fan_out)};
+  if (bias_) specs.push_back(bias_spec(init_, out_channels_, fan_in));
   return specs;
 }
 

@@ -1,18 +1,18 @@
 // Conv2d: torch.nn.Conv2d with a square kernel, stride, zero padding and groups (ResNeXt).
 // weight is stored [KH, KW, C_in / groups, C_out] (checkpoints convert to PyTorch's OIHW, O x
-// C_in / groups x KH x KW, at the file boundary); torchvision initializes it kaiming-normal with
-// fan_out = C_out * KH * KW, as torch computes it whatever the groups.
+// C_in / groups x KH x KW, at the file boundary); its family's WeightInit draws it.
 #pragma once
 
 #include "lib/kernels/conv2d.h"
 #include "lib/nn/layer.h"
+#include "lib/nn/weight_init.h"
 
 namespace xtrain {
 
 class Conv2d : public Layer {
  public:
   Conv2d(std::string name, int in_channels, int out_channels, int kernel_size, int stride,
-         int padding, bool bias, int groups = 1);
+         int padding, bool bias, int groups = 1, WeightInit init = {});
 
   const char* type() const override { return "Conv2d"; }
   std::vector<ParamSpec> param_specs() const override;
@@ -35,6 +35,7 @@ class Conv2d : public Layer {
   int in_channels_, out_channels_, kernel_size_, stride_, padding_;
   bool bias_;
   int groups_;
+  WeightInit init_;
 };
 
 }  // namespace xtrain

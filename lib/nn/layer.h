@@ -1,7 +1,7 @@
 // Layer: one operation of a model graph. A layer holds hyper-parameters and says which
 // parameters it has, what shape it produces and how much scratch it needs; forward and backward
-// call kernels on the views the plan hands it in a LayerCall. Layers are immutable once built, so one
-// graph serves every replica. Not here: buffer allocation (graph/plan), threads (parallel/).
+// call kernels on the views the plan hands it in a LayerCall. Layers are immutable once built, so
+// one graph serves every replica. Not here: buffer allocation (graph/plan), threads (parallel/).
 #pragma once
 
 #include <cstddef>
@@ -18,12 +18,14 @@ namespace xtrain {
 // a float buffer (BatchNorm running statistics) or an int64 counter (num_batches_tracked).
 enum class ParamKind { kParameter, kBuffer, kCounter };
 
-// How a parameter or buffer starts out (torchvision's initialization).
+// How a parameter or buffer starts out, the distribution its family's torchvision code draws it
+// from (weight_init.h turns a family's rule and a layer's fans into one).
 enum class Init {
   kZeros,
   kOnes,
-  kKaimingNormalFanOut,  // normal(0, sqrt(2 / fan)), fan = C_out * KH * KW
-  kUniformFanIn,         // uniform(-1/sqrt(fan), 1/sqrt(fan)), fan = in_features (nn.Linear)
+  kNormal,           // normal(0, scale)
+  kTruncatedNormal,  // normal(0, scale) cut to [-2, 2], as torch's trunc_normal_(a=-2, b=2)
+  kUniform,          // uniform(-scale, scale)
 };
 
 struct ParamSpec {
@@ -31,7 +33,7 @@ struct ParamSpec {
   Shape shape;       // in the layout the kernels use (Conv2d weight: [KH, KW, C_in, C_out])
   ParamKind kind = ParamKind::kParameter;
   Init init = Init::kZeros;
-  int64_t fan = 0;
+  float scale = 0.0f;  // the standard deviation or bound of kNormal, kTruncatedNormal, kUniform
 };
 
 // The views a plan hands a layer for one call. Built once when a plan is compiled; a training

@@ -4,16 +4,15 @@
 
 namespace xtrain {
 
-Linear::Linear(std::string name, int in_features, int out_features)
-    : Layer(std::move(name)), in_features_(in_features), out_features_(out_features) {
+Linear::Linear(std::string name, int in_features, int out_features, WeightInit init)
+    : Layer(std::move(name)), in_features_(in_features), out_features_(out_features), init_(init) {
   XTRAIN_CHECK(in_features > 0 && out_features > 0, "Linear {}: invalid sizes {} -> {}",
                this->name(), in_features, out_features);
 }
 
 std::vector<ParamSpec> Linear::param_specs() const {
-  return {{"weight", Shape{out_features_, in_features_}, ParamKind::kParameter, Init::kUniformFanIn,
-           in_features_},
-          {"bias", Shape{out_features_}, ParamKind::kParameter, Init::kUniformFanIn, in_features_}};
+  return {weight_spec(init_, Shape{out_features_, in_features_}, in_features_, out_features_),
+          bias_spec(init_, out_features_, in_features_)};
 }
 
 kernels::LinearShape Linear::kernel_shape(const Shape& x) const {

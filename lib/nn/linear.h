@@ -1,15 +1,16 @@
-// Linear as torch.nn.Linear: y = x weight^T + bias, weight [out, in] (PyTorch's layout), both
-// initialized uniform(-1/sqrt(in), 1/sqrt(in)) as nn.Linear's reset_parameters does.
+// Linear as torch.nn.Linear: y = x weight^T + bias, weight [out, in] (PyTorch's layout), drawn
+// as its family's WeightInit says (by default as nn.Linear's reset_parameters does).
 #pragma once
 
 #include "lib/kernels/linear.h"
 #include "lib/nn/layer.h"
+#include "lib/nn/weight_init.h"
 
 namespace xtrain {
 
 class Linear : public Layer {
  public:
-  Linear(std::string name, int in_features, int out_features);
+  Linear(std::string name, int in_features, int out_features, WeightInit init = {});
 
   const char* type() const override { return "Linear"; }
   std::vector<ParamSpec> param_specs() const override;
@@ -23,6 +24,7 @@ class Linear : public Layer {
   kernels::LinearShape kernel_shape(const Shape& x) const;
 
   int in_features_, out_features_;
+  WeightInit init_;
 };
 
 }  // namespace xtrain

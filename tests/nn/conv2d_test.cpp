@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "lib/base/check.h"
 #include "tests/nn/grad_check.h"
 
@@ -53,8 +55,9 @@ TEST(Conv2d, GroupedWeightIsTorchsShapeWithTorchsFans) {
   const std::vector<ParamSpec> specs = conv.param_specs();
   ASSERT_EQ(specs.size(), 2u);
   EXPECT_EQ(specs[0].shape, (Shape{3, 3, 4, 256}));
-  EXPECT_EQ(specs[0].fan, 256 * 3 * 3);
-  EXPECT_EQ(specs[1].fan, 4 * 3 * 3);  // the bias's bound uses fan_in = I / groups * KH * KW
+  EXPECT_EQ(specs[0].init, Init::kUniform);  // nn.Conv2d's default: bound 1 / sqrt(fan_in)
+  EXPECT_FLOAT_EQ(specs[0].scale, 1.0f / std::sqrt(4.0f * 3 * 3));
+  EXPECT_FLOAT_EQ(specs[1].scale, 1.0f / std::sqrt(4.0f * 3 * 3));  // fan_in = I / groups * KH * KW
   EXPECT_EQ(conv.macs({Shape{1, 8, 8, 128}}), int64_t{8} * 8 * 3 * 3 * 4 * 256);
   EXPECT_THROW(Conv2d("bad", 6, 8, 3, 1, 1, false, /*groups=*/4), Error);  // 6 % 4 != 0
 }
@@ -67,13 +70,13 @@ TEST(Conv2d, OutputShapeAndErrors) {
   EXPECT_THROW(conv.output_shape({Shape{2, 224, 3}}), Error);
 }
 
-TEST(Conv2d, WeightIsKaimingFanOutInKernelLayout) {
-  Conv2d conv("conv1", 3, 64, 7, 2, 3, false);
+TEST(Conv2d, WeightIsDrawnByItsFamilysRuleInKernelLayout) {
+  Conv2d conv("conv1", 3, 64, 7, 2, 3, false, 1, WeightInit::kaiming_normal_fan_out());
   const std::vector<ParamSpec> specs = conv.param_specs();
   ASSERT_EQ(specs.size(), 1u);
   EXPECT_EQ(specs[0].shape, (Shape{7, 7, 3, 64}));
-  EXPECT_EQ(specs[0].init, Init::kKaimingNormalFanOut);
-  EXPECT_EQ(specs[0].fan, 64 * 7 * 7);
+  EXPECT_EQ(specs[0].init, Init::kNormal);
+  EXPECT_FLOAT_EQ(specs[0].scale, std::sqrt(2.0f / (64 * 7 * 7)));
 }
 
 }  // namespace

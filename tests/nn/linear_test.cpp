@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "lib/base/check.h"
 #include "tests/nn/grad_check.h"
 
@@ -19,8 +21,8 @@ TEST(Linear, ShapesAndInitAreNnLinears) {
   EXPECT_THROW(fc.output_shape({Shape{2, 511}}), Error);
   const std::vector<ParamSpec> specs = fc.param_specs();
   EXPECT_EQ(specs[0].shape, (Shape{1000, 512}));
-  EXPECT_EQ(specs[0].init, Init::kUniformFanIn);
-  EXPECT_EQ(specs[1].fan, 512);
+  EXPECT_EQ(specs[0].init, Init::kUniform);
+  EXPECT_FLOAT_EQ(specs[1].scale, 1.0f / std::sqrt(512.0f));
 }
 
 }  // namespace
