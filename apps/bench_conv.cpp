@@ -95,9 +95,10 @@ int main(int argc, char** argv) {
     int v[8];
     for (int i = 0; i < 8; ++i) v[i] = std::atoi(argv[i + 1]);
     const int groups = argc > 10 ? std::atoi(argv[10]) : 1;
-    const Conv2dShape s{v[0], v[1], v[2], v[3], v[4], v[5], v[5], v[6], v[7], groups};
+    const Conv2dShape s{v[0], v[1], v[2], v[3], v[4], v[5], v[5], v[6], v[7], v[7], groups};
     if (groups < 1 || s.c_in % groups != 0 || s.c_out % groups != 0) {
-      std::fprintf(stderr, "bench_conv: error: GROUPS must divide C_IN and C_OUT, got %d\n", groups);
+      std::fprintf(stderr, "bench_conv: error: GROUPS must divide C_IN and C_OUT, got %d\n",
+                   groups);
       return 2;
     }
     bench("shape", s, argc > 9 ? std::atoi(argv[9]) : 5, ex);

@@ -35,7 +35,7 @@ std::shared_ptr<const Graph> cifar_resnet(int depth, int num_classes) {
       x = basic_block(g, name, x, planes[stage], stride);
     }
   }
-  x = g.adaptive_avg_pool2d("avgpool", x);
+  x = g.global_avg_pool_flatten("avgpool", x);
   g.linear("fc", x, num_classes);
   return g.finish();
 }

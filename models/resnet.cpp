@@ -63,7 +63,7 @@ std::shared_ptr<const Graph> resnet(Block block, const std::vector<int>& layers,
                                  : bottleneck(g, name, x, planes[stage], stride, cardinality);
     }
   }
-  x = g.adaptive_avg_pool2d("avgpool", x);
+  x = g.global_avg_pool_flatten("avgpool", x);
   g.linear("fc", x, num_classes);
   return g.finish();
 }

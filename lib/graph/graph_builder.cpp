@@ -1,11 +1,14 @@
 #include "lib/graph/graph_builder.h"
 
 #include "lib/base/check.h"
-#include "lib/nn/adaptive_avg_pool2d.h"
 #include "lib/nn/add.h"
+#include "lib/nn/avg_pool2d.h"
 #include "lib/nn/batchnorm2d.h"
+#include "lib/nn/concat.h"
 #include "lib/nn/conv2d.h"
+#include "lib/nn/dropout.h"
 #include "lib/nn/flatten.h"
+#include "lib/nn/global_avg_pool_flatten.h"
 #include "lib/nn/linear.h"
 #include "lib/nn/max_pool2d.h"
 #include "lib/nn/relu.h"
@@ -35,13 +38,22 @@ Value GraphBuilder::conv2d(const std::string& name, Value x, int out_channels, i
                 {x.id}, out_channels);
 }
 
-Value GraphBuilder::batchnorm(const std::string& name, Value x) {
-  return append(std::make_unique<BatchNorm2d>(name, channels(x)), {x.id}, channels(x));
+Value GraphBuilder::conv2d_rect(const std::string& name, Value x, int out_channels, int kernel_h,
+                                int kernel_w, int stride, int pad_h, int pad_w, bool bias) {
+  const ConvWindow window{kernel_h, kernel_w, stride, pad_h, pad_w};
+  return append(std::make_unique<Conv2d>(name, channels(x), out_channels, window, bias,
+                                         /*groups=*/1, conv_init_),
+                {x.id}, out_channels);
 }
 
-Value GraphBuilder::batchnorm_relu(const std::string& name, Value x) {
-  return append(std::make_unique<BatchNorm2d>(name, channels(x), BatchNorm2d::Fused::kReLU), {x.id},
-                channels(x));
+Value GraphBuilder::batchnorm(const std::string& name, Value x, float eps) {
+  return append(std::make_unique<BatchNorm2d>(name, channels(x), BatchNorm2d::Fused::kNothing, eps),
+                {x.id}, channels(x));
+}
+
+Value GraphBuilder::batchnorm_relu(const std::string& name, Value x, float eps) {
+  return append(std::make_unique<BatchNorm2d>(name, channels(x), BatchNorm2d::Fused::kReLU, eps),
+                {x.id}, channels(x));
 }
 
 Value GraphBuilder::batchnorm_add_relu(const std::string& name, Value x, Value residual) {
@@ -54,13 +66,23 @@ Value GraphBuilder::relu(Value x) {
 }
 
 Value GraphBuilder::max_pool2d(const std::string& name, Value x, int kernel_size, int stride,
-                               int padding) {
-  return append(std::make_unique<MaxPool2d>(name, kernel_size, stride, padding), {x.id},
+                               int padding, bool ceil_mode) {
+  return append(std::make_unique<MaxPool2d>(name, kernel_size, stride, padding, ceil_mode), {x.id},
                 channels(x));
 }
 
-Value GraphBuilder::adaptive_avg_pool2d(const std::string& name, Value x) {
-  return append(std::make_unique<AdaptiveAvgPool2d>(name), {x.id}, channels(x));
+Value GraphBuilder::avg_pool2d(const std::string& name, Value x, int kernel_size, int stride,
+                               int padding) {
+  return append(std::make_unique<AvgPool2d>(name, kernel_size, stride, padding), {x.id},
+                channels(x));
+}
+
+Value GraphBuilder::adaptive_avg_pool2d(const std::string& name, Value x, int out_h, int out_w) {
+  return append(std::make_unique<AdaptiveAvgPool2d>(name, out_h, out_w), {x.id}, channels(x));
+}
+
+Value GraphBuilder::global_avg_pool_flatten(const std::string& name, Value x) {
+  return append(std::make_unique<GlobalAvgPoolFlatten>(name), {x.id}, channels(x));
 }
 
 Value GraphBuilder::linear(const std::string& name, Value x, int out_features) {
@@ -75,6 +97,20 @@ Value GraphBuilder::flatten(Value x, int height, int width) {
 
 Value GraphBuilder::add(Value a, Value b) {
   return append(std::make_unique<Add>(name_of(a) + ".add"), {a.id, b.id}, channels(a));
+}
+
+Value GraphBuilder::concat(const std::string& name, const std::vector<Value>& inputs) {
+  std::vector<int> ids;
+  int channels_out = 0;
+  for (Value x : inputs) {
+    ids.push_back(x.id);
+    channels_out += channels(x);
+  }
+  return append(std::make_unique<Concat>(name), std::move(ids), channels_out);
+}
+
+Value GraphBuilder::dropout(const std::string& name, Value x, float p) {
+  return append(std::make_unique<Dropout>(name, p), {x.id}, channels(x));
 }
 
 Value GraphBuilder::shortcut_pad(const std::string& name, Value x, int out_channels, int stride) {

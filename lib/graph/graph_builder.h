@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lib/graph/graph.h"
 #include "lib/nn/weight_init.h"
@@ -29,20 +30,32 @@ class GraphBuilder {
 
   Value conv2d(const std::string& name, Value x, int out_channels, int kernel_size, int stride = 1,
                int padding = 0, bool bias = false, int groups = 1);
-  Value batchnorm(const std::string& name, Value x);
+  // A kernel_h x kernel_w convolution padded pad_h above and below, pad_w left and right.
+  Value conv2d_rect(const std::string& name, Value x, int out_channels, int kernel_h, int kernel_w,
+                    int stride, int pad_h, int pad_w, bool bias = false);
+  // eps: 1e-5 as PyTorch's default; Inception's BasicConv2d uses 0.001.
+  Value batchnorm(const std::string& name, Value x, float eps = 1e-5f);
   // relu(batchnorm(x)) as one layer, named and checkpointed like the batchnorm.
-  Value batchnorm_relu(const std::string& name, Value x);
+  Value batchnorm_relu(const std::string& name, Value x, float eps = 1e-5f);
   // relu(batchnorm(x) + residual) as one layer, named and checkpointed like the batchnorm: a
   // residual block's last normalization, its sum and its ReLU in one pass over memory.
   Value batchnorm_add_relu(const std::string& name, Value x, Value residual);
   Value relu(Value x);
-  Value max_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding);
-  Value adaptive_avg_pool2d(const std::string& name, Value x);  // to [N, C]
+  Value max_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding,
+                   bool ceil_mode = false);
+  Value avg_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding = 0);
+  Value adaptive_avg_pool2d(const std::string& name, Value x, int out_h, int out_w);
+  // AdaptiveAvgPool2d(1) and flatten, to [N, C].
+  Value global_avg_pool_flatten(const std::string& name, Value x);
   Value linear(const std::string& name, Value x, int out_features);
   // torch.flatten(x, 1) of an [N, height, width, C] value: [N, C * height * width] in PyTorch's
   // (channel-major) order, so the next Linear's weight is torchvision's as it stands.
   Value flatten(Value x, int height, int width);
   Value add(Value a, Value b);
+  // torch.cat(inputs, 1): channels of inputs[0] first. Same N, H and W.
+  Value concat(const std::string& name, const std::vector<Value>& inputs);
+  // torch.nn.Dropout(p) under torchvision's module name, which keys its masks.
+  Value dropout(const std::string& name, Value x, float p = 0.5f);
   Value shortcut_pad(const std::string& name, Value x, int out_channels, int stride);
 
   // The finished graph; its output is the last value added.

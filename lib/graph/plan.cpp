@@ -137,12 +137,10 @@ float Plan::loss() const {
 void Plan::run_call(int i, bool backward) {
   const auto start = std::chrono::steady_clock::now();
   if (backward) {
-    LayerCall& c = backward_calls_[i];
     for (int producer : rebuild_before_[i]) {
-      backward_calls_[producer].ex = c.ex;
       calls_.layers[producer]->recompute_output(backward_calls_[producer]);
     }
-    calls_.layers[i]->backward(c);
+    calls_.layers[i]->backward(backward_calls_[i]);
   } else {
     calls_.layers[i]->forward(forward_calls_[i]);
   }
@@ -161,10 +159,11 @@ Exec Plan::with_scratch(const Exec& ex) {
   return planned;
 }
 
-void Plan::forward(const Exec& ex) {
+void Plan::forward(const Exec& ex, uint32_t step_key) {
   const Exec planned = with_scratch(ex);
   for (int i = 0; i < calls_.num_calls(); ++i) {
     forward_calls_[i].ex = planned;
+    forward_calls_[i].step_key = step_key;
     run_call(i, /*backward=*/false);
   }
 }
@@ -172,8 +171,13 @@ void Plan::forward(const Exec& ex) {
 void Plan::backward(const Exec& ex) {
   XTRAIN_CHECK(mode_ == PlanMode::kTrain, "backward needs a training plan");
   const Exec planned = with_scratch(ex);
-  for (int i = calls_.num_calls() - 1; i >= 0; --i) {
+  // Every call before any runs: a rebuild runs its producer's call ahead of that one's backward,
+  // and must draw the forward's masks.
+  for (int i = 0; i < calls_.num_calls(); ++i) {
     backward_calls_[i].ex = planned;
+    backward_calls_[i].step_key = forward_calls_[i].step_key;
+  }
+  for (int i = calls_.num_calls() - 1; i >= 0; --i) {
     run_call(i, /*backward=*/true);
     for (const GradientSum& sum : gradient_sums_after_[i]) {
       for (const float* other : sum.others) kernels::accumulate(sum.n, other, sum.total, planned);

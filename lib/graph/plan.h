@@ -50,9 +50,11 @@ class Plan {
   TensorView logits() { return value_view(calls_.logits); }  // [N, K] after forward
   float loss() const;  // the last forward's mean loss over the batch, plans with a loss
 
-  // ex runs on at most kernel_threads threads.
-  void forward(const Exec& ex);
-  // Accumulates into the store's gradients (training plans only).
+  // ex runs on at most kernel_threads threads. step_key keys a training forward's random layers
+  // (Dropout): the trainer's comes from kernels::dropout_step_key(seed, global step, ordinal);
+  // other callers may keep 0, a fixed key. Evaluation plans use none.
+  void forward(const Exec& ex, uint32_t step_key = 0);
+  // Accumulates into the store's gradients (training plans only), with the last forward's key.
   void backward(const Exec& ex);
 
   // Profiling records one LayerTiming per layer call from now on (this allocates: leave it off

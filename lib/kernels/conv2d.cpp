@@ -31,7 +31,7 @@ inline void for_each_tap(const Conv2dShape& s, int64_t r, Fn&& fn) {
   const int ow = static_cast<int>(r % ohw) % s.out_w();
   for (int ky = 0; ky < s.kh; ++ky) {
     for (int kx = 0; kx < s.kw; ++kx) {
-      fn(n, oh * s.stride - s.pad + ky, ow * s.stride - s.pad + kx, ky * s.kw + kx);
+      fn(n, oh * s.stride - s.pad_h + ky, ow * s.stride - s.pad_w + kx, ky * s.kw + kx);
     }
   }
 }

@@ -1,12 +1,13 @@
 // Conv2d kernels. NHWC activations, batch folded into the GEMM's M dimension:
 //   x: [N, H, W, C_in]   y, dy: [N, OH, OW, C_out]   weight: [KH, KW, C_in / G, C_out]
 //   bias: [C_out]
-// OH = (H + 2 * pad - KH) / stride + 1 (same for OW). With G groups (ResNeXt), output channels
-// [g * C_out / G, (g + 1) * C_out / G) see only input channels [g * C_in / G, (g + 1) * C_in / G),
-// through weight columns of the same range. A 1x1 stride-1 unpadded ungrouped convolution is one
-// GEMM [N*H*W, C_in] x [C_in, C_out]; an ungrouped one with few input channels runs the direct
-// kernels of conv2d_direct.h; any other goes through an im2col buffer in `workspace` and one GEMM
-// per group, narrow groups first joined into bands (conv2d_bands.h).
+// OH = (H + 2 * pad_h - KH) / stride + 1, OW = (W + 2 * pad_w - KW) / stride + 1. With G groups
+// (ResNeXt), output channels [g * C_out / G, (g + 1) * C_out / G) see only input channels [g * C_in
+// / G, (g + 1) * C_in / G), through weight columns of the same range. A 1x1 stride-1 unpadded
+// ungrouped convolution is one GEMM [N*H*W, C_in] x [C_in, C_out]; an ungrouped one with few input
+// channels and the same padding on every side runs the direct kernels of conv2d_direct.h; any other
+// (Inception's 1x7 padded (0, 3) among them) goes through an im2col buffer in `workspace` and one
+// GEMM per group, narrow groups first joined into bands (conv2d_bands.h).
 #pragma once
 
 #include <cstddef>
@@ -18,17 +19,17 @@ namespace xtrain::kernels {
 
 struct Conv2dShape {
   int n, h, w, c_in;
-  int c_out, kh, kw, stride, pad;
+  int c_out, kh, kw, stride, pad_h, pad_w;
   int groups = 1;  // divides c_in and c_out
 
-  int out_h() const { return (h + 2 * pad - kh) / stride + 1; }
-  int out_w() const { return (w + 2 * pad - kw) / stride + 1; }
-  int group_in() const { return c_in / groups; }    // input channels of one group
-  int group_out() const { return c_out / groups; }  // output channels of one group
+  int out_h() const { return (h + 2 * pad_h - kh) / stride + 1; }
+  int out_w() const { return (w + 2 * pad_w - kw) / stride + 1; }
+  int group_in() const { return c_in / groups; }                   // input channels of one group
+  int group_out() const { return c_out / groups; }                 // output channels of one group
   int64_t rows() const { return int64_t{n} * out_h() * out_w(); }  // GEMM M
   int64_t patch() const { return int64_t{kh} * kw * group_in(); }  // GEMM K, per group
   bool is_pointwise() const {
-    return kh == 1 && kw == 1 && stride == 1 && pad == 0 && groups == 1;
+    return kh == 1 && kw == 1 && stride == 1 && pad_h == 0 && pad_w == 0 && groups == 1;
   }
 };
 

@@ -326,8 +326,8 @@ template <typename Fn>
 void for_each_phase(const Conv2dShape& s, Fn&& fn) {
   for (int a = 0; a < s.stride; ++a) {
     for (int b = 0; b < s.stride; ++b) {
-      const Phase rows = phase_of(s.h, s.kh, s.stride, s.pad, a);
-      const Phase cols = phase_of(s.w, s.kw, s.stride, s.pad, b);
+      const Phase rows = phase_of(s.h, s.kh, s.stride, s.pad_h, a);
+      const Phase cols = phase_of(s.w, s.kw, s.stride, s.pad_w, b);
       if (rows.taps == 0 || cols.taps == 0 || rows.count == 0 || cols.count == 0) continue;
       fn(a, rows, b, cols);
     }
@@ -338,8 +338,8 @@ void for_each_phase(const Conv2dShape& s, Fn&& fn) {
 int dy_padding(const Conv2dShape& s) {
   int pad = 0;
   for (int phase = 0; phase < s.stride; ++phase) {
-    const Phase rows = phase_of(s.h, s.kh, s.stride, s.pad, phase);
-    const Phase cols = phase_of(s.w, s.kw, s.stride, s.pad, phase);
+    const Phase rows = phase_of(s.h, s.kh, s.stride, s.pad_h, phase);
+    const Phase cols = phase_of(s.w, s.kw, s.stride, s.pad_w, phase);
     for (const auto& [p, out] : {std::pair{rows, s.out_h()}, std::pair{cols, s.out_w()}}) {
       if (p.taps == 0 || p.count == 0) continue;
       pad = std::max({pad, p.taps - 1 - p.t0, p.t0 + p.count - out});
@@ -365,14 +365,14 @@ void phase_kernel(const Conv2dShape& s, const float* weight, int a, int taps_a, 
   }
 }
 
-int input_chunk(const Conv2dShape& s) { return images_per_chunk(s.n, s.h, s.w, s.c_in, s.pad); }
+int input_chunk(const Conv2dShape& s) { return images_per_chunk(s.n, s.h, s.w, s.c_in, s.pad_h); }
 
 int dy_chunk(const Conv2dShape& s) {
   return images_per_chunk(s.n, s.out_h(), s.out_w(), s.c_out, dy_padding(s));
 }
 
 size_t forward_workspace_floats(const Conv2dShape& s) {
-  return padded_floats(input_chunk(s), s.h, s.w, s.c_in, s.pad);
+  return padded_floats(input_chunk(s), s.h, s.w, s.c_in, s.pad_h);
 }
 
 size_t backward_data_workspace_floats(const Conv2dShape& s) {
@@ -383,12 +383,12 @@ size_t backward_data_workspace_floats(const Conv2dShape& s) {
 }  // namespace
 
 bool conv2d_direct_suits(const Conv2dShape& s) {
-  return s.groups == 1 && s.c_out % kLanes == 0 && s.c_in <= kMaxDirectInChannels &&
-         !s.is_pointwise();
+  return s.groups == 1 && s.pad_h == s.pad_w && s.c_out % kLanes == 0 &&
+         s.c_in <= kMaxDirectInChannels && !s.is_pointwise();
 }
 
 bool conv2d_direct_backward_weight_suits(const Conv2dShape& s) {
-  if (s.groups != 1 || s.c_out % kLanes != 0) return false;
+  if (s.groups != 1 || s.pad_h != s.pad_w || s.c_out % kLanes != 0) return false;
   // A stride-1 kernel past 1x1, whatever the channels: im2col + GEMM reads and writes all of
   // dweight again for every im2col tile (3x3 512 -> 512 at 7x7, b32: 20-28 -> 17-21 ms; at
   // stride 2 the GEMM stays ~5% ahead).
@@ -420,7 +420,7 @@ void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* we
   const int64_t y_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   for_each_chunk(s.n, input_chunk(s), [&](int n0, int images) {
     const PaddedInput in =
-        pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad, workspace, ex);
+        pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
     run_sweep(sweep_over(in, 0, s.stride, s.out_h(), s.out_w(), y + n0 * y_image, s.out_h(),
                          s.out_w(), 1, s.c_out, s.kh, s.kw, weight, images),
               ex);
@@ -455,7 +455,7 @@ void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const fl
       const int64_t first_in =
           (rows.t0 - (rows.taps - 1) + pad) * in.wp + cols.t0 - (cols.taps - 1) + pad;
       const int64_t first_out =
-          int64_t{s.stride * rows.t0 + a - s.pad} * s.w + s.stride * cols.t0 + b - s.pad;
+          int64_t{s.stride * rows.t0 + a - s.pad_h} * s.w + s.stride * cols.t0 + b - s.pad_w;
       run_sweep(sweep_over(in, first_in, 1, rows.count, cols.count,
                            dx + n0 * dx_image + first_out * s.c_in, s.h, s.w, s.stride, s.c_in,
                            rows.taps, cols.taps, kernel, images),
@@ -473,7 +473,7 @@ void conv2d_direct_backward_weight(const Conv2dShape& s, const float* x, const f
     Conv2dShape chunk = s;
     chunk.n = images;
     const PaddedInput padded =
-        pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad, workspace, ex);
+        pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
     if (vectors_per_tile(s.c_out) == 2) {
       backward_weight_pass<2>(chunk, padded, dy + n0 * dy_image, dweight, ex);
     } else {

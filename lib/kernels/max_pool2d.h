@@ -1,8 +1,11 @@
 // MaxPool2d kernels. NHWC: x, dx [N, H, W, C]; y, dy [N, OH, OW, C], OH = (H + 2*pad - k)/stride
-// + 1. Padding never wins (it acts as -infinity). Ties go to the first maximum in window scan order
-// (kernel row, then column), as PyTorch's CPU kernel does.
+// + 1, rounded up instead with ceil_mode (kernels/pool_size.h), whose last window may run past the
+// image: it takes the maximum of the part inside. Padding never wins (it acts as -infinity). Ties
+// go to the first maximum in window scan order (kernel row, then column), as PyTorch's CPU kernel
+// does.
 #pragma once
 
+#include "lib/kernels/pool_size.h"
 #include "lib/parallel/exec.h"
 
 namespace xtrain::kernels {
@@ -13,9 +16,10 @@ inline constexpr int kMaxPoolMaxKernel = 16;
 struct MaxPool2dShape {
   int n, h, w, c;
   int kernel, stride, pad;
+  bool ceil_mode = false;
 
-  int out_h() const { return (h + 2 * pad - kernel) / stride + 1; }
-  int out_w() const { return (w + 2 * pad - kernel) / stride + 1; }
+  int out_h() const { return pooled_size(h, kernel, stride, pad, ceil_mode); }
+  int out_w() const { return pooled_size(w, kernel, stride, pad, ceil_mode); }
 };
 
 void max_pool2d_forward(const MaxPool2dShape& s, const float* x, float* y, const Exec& ex);

@@ -5,8 +5,10 @@
 
 namespace xtrain {
 
-BatchNorm2d::BatchNorm2d(std::string name, int num_features, Fused fused)
-    : Layer(std::move(name)), num_features_(num_features), fused_(fused) {}
+BatchNorm2d::BatchNorm2d(std::string name, int num_features, Fused fused, float eps)
+    : Layer(std::move(name)), num_features_(num_features), fused_(fused), eps_(eps) {
+  XTRAIN_CHECK(eps > 0.0f, "BatchNorm2d {}: eps must be positive", this->name());
+}
 
 const char* BatchNorm2d::type() const {
   switch (fused_) {
@@ -30,7 +32,7 @@ std::vector<ParamSpec> BatchNorm2d::param_specs() const {
 }
 
 kernels::BatchNormShape BatchNorm2d::kernel_shape(const Shape& x) const {
-  return {x[0] * x[1] * x[2], num_features_, kEps, fused_ != Fused::kNothing};
+  return {x[0] * x[1] * x[2], num_features_, eps_, fused_ != Fused::kNothing};
 }
 
 const float* BatchNorm2d::residual(const LayerCall& s) const {

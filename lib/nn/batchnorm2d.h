@@ -1,11 +1,11 @@
 // BatchNorm2d as torch.nn.BatchNorm2d: weight 1, bias 0, running_mean 0, running_var 1,
-// num_batches_tracked; momentum 0.1, eps 1e-5. Training normalizes with the batch statistics
-// and updates the running ones; evaluation uses the running ones. What follows it in a ResNet can
-// run in the same passes (Fused): the ReLU, y = max(bn(x), 0), as GraphBuilder::batchnorm_relu
-// builds it; or a residual sum and the ReLU, y = max(bn(x) + residual, 0) with the residual as
-// the second input, as GraphBuilder::batchnorm_add_relu builds it. The backward masks dy with
-// y > 0 and hands the masked dy to the residual. A training plan rebuilds y from x and the saved
-// statistics instead of keeping it (recompute_output).
+// num_batches_tracked; momentum 0.1, eps 1e-5 unless given (Inception's 0.001). Training normalizes
+// with the batch statistics and updates the running ones; evaluation uses the running ones. What
+// follows it in a ResNet can run in the same passes (Fused): the ReLU, y = max(bn(x), 0), as
+// GraphBuilder::batchnorm_relu builds it; or a residual sum and the ReLU, y = max(bn(x) + residual,
+// 0) with the residual as the second input, as GraphBuilder::batchnorm_add_relu builds it. The
+// backward masks dy with y > 0 and hands the masked dy to the residual. A training plan rebuilds y
+// from x and the saved statistics instead of keeping it (recompute_output).
 #pragma once
 
 #include "lib/kernels/batchnorm.h"
@@ -15,12 +15,13 @@ namespace xtrain {
 
 class BatchNorm2d : public Layer {
  public:
-  static constexpr float kEps = 1e-5f;
+  static constexpr float kDefaultEps = 1e-5f;
   static constexpr float kMomentum = 0.1f;
 
   enum class Fused { kNothing, kReLU, kAddReLU };
 
-  BatchNorm2d(std::string name, int num_features, Fused fused = Fused::kNothing);
+  BatchNorm2d(std::string name, int num_features, Fused fused = Fused::kNothing,
+              float eps = kDefaultEps);
 
   const char* type() const override;
   std::vector<ParamSpec> param_specs() const override;
@@ -41,6 +42,7 @@ class BatchNorm2d : public Layer {
 
   int num_features_;
   Fused fused_;
+  float eps_;
 };
 
 }  // namespace xtrain

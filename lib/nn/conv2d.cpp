@@ -4,29 +4,27 @@
 
 namespace xtrain {
 
-Conv2d::Conv2d(std::string name, int in_channels, int out_channels, int kernel_size, int stride,
-               int padding, bool bias, int groups, WeightInit init)
+Conv2d::Conv2d(std::string name, int in_channels, int out_channels, ConvWindow window, bool bias,
+               int groups, WeightInit init)
     : Layer(std::move(name)),
       in_channels_(in_channels),
       out_channels_(out_channels),
-      kernel_size_(kernel_size),
-      stride_(stride),
-      padding_(padding),
+      window_(window),
       bias_(bias),
       groups_(groups),
       init_(init) {
-  XTRAIN_CHECK(in_channels > 0 && out_channels > 0 && kernel_size > 0 && stride > 0 &&
-                   padding >= 0 && groups > 0 && in_channels % groups == 0 &&
-                   out_channels % groups == 0,
+  XTRAIN_CHECK(in_channels > 0 && out_channels > 0 && window.kernel_h > 0 && window.kernel_w > 0 &&
+                   window.stride > 0 && window.pad_h >= 0 && window.pad_w >= 0 && groups > 0 &&
+                   in_channels % groups == 0 && out_channels % groups == 0,
                "Conv2d {}: invalid hyper-parameters", this->name());
 }
 
 std::vector<ParamSpec> Conv2d::param_specs() const {
-  const int k = kernel_size_;
+  const int kh = window_.kernel_h, kw = window_.kernel_w;
   const int group_in = in_channels_ / groups_;
-  const int64_t fan_in = int64_t{group_in} * k * k, fan_out = int64_t{out_channels_} * k * k;
+  const int64_t fan_in = int64_t{group_in} * kh * kw, fan_out = int64_t{out_channels_} * kh * kw;
   std::vector<ParamSpec> specs = {
-      weight_spec(init_, Shape{k, k, group_in, out_channels_}, fan_in, fan_out)};
+      weight_spec(init_, Shape{kh, kw, group_in, out_channels_}, fan_in, fan_out)};
   if (bias_) specs.push_back(bias_spec(init_, out_channels_, fan_in));
   return specs;
 }
@@ -37,10 +35,11 @@ kernels::Conv2dShape Conv2d::kernel_shape(const Shape& x) const {
           static_cast<int>(x[2]),
           in_channels_,
           out_channels_,
-          kernel_size_,
-          kernel_size_,
-          stride_,
-          padding_,
+          window_.kernel_h,
+          window_.kernel_w,
+          window_.stride,
+          window_.pad_h,
+          window_.pad_w,
           groups_};
 }
 

@@ -1,4 +1,5 @@
-// Conv2d: torch.nn.Conv2d with a square kernel, stride, zero padding and groups (ResNeXt).
+// Conv2d: torch.nn.Conv2d with a kernel of any height and width (Inception's 1x7 and 7x1), one
+// stride, zero padding per side pair and groups (ResNeXt).
 // weight is stored [KH, KW, C_in / groups, C_out] (checkpoints convert to PyTorch's OIHW, O x
 // C_in / groups x KH x KW, at the file boundary); its family's WeightInit draws it.
 #pragma once
@@ -9,10 +10,23 @@
 
 namespace xtrain {
 
+// The sliding window: kernel_h x kernel_w, moved by stride both ways, over the input with pad_h
+// zero rows above and below and pad_w zero columns left and right.
+struct ConvWindow {
+  int kernel_h, kernel_w, stride, pad_h, pad_w;
+  static ConvWindow square(int kernel_size, int stride, int padding) {
+    return {kernel_size, kernel_size, stride, padding, padding};
+  }
+};
+
 class Conv2d : public Layer {
  public:
+  Conv2d(std::string name, int in_channels, int out_channels, ConvWindow window, bool bias,
+         int groups = 1, WeightInit init = {});
   Conv2d(std::string name, int in_channels, int out_channels, int kernel_size, int stride,
-         int padding, bool bias, int groups = 1, WeightInit init = {});
+         int padding, bool bias, int groups = 1, WeightInit init = {})
+      : Conv2d(std::move(name), in_channels, out_channels,
+               ConvWindow::square(kernel_size, stride, padding), bias, groups, init) {}
 
   const char* type() const override { return "Conv2d"; }
   std::vector<ParamSpec> param_specs() const override;
@@ -22,7 +36,8 @@ class Conv2d : public Layer {
   // element rebuilt (ResNet-50's layer1 expansions 64 -> 256: 1% more arithmetic per step, 10 MB
   // less memory per image).
   Rebuild rebuild_cost() const override {
-    return kernel_size_ == 1 && in_channels_ <= 64 ? Rebuild::kArithmetic : Rebuild::kNo;
+    const bool pointwise = window_.kernel_h == 1 && window_.kernel_w == 1;
+    return pointwise && in_channels_ <= 64 ? Rebuild::kArithmetic : Rebuild::kNo;
   }
   size_t workspace_floats(const std::vector<Shape>& inputs) const override;
   int64_t macs(const std::vector<Shape>& inputs) const override;
@@ -32,7 +47,8 @@ class Conv2d : public Layer {
  private:
   kernels::Conv2dShape kernel_shape(const Shape& x) const;
 
-  int in_channels_, out_channels_, kernel_size_, stride_, padding_;
+  int in_channels_, out_channels_;
+  ConvWindow window_;
   bool bias_;
   int groups_;
   WeightInit init_;

@@ -51,6 +51,9 @@ struct LayerCall {
   float* workspace = nullptr;       // workspace_floats(): scratch within one call
   const int32_t* labels = nullptr;  // loss layers only
   bool training = true;
+  // Set with ex for every run, like it: the key of this training step's random draws (Dropout's
+  // masks, see kernels/dropout.h). The backward and rebuilds see the forward's key.
+  uint32_t step_key = 0;
   Exec ex;
 };
 

@@ -4,8 +4,12 @@
 
 namespace xtrain {
 
-MaxPool2d::MaxPool2d(std::string name, int kernel_size, int stride, int padding)
-    : Layer(std::move(name)), kernel_size_(kernel_size), stride_(stride), padding_(padding) {
+MaxPool2d::MaxPool2d(std::string name, int kernel_size, int stride, int padding, bool ceil_mode)
+    : Layer(std::move(name)),
+      kernel_size_(kernel_size),
+      stride_(stride),
+      padding_(padding),
+      ceil_mode_(ceil_mode) {
   XTRAIN_CHECK(kernel_size > 0 && kernel_size <= kernels::kMaxPoolMaxKernel && stride > 0 &&
                    padding >= 0 && 2 * padding <= kernel_size,
                "MaxPool2d {}: invalid hyper-parameters", this->name());
@@ -18,7 +22,8 @@ kernels::MaxPool2dShape MaxPool2d::kernel_shape(const Shape& x) const {
           static_cast<int>(x[3]),
           kernel_size_,
           stride_,
-          padding_};
+          padding_,
+          ceil_mode_};
 }
 
 Shape MaxPool2d::output_shape(const std::vector<Shape>& inputs) const {

@@ -1,4 +1,4 @@
-// MaxPool2d(kernel_size, stride, padding) as torch.nn.MaxPool2d (no dilation, floor mode). A
+// MaxPool2d(kernel_size, stride, padding, ceil_mode) as torch.nn.MaxPool2d (no dilation). A
 // training plan keeps its output rather than rebuilding it: that would read the input, four
 // times larger (ResNet's stem activation), and hold it from the first stage's backward on.
 #pragma once
@@ -10,7 +10,7 @@ namespace xtrain {
 
 class MaxPool2d : public Layer {
  public:
-  MaxPool2d(std::string name, int kernel_size, int stride, int padding);
+  MaxPool2d(std::string name, int kernel_size, int stride, int padding, bool ceil_mode = false);
 
   const char* type() const override { return "MaxPool2d"; }
   Shape output_shape(const std::vector<Shape>& inputs) const override;
@@ -22,6 +22,7 @@ class MaxPool2d : public Layer {
   kernels::MaxPool2dShape kernel_shape(const Shape& x) const;
 
   int kernel_size_, stride_, padding_;
+  bool ceil_mode_;
 };
 
 }  // namespace xtrain

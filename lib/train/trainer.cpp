@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "lib/base/check.h"
+#include "lib/kernels/dropout.h"
 #include "lib/parallel/stop_watcher.h"
 #include "lib/train/chrome_trace.h"
 #include "lib/train/layer_profile.h"
@@ -233,7 +234,9 @@ float Trainer::train_step(Core& core, Plan& plan, float lr, int epoch, int64_t s
   ParamStore& store = core.replica.store();
   auto start = Metrics::Clock::now();
   store.zero_grads();
-  plan.forward(core.exec);
+  // Dropout's masks: a function of the run, the optimizer step and the core, so a rerun or a
+  // resumed run draws the same ones.
+  plan.forward(core.exec, kernels::dropout_step_key(options_.seed, core.global_step, core.rank));
   const float loss = plan.loss();
   XTRAIN_CHECK(std::isfinite(loss), "the loss is {} at epoch {} step {}", loss, epoch, step);
   plan.backward(core.exec);

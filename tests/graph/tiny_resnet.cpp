@@ -25,7 +25,7 @@ std::shared_ptr<const Graph> tiny_resnet(int num_classes) {
   out = g.batchnorm("cifar.bn2", g.conv2d("cifar.conv2", out, 12, 3, 1, 1));
   x = g.relu(g.add(out, g.shortcut_pad("cifar.shortcut", x, 12, 2)));
 
-  x = g.adaptive_avg_pool2d("avgpool", x);
+  x = g.global_avg_pool_flatten("avgpool", x);
   g.linear("fc", x, num_classes);
   return g.finish();
 }

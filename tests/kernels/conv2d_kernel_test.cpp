@@ -1,5 +1,6 @@
 // Conv2d kernels against their plain-loop reference on odd shapes and ResNet-50 shapes and against
-// Eigen's matrix products tap by tap, 1 vs 2 threads bitwise, and the documented overwrite / accumulate contract of each pass.
+// Eigen's matrix products tap by tap, 1 vs 2 threads bitwise, and the documented overwrite /
+// accumulate contract of each pass.
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
@@ -29,7 +30,7 @@ std::string describe(const Conv2dShape& s) {
   return "x [" + std::to_string(s.n) + ", " + std::to_string(s.h) + ", " + std::to_string(s.w) +
          ", " + std::to_string(s.c_in) + "] -> " + std::to_string(s.c_out) + " channels, kernel " +
          std::to_string(s.kh) + "x" + std::to_string(s.kw) + " stride " + std::to_string(s.stride) +
-         " pad " + std::to_string(s.pad);
+         " pad " + std::to_string(s.pad_h) + "x" + std::to_string(s.pad_w);
 }
 
 // Inputs, parameters and an upstream gradient for one shape, from a seed.
@@ -113,7 +114,8 @@ ConvOutputs run_eigen(const Conv2dShape& s, const ConvData& d) {
       std::vector<int64_t> source(s.rows(), -1);
       for (int64_t row = 0; row < s.rows(); ++row) {
         const int64_t n = row / (s.out_h() * s.out_w()), oh = row / s.out_w() % s.out_h();
-        const int64_t ih = oh * s.stride - s.pad + kh, iw = row % s.out_w() * s.stride - s.pad + kw;
+        const int64_t ih = oh * s.stride - s.pad_h + kh,
+                      iw = row % s.out_w() * s.stride - s.pad_w + kw;
         if (ih >= 0 && ih < s.h && iw >= 0 && iw < s.w) source[row] = (n * s.h + ih) * s.w + iw;
       }
       Matrix x_tap = Matrix::Zero(s.rows(), s.c_in);
@@ -121,7 +123,8 @@ ConvOutputs run_eigen(const Conv2dShape& s, const ConvData& d) {
         if (source[row] < 0) continue;
         for (int c = 0; c < s.c_in; ++c) x_tap(row, c) = d.x[source[row] * s.c_in + c];
       }
-      const int64_t tap_row = (int64_t{kh} * s.kw + kw) * s.c_in;  // weights are [kh, kw, c_in, c_out]
+      const int64_t tap_row =
+          (int64_t{kh} * s.kw + kw) * s.c_in;  // weights are [kh, kw, c_in, c_out]
       y += x_tap * weight.middleRows(tap_row, s.c_in);
       dweight.middleRows(tap_row, s.c_in) += x_tap.transpose() * dy;
       const Matrix dx_tap = dy * weight.middleRows(tap_row, s.c_in).transpose();
@@ -141,10 +144,10 @@ ConvOutputs run_eigen(const Conv2dShape& s, const ConvData& d) {
 // through im2col and one GEMM per band of groups: a band of several groups (ResNeXt), of all of
 // them (8 -> 12 in 4 groups; depthwise, then on the direct kernels) and a pointwise band.
 TEST(Conv2dKernel, GroupedMatchesReference) {
-  for (const Conv2dShape& s : {Conv2dShape{2, 6, 7, 8, 12, 3, 3, 1, 1, /*groups=*/4},
-                               Conv2dShape{1, 9, 9, 128, 128, 3, 3, 2, 1, /*groups=*/32},
-                               Conv2dShape{2, 7, 7, 16, 16, 3, 3, 1, 1, /*groups=*/16},
-                               Conv2dShape{2, 5, 5, 6, 9, 1, 1, 1, 0, /*groups=*/3}}) {
+  for (const Conv2dShape& s : {Conv2dShape{2, 6, 7, 8, 12, 3, 3, 1, 1, 1, /*groups=*/4},
+                               Conv2dShape{1, 9, 9, 128, 128, 3, 3, 2, 1, 1, /*groups=*/32},
+                               Conv2dShape{2, 7, 7, 16, 16, 3, 3, 1, 1, 1, /*groups=*/16},
+                               Conv2dShape{2, 5, 5, 6, 9, 1, 1, 1, 0, 0, /*groups=*/3}}) {
     expect_matches_reference(s, /*with_bias=*/true);
     expect_matches_reference(s, /*with_bias=*/false);
   }
@@ -154,22 +157,22 @@ TEST(Conv2dKernel, GroupedMatchesReference) {
 // with a band count that divides the groups; groups at least that wide run alone.
 TEST(Conv2dKernel, NarrowGroupsJoinIntoBandsAsWideAsTheMicroKernel) {
   const int width = 2 * kernels::simd::kLanes;
-  const Conv2dShape resnext_layer1{1, 8, 8, 128, 128, 3, 3, 1, 1, /*groups=*/32};
+  const Conv2dShape resnext_layer1{1, 8, 8, 128, 128, 3, 3, 1, 1, 1, /*groups=*/32};
   EXPECT_EQ(kernels::band_groups(resnext_layer1), width / 4);
   EXPECT_EQ(kernels::banded(resnext_layer1).groups, 32 / (width / 4));
   EXPECT_EQ(kernels::banded(resnext_layer1).patch(), 9 * width);
-  EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 1024, 1024, 3, 3, 1, 1, 32}), 1);
-  EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 64, 64, 3, 3, 1, 1}), 1);
+  EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 1024, 1024, 3, 3, 1, 1, 1, 32}), 1);
+  EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 64, 64, 3, 3, 1, 1, 1}), 1);
   // 3 channels per group in 4 groups: no band count below 4 divides 4 and is wide enough.
-  EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 8, 12, 3, 3, 1, 1, 4}), 4);
+  EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 8, 12, 3, 3, 1, 1, 1, 4}), 4);
 }
 
 TEST(Conv2dKernel, MatchesEigenTapByTapProducts) {
-  for (const Conv2dShape& s : {Conv2dShape{2, 5, 7, 3, 4, 3, 3, 1, 1},
-                               Conv2dShape{1, 9, 9, 5, 6, 3, 3, 2, 1},
-                               Conv2dShape{2, 8, 8, 3, 8, 7, 7, 2, 3},
-                               Conv2dShape{2, 6, 6, 16, 8, 1, 1, 2, 0},
-                               Conv2dShape{2, 7, 7, 64, 32, 1, 1, 1, 0}}) {
+  for (const Conv2dShape& s :
+       {Conv2dShape{2, 5, 7, 3, 4, 3, 3, 1, 1, 1}, Conv2dShape{1, 9, 9, 5, 6, 3, 3, 2, 1, 1},
+        Conv2dShape{2, 8, 8, 3, 8, 7, 7, 2, 3, 3}, Conv2dShape{2, 6, 6, 16, 8, 1, 1, 2, 0, 0},
+        Conv2dShape{2, 7, 7, 64, 32, 1, 1, 1, 0, 0}, Conv2dShape{2, 9, 11, 8, 16, 1, 7, 1, 0, 3},
+        Conv2dShape{2, 9, 11, 8, 16, 7, 1, 1, 3, 0}}) {
     SCOPED_TRACE(describe(s));
     ConvData d(s, 21);
     const ConvOutputs fast = run_fast(s, d, /*with_bias=*/false, Exec{});
@@ -180,17 +183,21 @@ TEST(Conv2dKernel, MatchesEigenTapByTapProducts) {
   }
 }
 
-// Kernel sizes 1/3/7 with strides 1/2 and paddings 0/1/3, on 5x7 images with 3 or 13 channels.
+// Kernel sizes 1/3/7 with strides 1/2 and paddings 0/1/3, square and rectangular (padded per
+// axis, which the direct passes leave to im2col), on 5x7 images with 3 or 13 channels.
 TEST(Conv2dKernel, MatchesReferenceOnOddShapes) {
   struct Geometry {
-    int kh, kw, stride, pad;
+    int kh, kw, stride, pad_h, pad_w;
   };
-  const Geometry geometries[] = {{1, 1, 1, 0}, {1, 1, 2, 0}, {3, 3, 1, 1}, {3, 3, 2, 1},
-                                 {3, 3, 1, 0}, {7, 7, 2, 3}, {7, 7, 1, 3}, {1, 3, 2, 1}};
+  // The last six are rectangular, padded per axis: Inception's factorized 7x7 and 3x3 layers.
+  const Geometry geometries[] = {{1, 1, 1, 0, 0}, {1, 1, 2, 0, 0}, {3, 3, 1, 1, 1}, {3, 3, 2, 1, 1},
+                                 {3, 3, 1, 0, 0}, {7, 7, 2, 3, 3}, {7, 7, 1, 3, 3}, {1, 3, 2, 1, 1},
+                                 {1, 7, 1, 0, 3}, {7, 1, 1, 3, 0}, {1, 3, 1, 0, 1}, {3, 1, 1, 1, 0},
+                                 {3, 3, 2, 0, 1}, {5, 3, 2, 2, 0}};
   const int channel_pairs[][2] = {{3, 13}, {13, 3}};
   for (const Geometry& g : geometries) {
     for (const auto& c : channel_pairs) {
-      const Conv2dShape s{3, 5, 7, c[0], c[1], g.kh, g.kw, g.stride, g.pad};
+      const Conv2dShape s{3, 5, 7, c[0], c[1], g.kh, g.kw, g.stride, g.pad_h, g.pad_w};
       for (bool with_bias : {false, true}) expect_matches_reference(s, with_bias);
     }
   }
@@ -202,12 +209,13 @@ TEST(Conv2dKernel, MatchesReferenceOnOddShapes) {
 // phase at stride 1, four at stride 2 (a 1x1 kernel feeds only one, a 4x4 one two taps per
 // phase), nine at stride 3.
 TEST(Conv2dKernel, MatchesReferenceOnDirectShapes) {
-  const Conv2dShape shapes[] = {{2, 9, 19, 16, 16, 3, 3, 1, 1},  {2, 9, 19, 16, 32, 3, 3, 1, 1},
-                                {1, 8, 31, 32, 48, 3, 3, 1, 0},  {2, 11, 19, 16, 32, 3, 3, 2, 1},
-                                {2, 11, 13, 16, 32, 3, 3, 2, 0}, {2, 14, 15, 16, 32, 1, 1, 2, 0},
-                                {1, 8, 9, 32, 16, 4, 4, 2, 1},   {1, 13, 11, 16, 16, 5, 5, 3, 2},
-                                {1, 12, 13, 32, 16, 5, 5, 1, 2}, {2, 23, 21, 3, 64, 7, 7, 2, 3},
-                                {2, 10, 12, 3, 16, 3, 3, 1, 1}};
+  const Conv2dShape shapes[] = {
+      {2, 9, 19, 16, 16, 3, 3, 1, 1, 1},  {2, 9, 19, 16, 32, 3, 3, 1, 1, 1},
+      {1, 8, 31, 32, 48, 3, 3, 1, 0, 0},  {2, 11, 19, 16, 32, 3, 3, 2, 1, 1},
+      {2, 11, 13, 16, 32, 3, 3, 2, 0, 0}, {2, 14, 15, 16, 32, 1, 1, 2, 0, 0},
+      {1, 8, 9, 32, 16, 4, 4, 2, 1, 1},   {1, 13, 11, 16, 16, 5, 5, 3, 2, 2},
+      {1, 12, 13, 32, 16, 5, 5, 1, 2, 2}, {2, 23, 21, 3, 64, 7, 7, 2, 3, 3},
+      {2, 10, 12, 3, 16, 3, 3, 1, 1, 1}};
   for (const Conv2dShape& s : shapes) {
     EXPECT_TRUE(kernels::conv2d_direct_suits(s)) << describe(s);
     EXPECT_EQ(kernels::conv2d_direct_backward_data_suits(s), s.c_in % 16 == 0) << describe(s);
@@ -218,7 +226,7 @@ TEST(Conv2dKernel, MatchesReferenceOnDirectShapes) {
 // A pointwise layer that reduces channels takes the GEMM forward and backward-data but the direct
 // backward-weight; one that widens them takes the GEMM throughout.
 TEST(Conv2dKernel, MatchesReferenceOnPointwiseReductions) {
-  const Conv2dShape reduce{2, 9, 11, 64, 16, 1, 1, 1, 0}, widen{2, 9, 11, 16, 64, 1, 1, 1, 0};
+  const Conv2dShape reduce{2, 9, 11, 64, 16, 1, 1, 1, 0, 0}, widen{2, 9, 11, 16, 64, 1, 1, 1, 0, 0};
   EXPECT_TRUE(kernels::conv2d_direct_backward_weight_suits(reduce));
   EXPECT_FALSE(kernels::conv2d_direct_suits(reduce));
   EXPECT_FALSE(kernels::conv2d_direct_backward_weight_suits(widen));
@@ -231,8 +239,8 @@ TEST(Conv2dKernel, MatchesReferenceOnPointwiseReductions) {
 // Wide stride-1 3x3 layers take im2col + GEMM forward and backward-data, the direct
 // backward-weight (ResNet-18's layer4 at batch 1, and an odd width).
 TEST(Conv2dKernel, MatchesReferenceOnWideLayers) {
-  for (const Conv2dShape& s :
-       {Conv2dShape{1, 7, 7, 512, 512, 3, 3, 1, 1}, Conv2dShape{2, 5, 6, 272, 48, 3, 3, 1, 1}}) {
+  for (const Conv2dShape& s : {Conv2dShape{1, 7, 7, 512, 512, 3, 3, 1, 1, 1},
+                               Conv2dShape{2, 5, 6, 272, 48, 3, 3, 1, 1, 1}}) {
     EXPECT_FALSE(kernels::conv2d_direct_suits(s)) << describe(s);
     EXPECT_TRUE(kernels::conv2d_direct_backward_weight_suits(s)) << describe(s);
     expect_matches_reference(s, /*with_bias=*/true);
@@ -242,29 +250,28 @@ TEST(Conv2dKernel, MatchesReferenceOnWideLayers) {
 // layer1.x.conv2 (3x3 over 56x56x64, direct kernels) and layer3.0.downsample.0 (1x1 stride 2
 // over 28x28x512), both at batch 1.
 TEST(Conv2dKernel, MatchesReferenceOnResNet50Shapes) {
-  expect_matches_reference(Conv2dShape{1, 56, 56, 64, 64, 3, 3, 1, 1}, false);
-  expect_matches_reference(Conv2dShape{1, 28, 28, 512, 1024, 1, 1, 2, 0}, false);
+  expect_matches_reference(Conv2dShape{1, 56, 56, 64, 64, 3, 3, 1, 1, 1}, false);
+  expect_matches_reference(Conv2dShape{1, 28, 28, 512, 1024, 1, 1, 2, 0, 0}, false);
 }
 
 // A pointwise 64 -> 256 layer as layer1.0.conv3 (on 14x14 to stay quick; one GEMM, no
 // workspace) and a patch so long that the im2col buffer holds few rows (several tiles), with bias.
 TEST(Conv2dKernel, MatchesReferenceOnPointwiseAndManyTiles) {
-  const Conv2dShape pointwise{1, 14, 14, 64, 256, 1, 1, 1, 0};
+  const Conv2dShape pointwise{1, 14, 14, 64, 256, 1, 1, 1, 0, 0};
   EXPECT_EQ(kernels::conv2d_workspace_floats(pointwise), 0u);
   expect_matches_reference(pointwise, true);
-  const Conv2dShape long_patch{1, 17, 15, 512, 5, 3, 3, 1, 1};  // 255 rows, 227 per tile
+  const Conv2dShape long_patch{1, 17, 15, 512, 5, 3, 3, 1, 1, 1};  // 255 rows, 227 per tile
   EXPECT_LT(kernels::conv2d_workspace_floats(long_patch), size_t(long_patch.rows()) * 4608);
   expect_matches_reference(long_patch, true);
 }
 
 // Shapes large enough that every parallel_for in the kernels really splits (GEMMs split by rows
 // and by columns, col2im and dbias by channels).
-const Conv2dShape kThreadSplitShapes[] = {{1, 56, 56, 64, 64, 3, 3, 1, 1},
-                                          {1, 28, 28, 512, 1024, 1, 1, 2, 0},
-                                          {1, 14, 14, 64, 256, 1, 1, 1, 0},
-                                          {3, 9, 11, 19, 37, 3, 3, 2, 1},
-                                          {2, 23, 21, 3, 64, 7, 7, 2, 3},
-                                          {2, 14, 14, 128, 128, 3, 3, 1, 1, /*groups=*/32}};
+const Conv2dShape kThreadSplitShapes[] = {
+    {1, 56, 56, 64, 64, 3, 3, 1, 1, 1},  {1, 28, 28, 512, 1024, 1, 1, 2, 0, 0},
+    {1, 14, 14, 64, 256, 1, 1, 1, 0, 0}, {3, 9, 11, 19, 37, 3, 3, 2, 1, 1},
+    {2, 23, 21, 3, 64, 7, 7, 2, 3, 3},   {2, 9, 11, 48, 64, 1, 7, 1, 0, 3},
+    {2, 9, 11, 192, 64, 7, 1, 1, 3, 0},  {2, 14, 14, 128, 128, 3, 3, 1, 1, 1, /*groups=*/32}};
 
 // The documented guarantee (gemm.h): each element is computed by one thread in a fixed chunk,
 // so two runs on the same thread count give the same bits.
@@ -300,8 +307,8 @@ TEST(Conv2dKernel, OneAndTwoThreadsAgreeWithinTolerance) {
 // gradient again, and a prefilled gradient is kept.
 TEST(Conv2dKernel, BackwardWeightAccumulates) {
   for (const Conv2dShape& s :
-       {Conv2dShape{3, 5, 7, 3, 13, 3, 3, 2, 1}, Conv2dShape{3, 5, 7, 13, 3, 1, 1, 1, 0},
-        Conv2dShape{3, 5, 7, 32, 32, 3, 3, 1, 1, /*groups=*/8}}) {
+       {Conv2dShape{3, 5, 7, 3, 13, 3, 3, 2, 1, 1}, Conv2dShape{3, 5, 7, 13, 3, 1, 1, 1, 0, 0},
+        Conv2dShape{3, 5, 7, 32, 32, 3, 3, 1, 1, 1, /*groups=*/8}}) {
     SCOPED_TRACE(describe(s));
     ConvData d(s, 21);
     std::vector<float> once(s.patch() * s.c_out, 0.0f), once_bias(s.c_out, 0.0f);
@@ -337,8 +344,8 @@ TEST(Conv2dKernel, BackwardWeightAccumulates) {
 // added in order. A 62x62x64 input pads to 1 MB per image (chunks of 4 of 9 images; dy alike);
 // the strided layer's dy pads to 2.2 MB per image (chunks of 1, each sweeping four phases).
 TEST(Conv2dKernel, DirectPassesChunkTheBatchWithTheSameBits) {
-  for (const Conv2dShape& s :
-       {Conv2dShape{9, 62, 62, 64, 64, 3, 3, 1, 1}, Conv2dShape{3, 90, 90, 16, 256, 3, 3, 2, 1}}) {
+  for (const Conv2dShape& s : {Conv2dShape{9, 62, 62, 64, 64, 3, 3, 1, 1, 1},
+                               Conv2dShape{3, 90, 90, 16, 256, 3, 3, 2, 1, 1}}) {
     SCOPED_TRACE(describe(s));
     ASSERT_TRUE(kernels::conv2d_direct_suits(s));
     ASSERT_TRUE(kernels::conv2d_direct_backward_data_suits(s));
@@ -379,7 +386,7 @@ TEST(Conv2dKernel, DirectPassesChunkTheBatchWithTheSameBits) {
 // A 3x3 all-ones kernel with padding 1 over a 3x3 image of ones counts the taps inside the
 // image: 4 at the corners, 6 on the edges, 9 in the middle.
 TEST(Conv2dKernel, HandExampleCountsTapsInsideTheImage) {
-  const Conv2dShape s{1, 3, 3, 1, 1, 3, 3, 1, 1};
+  const Conv2dShape s{1, 3, 3, 1, 1, 3, 3, 1, 1, 1};
   const std::vector<float> x(9, 1.0f), weight(9, 1.0f);
   const float bias = 0.5f;
   std::vector<float> y = nans(9), workspace(kernels::conv2d_workspace_floats(s));

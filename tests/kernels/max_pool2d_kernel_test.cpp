@@ -20,7 +20,7 @@ using testing::random_floats;
 std::string describe(const MaxPool2dShape& s) {
   return "x [" + std::to_string(s.n) + ", " + std::to_string(s.h) + ", " + std::to_string(s.w) +
          ", " + std::to_string(s.c) + "] kernel " + std::to_string(s.kernel) + " stride " +
-         std::to_string(s.stride) + " pad " + std::to_string(s.pad);
+         std::to_string(s.stride) + " pad " + std::to_string(s.pad) + (s.ceil_mode ? " ceil" : "");
 }
 
 size_t input_size(const MaxPool2dShape& s) { return size_t(s.n) * s.h * s.w * s.c; }
@@ -48,6 +48,36 @@ const MaxPool2dShape kOddShapes[] = {{3, 5, 7, 3, 3, 2, 1},  {3, 5, 7, 13, 3, 2,
 TEST(MaxPool2dKernel, MatchesReferenceOnOddShapes) {
   for (const MaxPool2dShape& s : kOddShapes)
     expect_matches_reference(s, random_floats(input_size(s), 1));
+}
+
+// ceil_mode (SqueezeNet): the last window runs past the bottom and right edges and takes the
+// maximum of what lies inside.
+TEST(MaxPool2dKernel, CeilModeMatchesReferenceAndTorch) {
+  for (const MaxPool2dShape& s :
+       {MaxPool2dShape{3, 8, 9, 5, 3, 2, 0, true}, MaxPool2dShape{2, 6, 6, 19, 3, 2, 1, true},
+        MaxPool2dShape{2, 5, 5, 3, 2, 2, 0, true}, MaxPool2dShape{1, 54, 54, 16, 3, 2, 0, true}}) {
+    expect_matches_reference(s, random_floats(input_size(s), 8));
+  }
+  // torch: F.max_pool2d(torch.arange(36.).reshape(1, 1, 6, 6), 3, 2, ceil_mode=True)
+  const MaxPool2dShape s{1, 6, 6, 1, 3, 2, 0, true};
+  std::vector<float> x(36), y = nans(9);
+  for (int i = 0; i < 36; ++i) x[i] = float(i);
+  kernels::max_pool2d_forward(s, x.data(), y.data(), Exec{});
+  EXPECT_EQ(y, (std::vector<float>{14, 16, 17, 26, 28, 29, 32, 34, 35}));
+}
+
+// Output sides as torch's F.max_pool2d gives them (side, kernel, stride, padding: floor, ceil).
+TEST(PoolSize, IsTorchsInFloorAndCeilMode) {
+  struct Case {
+    int in, kernel, stride, pad, floor, ceil;
+  };
+  for (const Case& c :
+       {Case{8, 3, 2, 0, 3, 4}, Case{54, 3, 2, 0, 26, 27}, Case{55, 3, 2, 0, 27, 27},
+        Case{6, 3, 2, 1, 3, 4}, Case{5, 2, 2, 0, 2, 3}, Case{4, 3, 3, 1, 2, 2},
+        Case{2, 3, 2, 1, 1, 2}, Case{2, 3, 2, 0, 0, 1}, Case{1, 3, 2, 0, 0, 0}}) {
+    EXPECT_EQ(kernels::pooled_size(c.in, c.kernel, c.stride, c.pad, false), c.floor) << c.in;
+    EXPECT_EQ(kernels::pooled_size(c.in, c.kernel, c.stride, c.pad, true), c.ceil) << c.in;
+  }
 }
 
 // ResNet-50's stem pool: 3x3 stride 2 padding 1 over 112x112x64, batch 1.

@@ -13,6 +13,13 @@ TEST(BatchNorm2d, GradientsMatchFiniteDifferences) {
   check_layer_gradients(bn, {Shape{2, 5, 5, 3}}, testing::GradCheckOptions{});
 }
 
+// A large eps (Inception's is 0.001) weighs in the normalization of inputs with variance ~1/3:
+// the forward and the backward must both use the layer's own.
+TEST(BatchNorm2d, WithItsOwnEpsGradientsMatchFiniteDifferences) {
+  BatchNorm2d bn("bn", /*num_features=*/3, BatchNorm2d::Fused::kNothing, /*eps=*/0.1f);
+  check_layer_gradients(bn, {Shape{2, 5, 5, 3}}, testing::GradCheckOptions{});
+}
+
 // The fused ReLU. A perturbation must not carry an output across the kink at 0, and moving
 // gamma or beta moves a whole channel: a step of 1e-3 on 54 outputs avoids it for seed 1 (as
 // for 57 of the seeds 1..59).

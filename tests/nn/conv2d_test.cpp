@@ -34,6 +34,26 @@ TEST(Conv2d, GradientsMatchFiniteDifferencesPointwiseStrided) {
   check_layer_gradients(conv, {Shape{1, 5, 5, 3}}, GradCheckOptions{});
 }
 
+// Inception's factorized 7x7: a 1x7 padded (0, 3) and a 7x1 padded (3, 0), and a 3x1 strided.
+TEST(Conv2d, GradientsMatchFiniteDifferencesRectangular) {
+  Conv2d wide("conv", 3, 4, ConvWindow{1, 7, 1, 0, 3}, /*bias=*/false);
+  check_layer_gradients(wide, {Shape{2, 4, 8, 3}}, GradCheckOptions{});
+  Conv2d tall("conv", 3, 4, ConvWindow{7, 1, 1, 3, 0}, /*bias=*/true);
+  check_layer_gradients(tall, {Shape{2, 8, 4, 3}}, GradCheckOptions{});
+  Conv2d strided("conv", 2, 3, ConvWindow{3, 1, 2, 1, 0}, /*bias=*/false);
+  check_layer_gradients(strided, {Shape{1, 7, 5, 2}}, GradCheckOptions{});
+}
+
+// torch: weight [O, I, KH, KW] = [192, 128, 7, 1] and fans over KH * KW = 7 taps.
+TEST(Conv2d, RectangularWeightAndOutputAreTorchs) {
+  Conv2d conv("Mixed_6b.branch7x7_3.conv", 128, 192, ConvWindow{7, 1, 1, 3, 0}, false, 1,
+              WeightInit::kaiming_normal_fan_out());
+  EXPECT_EQ(conv.param_specs()[0].shape, (Shape{7, 1, 128, 192}));
+  EXPECT_FLOAT_EQ(conv.param_specs()[0].scale, std::sqrt(2.0f / (192 * 7)));
+  EXPECT_EQ(conv.output_shape({Shape{2, 17, 17, 128}}), (Shape{2, 17, 17, 192}));
+  EXPECT_EQ(conv.macs({Shape{1, 17, 17, 128}}), int64_t{17} * 17 * 7 * 128 * 192);
+}
+
 // ResNeXt's grouped 3x3 (two channels per group here), strided, with a bias.
 TEST(Conv2d, GradientsMatchFiniteDifferencesGrouped) {
   Conv2d conv("conv", /*in=*/6, /*out=*/9, 3, /*stride=*/2, /*padding=*/1, /*bias=*/true,

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/base/check.h"
 #include "tests/nn/grad_check.h"
 
 namespace xtrain {
@@ -12,6 +13,22 @@ TEST(MaxPool2d, GradientsMatchFiniteDifferences) {
   testing::GradCheckOptions options;
   options.inputs = testing::InputValues::kDistinct;  // no window has a tie to flip
   check_layer_gradients(pool, {Shape{2, 7, 6, 3}}, options);
+}
+
+TEST(MaxPool2d, CeilModeGradientsMatchFiniteDifferences) {
+  MaxPool2d pool("features.2", 3, 2, 0, /*ceil_mode=*/true);
+  testing::GradCheckOptions options;
+  options.inputs = testing::InputValues::kDistinct;
+  check_layer_gradients(pool, {Shape{2, 8, 6, 3}}, options);
+}
+
+// SqueezeNet 1.1 at 224: 111 -> 55 -> 27 -> 13 with ceil_mode; 54 would give 27 (floor: 26).
+TEST(MaxPool2d, CeilModeShapesAreTorchs) {
+  MaxPool2d pool("features.2", 3, 2, 0, /*ceil_mode=*/true);
+  EXPECT_EQ(pool.output_shape({Shape{1, 111, 111, 64}}), (Shape{1, 55, 55, 64}));
+  EXPECT_EQ(pool.output_shape({Shape{1, 54, 54, 8}}), (Shape{1, 27, 27, 8}));
+  EXPECT_EQ(pool.output_shape({Shape{1, 2, 2, 8}}), (Shape{1, 1, 1, 8}));  // a partial window
+  EXPECT_THROW(pool.output_shape({Shape{1, 1, 1, 8}}), Error);
 }
 
 TEST(MaxPool2d, OutputShapeIsTorchvisions) {

@@ -156,7 +156,7 @@ std::shared_ptr<const Graph> model_without_batchnorm() {
   GraphBuilder g(3);
   Value x = g.relu(g.conv2d("conv1", g.input(), 6, 3, 1, 1, /*bias=*/true));
   x = g.relu(g.conv2d("conv2", x, 8, 3, 2, 1, /*bias=*/true));
-  x = g.adaptive_avg_pool2d("avgpool", x);
+  x = g.global_avg_pool_flatten("avgpool", x);
   g.linear("fc", x, kClasses);
   return g.finish();
 }

@@ -1,4 +1,4 @@
-#include "lib/nn/adaptive_avg_pool2d.h"
+#include "lib/nn/global_avg_pool_flatten.h"
 
 #include <gtest/gtest.h>
 
@@ -7,13 +7,13 @@
 namespace xtrain {
 namespace {
 
-TEST(AdaptiveAvgPool2d, GradientsMatchFiniteDifferences) {
-  AdaptiveAvgPool2d pool("avgpool");
+TEST(GlobalAvgPoolFlatten, GradientsMatchFiniteDifferences) {
+  GlobalAvgPoolFlatten pool("avgpool");
   check_layer_gradients(pool, {Shape{2, 3, 5, 4}}, testing::GradCheckOptions{});
 }
 
-TEST(AdaptiveAvgPool2d, FlattensToRows) {
-  AdaptiveAvgPool2d pool("avgpool");
+TEST(GlobalAvgPoolFlatten, FlattensToRows) {
+  GlobalAvgPoolFlatten pool("avgpool");
   EXPECT_EQ(pool.output_shape({Shape{8, 7, 7, 2048}}), (Shape{8, 2048}));
 }
 

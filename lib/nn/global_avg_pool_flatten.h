@@ -1,11 +1,12 @@
-// AdaptiveAvgPool2d(1) followed by flatten, as at the head of every ResNet: [N, H, W, C] -> [N, C].
+// GlobalAvgPoolFlatten: AdaptiveAvgPool2d(1) followed by flatten, as at the head of every ResNet,
+// DenseNet and Inception: [N, H, W, C] -> [N, C]. type() is the PyTorch module it stands for.
 #pragma once
 
 #include "lib/nn/layer.h"
 
 namespace xtrain {
 
-class AdaptiveAvgPool2d : public Layer {
+class GlobalAvgPoolFlatten : public Layer {
  public:
   using Layer::Layer;
   const char* type() const override { return "AdaptiveAvgPool2d"; }

@@ -1,0 +1,21 @@
+#include "lib/kernels/copy_columns.h"
+
+#include <cstring>
+
+namespace xtrain::kernels {
+
+void copy_columns(int64_t rows, const ColumnBlock& b, const Exec& ex) {
+  // A few KB per chunk at least: rows may be as narrow as DenseNet's 32 channels.
+  const int64_t min_rows = b.width >= 1024 ? 1 : 1024 / b.width + 1;
+  parallel_for(
+      ex, rows,
+      [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          std::memcpy(b.dst + r * b.dst_width + b.dst_col, b.src + r * b.src_width + b.src_col,
+                      sizeof(float) * b.width);
+        }
+      },
+      min_rows);
+}
+
+}  // namespace xtrain::kernels

@@ -1,0 +1,10 @@
+// Plain-loop twin of lib/kernels/copy_columns.h, element by element.
+#pragma once
+
+#include "lib/kernels/copy_columns.h"
+
+namespace xtrain::kernels::reference {
+
+void copy_columns(int64_t rows, const ColumnBlock& b);
+
+}  // namespace xtrain::kernels::reference

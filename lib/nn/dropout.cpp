@@ -1,0 +1,30 @@
+#include "lib/nn/dropout.h"
+
+#include <algorithm>
+
+#include "lib/base/check.h"
+
+namespace xtrain {
+
+Dropout::Dropout(std::string name, float p) : Layer(std::move(name)), p_(p) {
+  XTRAIN_CHECK(p >= 0.0f && p < 1.0f, "Dropout {}: p must be in [0, 1), got {}", this->name(), p);
+}
+
+kernels::DropoutShape Dropout::kernel_shape(const LayerCall& s) const {
+  return {s.output.numel(), p_, kernels::dropout_layer_key(s.step_key, name())};
+}
+
+void Dropout::forward(const LayerCall& s) const {
+  if (!s.training) {  // the identity; a copy, as a plan gives every value its own buffer
+    std::copy_n(s.inputs[0].data, s.output.numel(), s.output.data);
+    return;
+  }
+  kernels::dropout_forward(kernel_shape(s), s.inputs[0].data, s.output.data, s.ex);
+}
+
+void Dropout::backward(const LayerCall& s) const {
+  if (s.dinputs[0].empty()) return;  // dropout on the image itself
+  kernels::dropout_backward(kernel_shape(s), s.doutput.data, s.dinputs[0].data, s.ex);
+}
+
+}  // namespace xtrain
