@@ -43,11 +43,11 @@ std::vector<std::string> class_names(const std::string& dir) {
   return find_classes(std::filesystem::is_directory(train) ? train : dir);
 }
 
-// The classifier's output count stored in a checkpoint (the length of torchvision's fc.bias), or
-// 0 when it has none.
-int checkpoint_classes(const std::string& path) {
+// The classifier's output count stored in a checkpoint (the length of the model's classifier bias,
+// fc.bias in a ResNet), or 0 when it has none.
+int checkpoint_classes(const std::string& path, const std::string& model) {
   const Safetensors file = read_safetensors(path);
-  const auto bias = file.tensors.find("fc.bias");
+  const auto bias = file.tensors.find(build_model(model, 1)->classifier() + ".bias");
   if (bias == file.tensors.end() || bias->second.shape.size() != 1) return 0;
   return static_cast<int>(bias->second.shape[0]);
 }
@@ -141,8 +141,9 @@ int predict(const PredictFlags& flags) {
   const std::vector<std::string> names = class_names(flags.classes);
   // Reading the file twice costs far less than asking users for a number the file knows.
   const int num_classes =
-      flags.num_classes > 0 ? flags.num_classes : checkpoint_classes(flags.checkpoint);
-  XTRAIN_CHECK(num_classes > 0, "{}: no fc.bias tells the number of classes (pass --num_classes)",
+      flags.num_classes > 0 ? flags.num_classes : checkpoint_classes(flags.checkpoint, flags.model);
+  XTRAIN_CHECK(num_classes > 0,
+               "{}: no classifier bias tells the number of classes (pass --num_classes)",
                flags.checkpoint);
   // Names attached by index are only right when there is one per output.
   XTRAIN_CHECK(names.empty() || static_cast<int>(names.size()) == num_classes,
@@ -150,7 +151,9 @@ int predict(const PredictFlags& flags) {
                names.size(), num_classes);
   ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   const Exec exec{&pool};
-  Replica replica(build_model(flags.model, num_classes), pool.num_threads());
+  const std::shared_ptr<const Graph> model = build_model(flags.model, num_classes);
+  check_image_size(flags.model, *model, flags.image_size);
+  Replica replica(model, pool.num_threads());
   load_pretrained(flags.checkpoint, replica, /*skip_mismatched_fc=*/false);
 
   int problems = 0;   // unreadable images and empty folders

@@ -20,10 +20,12 @@ bool parse_predict_flags(int argc, char** argv, PredictFlags* flags, int* exit_c
       ->check(one_of(model_names()));
   app.add_option("--num_classes", f.num_classes, "Classifier outputs (default: the checkpoint's)")
       ->transform(integer_in(1, kMaxClasses));
-  app.add_option("--image_size", f.image_size,
-                 "Network input side: images are resized to round(image_size / 0.875) (shorter "
-                 "side) and center-cropped to it")
-      ->transform(integer_in(1, kMaxImageSize));
+  CLI::Option* image_size =
+      app.add_option("--image_size", f.image_size,
+                     "Network input side: images are resized to round(image_size / 0.875) "
+                     "(shorter side) and center-cropped to it (default: 299 for inception_v3, 224 "
+                     "for the others)")
+          ->transform(integer_in(1, kMaxImageSize));
   app.add_option("--augment", f.augment,
                  "The checkpoint's training recipe, whose test transform is used: imagenet "
                  "(resize and center crop) or cifar (images already image_size square are only "
@@ -48,7 +50,9 @@ bool parse_predict_flags(int argc, char** argv, PredictFlags* flags, int* exit_c
       ->required()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 
-  return parse_flags(app, argc, argv, exit_code);
+  if (!parse_flags(app, argc, argv, exit_code)) return false;
+  if (image_size->count() == 0) f.image_size = default_image_size(f.model);
+  return true;
 }
 
 }  // namespace xtrain

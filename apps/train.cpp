@@ -1,7 +1,8 @@
 // train: the driver. Parses flags, builds the model and the data, trains on the emulated cores,
 // and prints the lines test_train_imagenet.py prints (on a terminal, with a status line between
-// them). Every error ends here as one line and a non-zero exit. Ctrl-C or SIGTERM (a scheduler's stop) stops every core after the current step
-// or test batch; a second one ends the process at once.
+// them). Every error ends here as one line and a non-zero exit. Ctrl-C or SIGTERM (a scheduler's
+// stop) stops every core after the current step or test batch; a second one ends the process at
+// once.
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -168,6 +169,7 @@ int train(TrainFlags& flags) {
   }
 
   std::shared_ptr<const Graph> model = build_model(flags.model, num_classes);
+  check_image_size(flags.model, *model, options.image_size);
   // Memory: the cores that fit at --batch_size, decided before any core takes memory.
   const std::optional<size_t> available = available_memory(std::getenv("XTRAIN_MEMORY_LIMIT"));
   if (!available) {

@@ -49,8 +49,11 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_option("--num_classes", f.num_classes,
                  "Classifier outputs (default: the classes found; 1000 with --fake_data)")
       ->transform(integer_in(1, kMaxClasses));
-  app.add_option("--image_size", t.image_size, "Training and test image side, in pixels")
-      ->transform(integer_in(1, kMaxImageSize));
+  CLI::Option* image_size =
+      app.add_option("--image_size", t.image_size,
+                     "Training and test image side, in pixels (default: 299 for inception_v3, "
+                     "224 for the others)")
+          ->transform(integer_in(1, kMaxImageSize));
   app.add_option("--augment", f.data.augment,
                  "Transforms: imagenet (random resized crop) or cifar (pad 4 + random crop)")
       ->check(one_of({"imagenet", "cifar"}));
@@ -173,6 +176,7 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   t.flags = flags_record(argc, argv);
 
   // The XLA script's model-specific defaults, for flags the user did not set.
+  if (image_size->count() == 0) t.image_size = default_image_size(f.model);
   const bool is_resnet50 = f.model == "resnet50";
   t.lr_schedule.lr = lr->count() > 0 ? t.lr_schedule.lr : (is_resnet50 ? 0.5f : 0.1f);
   if (scheduler->count() == 0) {

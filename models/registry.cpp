@@ -8,7 +8,11 @@
 
 #include "lib/base/check.h"
 #include "models/cifar_resnet.h"
+#include "models/densenet.h"
+#include "models/inception.h"
 #include "models/resnet.h"
+#include "models/squeezenet.h"
+#include "models/vgg.h"
 
 namespace xtrain {
 namespace {
@@ -27,6 +31,22 @@ const std::map<std::string, Builder>& builders() {
       {"resnext101_64x4d", resnext101_64x4d},
       {"wide_resnet50_2", wide_resnet50_2},
       {"wide_resnet101_2", wide_resnet101_2},
+      {"vgg11", [](int k) { return vgg(11, false, k); }},
+      {"vgg13", [](int k) { return vgg(13, false, k); }},
+      {"vgg16", [](int k) { return vgg(16, false, k); }},
+      {"vgg19", [](int k) { return vgg(19, false, k); }},
+      {"vgg11_bn", [](int k) { return vgg(11, true, k); }},
+      {"vgg13_bn", [](int k) { return vgg(13, true, k); }},
+      {"vgg16_bn", [](int k) { return vgg(16, true, k); }},
+      {"vgg19_bn", [](int k) { return vgg(19, true, k); }},
+      {"alexnet", alexnet},
+      {"squeezenet1_0", squeezenet1_0},
+      {"squeezenet1_1", squeezenet1_1},
+      {"densenet121", densenet121},
+      {"densenet161", densenet161},
+      {"densenet169", densenet169},
+      {"densenet201", densenet201},
+      {"inception_v3", inception_v3},
       {"resnet20", [](int k) { return cifar_resnet(20, k); }},
       {"resnet32", [](int k) { return cifar_resnet(32, k); }},
       {"resnet44", [](int k) { return cifar_resnet(44, k); }},
@@ -45,6 +65,29 @@ const std::vector<std::string>& model_names() {
     return names;
   }();
   return kNames;
+}
+
+int default_image_size(const std::string& model) { return model == "inception_v3" ? 299 : 224; }
+
+void check_image_size(const std::string& model, const Graph& graph, int image_size) {
+  const auto fits = [&](int side) {
+    graph.infer_shapes(Shape{1, side, side, graph.input_channels()});
+  };
+  try {
+    fits(image_size);
+  } catch (const Error& e) {
+    int smallest = image_size + 1;  // shape arithmetic only: a scan costs microseconds per size
+    for (; smallest < 4 * image_size + 512; ++smallest) {
+      try {
+        fits(smallest);
+        break;
+      } catch (const Error&) {
+      }
+    }
+    throw Error(fmt::format("--image_size={} is too small for {} (smallest: {}): {}", image_size,
+                            model, smallest, e.what()),
+                e.where());
+  }
 }
 
 std::shared_ptr<const Graph> build_model(const std::string& name, int num_classes) {

@@ -23,6 +23,9 @@ def main():
     torch.set_num_threads(os.cpu_count())
     if name.startswith("resnet") and int(name[6:]) in (20, 32, 44, 56, 110):
         model = CifarResNet(int(name[6:]), classes)
+    elif name == "inception_v3":  # as test_train_imagenet.py builds it (and xtrain's)
+        model = torchvision.models.inception_v3(num_classes=classes, aux_logits=False,
+                                                init_weights=False)
     else:
         model = getattr(torchvision.models, name)(num_classes=classes)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)

@@ -7,15 +7,17 @@ The formulas (mirrored in golden_test.cpp), over each tensor's PyTorch (NCHW / O
 with u(i, k) uniform in [-1, 1) from an integer hash (exact in both languages):
   conv weight [O, I, KH, KW]  sqrt(3) * sqrt(2 / (O * KH * KW)) * u(i, k)   (kaiming's variance)
   BatchNorm weight / bias     1 + 0.2 * u(i, k) / 0.1 * u(i, k)
-  fc weight [K, F] / bias     u(i, k) / sqrt(F) / 0.1 * u(i, k)
+  Linear weight [K, F]        u(i, k) / sqrt(F)
+  any other bias              0.1 * u(i, k)
   image [N, 3, S, S]          u(i, 1000);  labels (3 * n + 1) % K
 where k = (sum of the name's character codes) % 97. Hashed values, unlike smooth ones such as
 sin(i), keep the network as well-conditioned as a randomly initialized one, so float32 rounding
-stays far below the tolerances. A tensor t is summarised as
+stays far below the tolerances. Dropout layers drop what xtrain's do for the step keys in
+STEP_KEYS (lib/kernels/dropout.h's mask, reproduced here), so both runs see the same masks. A tensor t is summarised as
 [sum_i t_i * cos(0.11 * i), sum_i |t_i|]: the weighting catches a wrong layout, which a plain
 sum would not.
 
-Usage: scripts/make_golden.py [OUT_DIR]   (default tests/golden)
+Usage: scripts/make_golden.py [OUT_DIR [MODEL...]]   (default tests/golden, every model)
 """
 import json
 import math
@@ -48,8 +50,8 @@ def hashed_uniform(n, k):
 
 def formula_value(name, shape):
     u = hashed_uniform(math.prod(shape), name_key(name))
-    if name.startswith("fc."):
-        v = u / math.sqrt(shape[1]) if len(shape) == 2 else 0.1 * u
+    if len(shape) == 2:
+        v = u / math.sqrt(shape[1])
     elif len(shape) == 4:
         fan_out = shape[0] * shape[2] * shape[3]
         v = math.sqrt(3.0) * math.sqrt(2.0 / fan_out) * u
@@ -60,6 +62,59 @@ def formula_value(name, shape):
     return v.reshape(shape).float()
 
 
+STEP_KEYS = (0x5EED0001, 0x5EED0002)  # the golden test's step key for its two training steps
+
+
+def fmix32(h):
+    """murmur3's 32-bit finalizer over int64 tensors or ints holding uint32 values."""
+    mask = 0xFFFFFFFF
+    h = h ^ (h >> 16)
+    h = (h * 0x85EBCA6B) & mask
+    h = h ^ (h >> 13)
+    h = (h * 0xC2B2AE35) & mask
+    return h ^ (h >> 16)
+
+
+def fnv1a32(name):
+    h = 2166136261
+    for byte in name.encode():
+        h = ((h ^ byte) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+def dropout_keep(name, step_key, n, p):
+    """xtrain's mask over n elements in its (NHWC) order: True where the element is kept."""
+    key = fmix32(step_key ^ fnv1a32(name))
+    i = torch.arange(n, dtype=torch.int64)
+    return fmix32((key + i * 0x9E3779B1) & 0xFFFFFFFF) >= int(p * 2.0**32)
+
+
+class GoldenDropout(torch.nn.Module):
+    """nn.Dropout with xtrain's mask for the current step (set through .step_key)."""
+
+    def __init__(self, name, p):
+        super().__init__()
+        self.name, self.p, self.step_key = name, p, None
+
+    def forward(self, x):
+        if not self.training or self.p == 0:
+            return x
+        nhwc = x.permute(0, 2, 3, 1) if x.dim() == 4 else x
+        keep = dropout_keep(self.name, self.step_key, x.numel(), self.p).reshape(nhwc.shape)
+        if x.dim() == 4:
+            keep = keep.permute(0, 3, 1, 2)
+        return x * keep.to(x.dtype) / (1 - self.p)
+
+
+def with_golden_dropouts(model):
+    for name, module in list(model.named_modules()):
+        if isinstance(module, torch.nn.Dropout):
+            parent_name, _, child = name.rpartition(".")
+            parent = model.get_submodule(parent_name) if parent_name else model
+            setattr(parent, child, GoldenDropout(name, module.p))
+    return model
+
+
 def summary(t):
     flat = t.detach().double().flatten()
     weights = torch.cos(0.11 * torch.arange(flat.numel(), dtype=torch.float64))
@@ -67,6 +122,7 @@ def summary(t):
 
 
 def run(model, name, num_classes, side, dtype, memory_format=torch.contiguous_format):
+    model = with_golden_dropouts(model)
     with torch.no_grad():
         for pname, p in model.named_parameters():
             p.copy_(formula_value(pname, tuple(p.shape)))
@@ -82,6 +138,9 @@ def run(model, name, num_classes, side, dtype, memory_format=torch.contiguous_fo
            "lr": LR, "momentum": MOMENTUM, "weight_decay": WEIGHT_DECAY, "losses": []}
     for step in range(2):
         optimizer.zero_grad()
+        for module in model.modules():
+            if isinstance(module, GoldenDropout):
+                module.step_key = STEP_KEYS[step]
         logits = model(images)
         loss = F.cross_entropy(logits, labels)
         loss.backward()
@@ -128,11 +187,21 @@ def main():
         ("resnet20", lambda: CifarResNet(20, 10), 10, 16),
         ("resnext50_32x4d", lambda: torchvision.models.resnext50_32x4d(num_classes=10), 10, 96),
         ("wide_resnet50_2", lambda: torchvision.models.wide_resnet50_2(num_classes=10), 10, 64),
+        ("vgg11_bn", lambda: torchvision.models.vgg11_bn(num_classes=10), 10, 64),
+        ("alexnet", lambda: torchvision.models.alexnet(num_classes=10), 10, 159),
+        ("squeezenet1_1", lambda: torchvision.models.squeezenet1_1(num_classes=10), 10, 50),
+        ("densenet121", lambda: torchvision.models.densenet121(num_classes=10), 10, 64),
+        ("inception_v3", lambda: torchvision.models.inception_v3(
+            num_classes=10, aux_logits=False, init_weights=False), 10, 75),  # 75: its smallest
     ]
+    only = sys.argv[2:]  # model names: write only these
+    models = [m for m in models if not only or m[0] in only]
     for name, make_model, num_classes, side in models:
         path = os.path.join(out_dir, f"{name}.json")
-        with open(path, "w") as f:
-            json.dump(golden(make_model, name, num_classes, side), f, indent=1)
+        result = golden(make_model, name, num_classes, side)  # minutes: no file until it is done
+        with open(path + ".tmp", "w") as f:
+            json.dump(result, f, indent=1)
+        os.replace(path + ".tmp", path)
         print(f"wrote {path}")
 
 

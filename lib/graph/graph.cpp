@@ -1,5 +1,7 @@
 #include "lib/graph/graph.h"
 
+#include <algorithm>
+
 #include "lib/base/check.h"
 
 namespace xtrain {
@@ -45,6 +47,13 @@ int64_t Graph::num_parameters() const {
     }
   }
   return total;
+}
+
+const std::string& Graph::classifier() const {
+  const auto node = std::find_if(nodes_.rbegin(), nodes_.rend(),
+                                 [](const Node& n) { return !n.layer->param_specs().empty(); });
+  XTRAIN_CHECK(node != nodes_.rend(), "a model without parameters has no classifier");
+  return node->layer->name();
 }
 
 }  // namespace xtrain

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lib/nn/layer.h"
@@ -36,6 +37,9 @@ class Graph {
   int64_t macs(const Shape& input) const;
   // Elements of all trainable parameters, as torch's sum(p.numel() for p in model.parameters()).
   int64_t num_parameters() const;
+  // The name of the last layer with parameters: the classifier, whose shapes follow the class
+  // count ("fc" in the ResNets and Inception, "classifier.6" in VGG, "classifier" in DenseNet).
+  const std::string& classifier() const;
 
  private:
   std::vector<Node> nodes_;

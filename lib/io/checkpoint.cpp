@@ -92,15 +92,17 @@ std::string name_list(const std::vector<std::string>& names) {
                      names.size() - kShown);
 }
 
-bool is_fc(const std::string& name) { return name.rfind("fc.", 0) == 0; }
-
 bool is_momentum(const std::string& name) { return name.rfind(kMomentumPrefix, 0) == 0; }
 
 // Checks that the file holds exactly the slots (momentum aside if ignore_momentum) with their
-// dtypes and shapes, then copies every tensor in. Returns the fc.* slots skipped.
+// dtypes and shapes, then copies every tensor in. Returns the classifier's slots skipped (those
+// named classifier + ".").
 std::vector<std::string> load_slots(const std::string& path, const Safetensors& file,
-                                    const std::vector<Slot>& slots, bool skip_mismatched_fc,
-                                    bool ignore_momentum) {
+                                    const std::vector<Slot>& slots, const std::string& classifier,
+                                    bool skip_mismatched_fc, bool ignore_momentum) {
+  const auto is_fc = [prefix = classifier + "."](const std::string& name) {
+    return name.rfind(prefix, 0) == 0;
+  };
   std::vector<std::string> missing, unexpected, mismatched, fc_mismatched;
   std::map<std::string, const Slot*> by_name;
   for (const Slot& slot : slots) {
@@ -199,15 +201,15 @@ CheckpointInfo load_checkpoint(const std::string& path, Replica& replica) {
                  "{}: __metadata__ best_top1 is \"{}\", not a number", path, text);
   }
 
-  load_slots(path, file, slots_of(replica, /*with_momentum=*/true), /*skip_mismatched_fc=*/false,
-             /*ignore_momentum=*/false);
+  load_slots(path, file, slots_of(replica, /*with_momentum=*/true), replica.graph().classifier(),
+             /*skip_mismatched_fc=*/false, /*ignore_momentum=*/false);
   return info;
 }
 
 std::vector<std::string> load_pretrained(const std::string& path, Replica& replica,
                                          bool skip_mismatched_fc) {
   return load_slots(path, read_safetensors(path), slots_of(replica, /*with_momentum=*/false),
-                    skip_mismatched_fc, /*ignore_momentum=*/true);
+                    replica.graph().classifier(), skip_mismatched_fc, /*ignore_momentum=*/true);
 }
 
 }  // namespace xtrain

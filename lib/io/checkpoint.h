@@ -36,9 +36,9 @@ CheckpointInfo load_checkpoint(const std::string& path, Replica& replica);
 
 // For --pretrained: loads parameters, buffers and counters (momentum in the file is ignored,
 // the optimizer starts fresh). Missing keys, unexpected keys and shape or dtype mismatches are
-// listed together in one xtrain::Error. With skip_mismatched_fc, fc.* tensors whose shape
-// differs (another class count) are left as they are and returned, for the caller to
-// re-initialize and mention; otherwise the returned list is empty.
+// listed together in one xtrain::Error. With skip_mismatched_fc, the classifier's tensors (fc.*
+// in a ResNet, Graph::classifier()) whose shape differs (another class count) are left as they
+// are and returned, for the caller to re-initialize and mention; otherwise the list is empty.
 std::vector<std::string> load_pretrained(const std::string& path, Replica& replica,
                                          bool skip_mismatched_fc);
 

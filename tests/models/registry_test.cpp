@@ -3,9 +3,11 @@
 // model.parameters()) with 1000 classes, and He et al. 2015's CIFAR models with 10.
 #include "models/registry.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 
 #include "lib/base/check.h"
 #include "lib/graph/param_store.h"
@@ -21,14 +23,34 @@ struct ModelCount {
 
 TEST(Registry, ParameterCountsAreTorchvisions) {
   const ModelCount kCounts[] = {
-      {"resnet18", 1000, 11689512},  {"resnet34", 1000, 21797672},  {"resnet50", 1000, 25557032},
-      {"resnet101", 1000, 44549160}, {"resnet152", 1000, 60192808}, {"resnet20", 10, 269722},
+      {"resnet18", 1000, 11689512},
+      {"resnet34", 1000, 21797672},
+      {"resnet50", 1000, 25557032},
+      {"resnet101", 1000, 44549160},
+      {"resnet152", 1000, 60192808},
+      {"resnet20", 10, 269722},
       {"resnet56", 10, 853018},
       {"resnext50_32x4d", 1000, 25028904},
       {"resnext101_32x8d", 1000, 88791336},
       {"resnext101_64x4d", 1000, 83455272},
       {"wide_resnet50_2", 1000, 68883240},
       {"wide_resnet101_2", 1000, 126886696},
+      {"vgg11", 1000, 132863336},
+      {"vgg11_bn", 1000, 132868840},
+      {"vgg13", 1000, 133047848},
+      {"vgg13_bn", 1000, 133053736},
+      {"vgg16", 1000, 138357544},
+      {"vgg16_bn", 1000, 138365992},
+      {"vgg19", 1000, 143667240},
+      {"vgg19_bn", 1000, 143678248},
+      {"alexnet", 1000, 61100840},
+      {"squeezenet1_0", 1000, 1248424},
+      {"squeezenet1_1", 1000, 1235496},
+      {"densenet121", 1000, 7978856},
+      {"densenet161", 1000, 28681000},
+      {"densenet169", 1000, 14149480},
+      {"densenet201", 1000, 20013928},
+      {"inception_v3", 1000, 23834568},
   };
   for (const ModelCount& m : kCounts) {
     EXPECT_EQ(build_model(m.name, m.num_classes)->num_parameters(), m.parameters) << m.name;
@@ -71,6 +93,125 @@ TEST(Registry, StateDictKeysAreTorchvisions) {
   }
   EXPECT_EQ(resnet50.find("layer1.1.downsample.0.weight"), nullptr);
   EXPECT_EQ(resnet50.find("conv1.bias"), nullptr);  // torchvision's convs have no bias
+}
+
+// torchvision's module indices, ReLUs and pools counted: vgg16_bn has 13 convs and 13 BatchNorms
+// (6 state_dict entries each) and 3 Linear layers; squeezenet1_1's Fire modules keep their names.
+TEST(Registry, StateDictKeysOfVggAlexNetAndSqueezeNet) {
+  const ParamStore vgg16_bn(*build_model("vgg16_bn", 1000));
+  EXPECT_EQ(vgg16_bn.entries().size(), 13u * 2 + 13u * 5 + 3u * 2);
+  for (const char* key :
+       {"features.0.weight", "features.0.bias", "features.1.running_var", "features.41.weight",
+        "features.41.bias", "features.41.num_batches_tracked", "classifier.0.weight",
+        "classifier.3.bias", "classifier.6.weight"}) {
+    EXPECT_NE(vgg16_bn.find(key), nullptr) << key;
+  }
+  const ParamStore vgg11(*build_model("vgg11", 1000));
+  for (const char* key : {"features.0.weight", "features.3.weight", "features.18.bias"}) {
+    EXPECT_NE(vgg11.find(key), nullptr) << key;
+  }
+  const ParamStore alexnet(*build_model("alexnet", 1000));
+  for (const char* key : {"features.0.weight", "features.3.bias", "features.10.weight",
+                          "classifier.1.weight", "classifier.4.bias", "classifier.6.weight"}) {
+    EXPECT_NE(alexnet.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(alexnet.find("classifier.1.weight")->spec.shape, (Shape{4096, 256 * 6 * 6}));
+  const ParamStore squeezenet(*build_model("squeezenet1_1", 1000));
+  for (const char* key : {"features.0.weight", "features.3.squeeze.weight",
+                          "features.12.expand3x3.bias", "classifier.1.weight"}) {
+    EXPECT_NE(squeezenet.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(squeezenet.entries().size(), 2u + 8 * 6 + 2);
+}
+
+// --pretrained with another class count re-initializes these, and predict reads the class count
+// from their bias.
+TEST(Registry, ClassifierIsTheLastLayerWithParameters) {
+  EXPECT_EQ(build_model("resnet50", 10)->classifier(), "fc");
+  EXPECT_EQ(build_model("vgg11_bn", 10)->classifier(), "classifier.6");
+  EXPECT_EQ(build_model("alexnet", 10)->classifier(), "classifier.6");
+  EXPECT_EQ(build_model("squeezenet1_0", 10)->classifier(), "classifier.1");
+  EXPECT_EQ(build_model("densenet121", 10)->classifier(), "classifier");
+  EXPECT_EQ(build_model("inception_v3", 10)->classifier(), "fc");
+}
+
+// One line before any step: the flag, the model's smallest side and the layer that gave out.
+// The smallest sides are torchvision's, found by running its models on 1x1, 2x2, ... images.
+TEST(Registry, TooSmallImagesNameTheFlagAndTheSmallestSide) {
+  const struct {
+    const char* model;
+    int smallest;
+  } kCases[] = {{"alexnet", 63}, {"inception_v3", 75}, {"squeezenet1_0", 21}, {"squeezenet1_1", 17},
+                {"vgg11", 32},   {"densenet121", 29},  {"resnet50", 1}};
+  for (const auto& c : kCases) {
+    const auto graph = build_model(c.model, 10);
+    EXPECT_NO_THROW(check_image_size(c.model, *graph, c.smallest)) << c.model;
+    if (c.smallest == 1) continue;
+    try {
+      check_image_size(c.model, *graph, c.smallest - 1);
+      ADD_FAILURE() << c.model << " took " << c.smallest - 1;
+    } catch (const Error& e) {
+      const std::string prefix =
+          fmt::format("--image_size={} is too small for {} (smallest: {}): ", c.smallest - 1,
+                      c.model, c.smallest);
+      EXPECT_EQ(std::string(e.what()).substr(0, prefix.size()), prefix);
+    }
+  }
+}
+
+// Dense layers named inside their blocks, transitions between them, one BatchNorm at the end.
+TEST(Registry, StateDictKeysOfDenseNet) {
+  const ParamStore densenet(*build_model("densenet121", 1000));
+  for (const char* key :
+       {"features.conv0.weight", "features.norm0.running_mean",
+        "features.denseblock1.denselayer1.norm1.running_mean",
+        "features.denseblock1.denselayer6.conv2.weight", "features.transition1.conv.weight",
+        "features.denseblock4.denselayer16.norm2.num_batches_tracked", "features.norm5.bias",
+        "classifier.weight", "classifier.bias"}) {
+    EXPECT_NE(densenet.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(densenet.find("features.conv0.bias"), nullptr);
+  // denselayer6 of block 1 sees 64 + 5 * 32 channels; transition1 halves block 1's 256.
+  EXPECT_EQ(densenet.find("features.denseblock1.denselayer6.norm1.weight")->spec.shape,
+            (Shape{224}));
+  EXPECT_EQ(densenet.find("features.transition1.conv.weight")->spec.shape, (Shape{1, 1, 256, 128}));
+  EXPECT_EQ(densenet.find("classifier.weight")->spec.shape, (Shape{1000, 1024}));
+}
+
+// BasicConv2d's conv and bn inside each branch; the factorized 7x7 as a 1x7 and a 7x1 kernel;
+// no AuxLogits (aux_logits=False, as test_train_imagenet.py builds it).
+TEST(Registry, StateDictKeysOfInceptionV3) {
+  const ParamStore inception(*build_model("inception_v3", 1000));
+  for (const char* key :
+       {"Conv2d_1a_3x3.conv.weight", "Conv2d_1a_3x3.bn.running_var",
+        "Mixed_5b.branch1x1.conv.weight", "Mixed_5b.branch_pool.bn.num_batches_tracked",
+        "Mixed_6a.branch3x3dbl_3.conv.weight", "Mixed_7c.branch3x3dbl_3b.bn.bias", "fc.weight",
+        "fc.bias"}) {
+    EXPECT_NE(inception.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(inception.find("Mixed_6b.branch7x7_2.conv.weight")->spec.shape,
+            (Shape{1, 7, 128, 128}));
+  EXPECT_EQ(inception.find("Mixed_6b.branch7x7_3.conv.weight")->spec.shape,
+            (Shape{7, 1, 128, 192}));
+  EXPECT_EQ(inception.find("fc.weight")->spec.shape, (Shape{1000, 2048}));
+  for (const ParamEntry& e : inception.entries()) {
+    EXPECT_EQ(e.name.rfind("AuxLogits", 0), std::string::npos) << e.name;
+  }
+}
+
+// The classifiers' grids are fixed by adaptive pooling, so any image size from the smallest the
+// features allow gives the same logits shape; the features' own arithmetic is torchvision's
+// (published multiply-adds: vgg16 15.47 G, alexnet 0.71 G, squeezenet1_1 0.35 G at 224).
+TEST(Registry, MultiplyAddsOfTheOtherFamilies) {
+  const Shape image{1, 224, 224, 3};
+  EXPECT_NEAR(build_model("vgg16", 1000)->macs(image) / 1e9, 15.47, 0.01);
+  EXPECT_NEAR(build_model("alexnet", 1000)->macs(image) / 1e9, 0.71, 0.01);
+  EXPECT_NEAR(build_model("squeezenet1_1", 1000)->macs(image) / 1e9, 0.35, 0.01);
+  // Convolutions and Linear layers summed by forward hooks on torchvision's densenet121.
+  EXPECT_EQ(build_model("densenet121", 1000)->macs(image), 2834161664);
+  EXPECT_EQ(build_model("inception_v3", 1000)->macs(Shape{1, 299, 299, 3}), 5713216096);
+  EXPECT_EQ(build_model("vgg11", 10)->infer_shapes(Shape{2, 32, 32, 3}).back(), (Shape{2, 10}));
+  EXPECT_EQ(build_model("alexnet", 10)->infer_shapes(Shape{2, 63, 63, 3}).back(), (Shape{2, 10}));
 }
 
 // v1.5: the stride of a downsampling Bottleneck sits on its 3x3 conv2, so layer2.0.conv1 keeps
