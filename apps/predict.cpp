@@ -45,9 +45,9 @@ std::vector<std::string> class_names(const std::string& dir) {
 
 // The classifier's output count stored in a checkpoint (the length of the model's classifier bias,
 // fc.bias in a ResNet), or 0 when it has none.
-int checkpoint_classes(const std::string& path, const std::string& model) {
+int checkpoint_classes(const std::string& path, const std::string& classifier) {
   const Safetensors file = read_safetensors(path);
-  const auto bias = file.tensors.find(build_model(model, 1)->classifier() + ".bias");
+  const auto bias = file.tensors.find(classifier + ".bias");
   if (bias == file.tensors.end() || bias->second.shape.size() != 1) return 0;
   return static_cast<int>(bias->second.shape[0]);
 }
@@ -140,11 +140,13 @@ std::vector<int> read_batch(const Dataset& images, int64_t first, int n, const E
 int predict(const PredictFlags& flags) {
   const std::vector<std::string> names = class_names(flags.classes);
   // Reading the file twice costs far less than asking users for a number the file knows.
+  const std::string classifier = build_model(flags.model, 1)->classifier();
   const int num_classes =
-      flags.num_classes > 0 ? flags.num_classes : checkpoint_classes(flags.checkpoint, flags.model);
+      flags.num_classes > 0 ? flags.num_classes : checkpoint_classes(flags.checkpoint, classifier);
   XTRAIN_CHECK(num_classes > 0,
-               "{}: no classifier bias tells the number of classes (pass --num_classes)",
-               flags.checkpoint);
+               "{}: no {}.bias tells the number of classes: is --model={} its architecture? (or "
+               "pass --num_classes)",
+               flags.checkpoint, classifier, flags.model);
   // Names attached by index are only right when there is one per output.
   XTRAIN_CHECK(names.empty() || static_cast<int>(names.size()) == num_classes,
                "--classes={} names {} classes but the model has {} outputs", flags.classes,

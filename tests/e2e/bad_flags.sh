@@ -53,7 +53,7 @@ for bad in --lr=inf --lr=1e39 --momentum=nan --weight_decay=inf --label_smoothin
   [ ! -e "$dir/logdir" ] || fail "$bad: the logdir was created"
 done
 # "--model=" is an empty model name, not "--model" followed by the next flag as its value.
-expect_error 2 "--model: expected one of resnet101, " "$train" "${quick[@]}" --model= --num_steps=1
+expect_error 2 "--model: expected one of alexnet, " "$train" "${quick[@]}" --model= --num_steps=1
 expect_error 2 "--logdir: expected a path, got ''" "$train" "${quick[@]}" --logdir= --resume=auto
 
 # --resume=auto on a new logdir: refused without creating it.
