@@ -6,6 +6,7 @@
 
 #include "lib/base/check.h"
 #include "lib/io/safetensors.h"
+#include "models/registry.h"
 #include "tests/graph/tiny_resnet.h"
 #include "tests/io/io_test_util.h"
 #include "tests/test_util.h"
@@ -216,6 +217,23 @@ TEST(Checkpoint, PretrainedWithAnotherClassCountSkipsFcOnlyWhenAsked) {
   const ParamEntry& conv = *store.find("neck.conv3.weight");
   EXPECT_EQ(std::memcmp(store.data(conv), source->store().data(conv),
                         conv.spec.shape.numel() * sizeof(float)),
+            0);
+}
+
+// SqueezeNet's classifier is a 1x1 convolution, classifier.1: that is what another class count
+// re-initializes, not a tensor named fc.
+TEST(Checkpoint, PretrainedSkipsTheModelsOwnClassifier) {
+  testing::TempDir dir;
+  Replica source(build_model("squeezenet1_1", 10));
+  source.store().initialize(1);
+  save_checkpoint(dir.file("a.safetensors"), source, sample_info());
+  Replica replica(build_model("squeezenet1_1", 4));
+  replica.store().initialize(2);
+  EXPECT_EQ(load_pretrained(dir.file("a.safetensors"), replica, true),
+            (std::vector<std::string>{"classifier.1.weight", "classifier.1.bias"}));
+  const ParamEntry& squeeze = *replica.store().find("features.3.squeeze.weight");
+  EXPECT_EQ(std::memcmp(replica.store().data(squeeze), source.store().data(squeeze),
+                        squeeze.spec.shape.numel() * sizeof(float)),
             0);
 }
 

@@ -183,6 +183,30 @@ TEST(Trainer, RerunsAreBitwiseIdentical) {
   EXPECT_EQ(train_once(), train_once());
 }
 
+std::shared_ptr<const Graph> model_with_dropout(float p) {
+  GraphBuilder g(3);
+  Value x = g.relu(g.conv2d("conv1", g.input(), 16, 3, 1, 1, /*bias=*/true));
+  x = g.dropout("drop", g.global_avg_pool_flatten("avgpool", x), p);
+  g.linear("fc", x, kClasses);
+  return g.finish();
+}
+
+// Dropout's masks come from (seed, step, core): reruns are bitwise equal, the cores still take
+// one step together, and the masks do change the step (p = 0.5 against p = 0).
+TEST(Trainer, DropoutRerunsAreBitwiseIdenticalAndCoresAgree) {
+  const auto train_once = [](float p) {
+    TrainerOptions o = small_options(2, 2);
+    o.num_epochs = 2;
+    Trainer trainer(model_with_dropout(p), o, slices(2, 3), slices(2, 1));
+    trainer.run();
+    EXPECT_EQ(params_of(trainer, 0), params_of(trainer, 1));
+    return params_of(trainer, 0);
+  };
+  const std::vector<float> first = train_once(0.5f);
+  EXPECT_EQ(first, train_once(0.5f));
+  EXPECT_NE(first, train_once(0.0f));
+}
+
 TEST(Trainer, ADataFailureOnOneCoreStopsEveryCore) {
   Trainer trainer(build_model("resnet20", kClasses), small_options(4, 2),
                   slices(2, 20, /*fail_rank=*/2, /*fail_at_batch=*/5), slices(2, 1));
