@@ -17,6 +17,7 @@
 #include "lib/nn/cross_entropy_loss.h"
 #include "lib/optim/sgd.h"
 #include "models/registry.h"
+#include "tests/models/formula_weights.h"
 #include "tests/test_util.h"
 
 namespace xtrain {
@@ -33,40 +34,6 @@ json load_golden(const std::string& model) {
   std::ifstream file(path);
   EXPECT_TRUE(file.good()) << "cannot read " << path;
   return json::parse(file);
-}
-
-// How each store entry is laid out in PyTorch (conv weights OIHW), as checkpoints convert them.
-std::vector<TorchLayout> torch_layouts(const Graph& graph, const ParamStore& store) {
-  std::vector<TorchLayout> layouts;
-  for (size_t node = 0; node < graph.nodes().size(); ++node) {
-    for (int e = store.first_entry(node); e < store.first_entry(node + 1); ++e) {
-      layouts.push_back(torch_layout(*graph.nodes()[node].layer, store.entries()[e].spec));
-    }
-  }
-  return layouts;
-}
-
-// u(i, k) of scripts/make_golden.py: a 32-bit integer hash of (i, k) mapped to [-1, 1).
-double hashed_uniform(int64_t i, int64_t k) {
-  uint64_t h = static_cast<uint64_t>(i * 2654435761LL + k * 40503 + 12345) & 0xFFFFFFFFu;
-  h ^= h >> 16;
-  h = (h * 0x45D9F3Bu) & 0xFFFFFFFFu;
-  h ^= h >> 16;
-  return static_cast<double>(h) / 2147483648.0 - 1.0;
-}
-
-// The formulas of scripts/make_golden.py, at flat index i of a tensor of PyTorch's shape.
-double formula(const std::string& name, const std::vector<int64_t>& shape, int64_t i) {
-  int k = 0;
-  for (char ch : name) k += static_cast<unsigned char>(ch);
-  const double u = hashed_uniform(i, k % 97);
-  const bool is_weight = name.size() >= 7 && name.compare(name.size() - 7, 7, ".weight") == 0;
-  if (shape.size() == 2) return u / std::sqrt(double(shape[1]));
-  if (shape.size() == 4) {
-    const double fan_out = double(shape[0] * shape[2] * shape[3]);
-    return std::sqrt(3.0) * std::sqrt(2.0 / fan_out) * u;
-  }
-  return is_weight ? 1.0 + 0.2 * u : 0.1 * u;
 }
 
 // [sum_i t_i cos(0.11 i), sum_i |t_i|] over PyTorch's layout; t = data - base (base may be null).
@@ -119,17 +86,9 @@ void check_against_pytorch(const std::string& model) {
   const int batch = golden["batch"], side = golden["image_size"], classes = golden["num_classes"];
   Replica replica(build_model(model, classes), /*kernel_threads=*/2);
   ParamStore& store = replica.store();
-  store.initialize(0);  // buffers and counters as a fresh model; parameters set below
-  const std::vector<TorchLayout> layouts = torch_layouts(replica.graph(), store);
-  for (size_t k = 0; k < store.entries().size(); ++k) {
-    const ParamEntry& e = store.entries()[k];
-    if (e.spec.kind != ParamKind::kParameter) continue;
-    const std::vector<int64_t> shape = torch_shape(layouts[k], e.spec.shape);
-    std::vector<float> torch(e.spec.shape.numel());
-    for (size_t i = 0; i < torch.size(); ++i)
-      torch[i] = static_cast<float>(formula(e.name, shape, i));
-    from_torch(layouts[k], e.spec.shape, torch.data(), store.data(e));
-  }
+  store.initialize(0);  // buffers and counters as a fresh model
+  testing::set_formula_parameters(replica);
+  const std::vector<TorchLayout> layouts = testing::torch_layouts(replica.graph(), store);
   const std::vector<float> initial(store.params(), store.params() + store.num_params());
 
   Plan& train = replica.plan_for(Shape{batch, side, side, 3}, PlanMode::kTrain, &kLoss);
@@ -140,7 +99,7 @@ void check_against_pytorch(const std::string& model) {
         for (int x = 0; x < side; ++x) {
           const int64_t i = ((int64_t{n} * 3 + c) * side + y) * side + x;
           image[((int64_t{n} * side + y) * side + x) * 3 + c] =
-              static_cast<float>(hashed_uniform(i, 1000));
+              static_cast<float>(testing::hashed_uniform(i, 1000));
         }
   for (int n = 0; n < batch; ++n) train.labels()[n] = (3 * n + 1) % classes;
 
