@@ -24,20 +24,20 @@ struct NamedShape {
   Conv2dShape shape;
 };
 
-// {n, h, w, c_in, c_out, kh, kw, stride, pad, groups}
+// {n, h, w, c_in, c_out, kh, kw, stride, pad_h, pad_w, groups}
 const NamedShape kDefaultShapes[] = {
-    {"resnet20 conv1 b128", {128, 28, 28, 3, 16, 3, 3, 1, 1}},
-    {"resnet20 layer1 b128", {128, 28, 28, 16, 16, 3, 3, 1, 1}},
-    {"resnet20 layer2 b128", {128, 14, 14, 32, 32, 3, 3, 1, 1}},
-    {"resnet20 layer3 b128", {128, 7, 7, 64, 64, 3, 3, 1, 1}},
-    {"resnet18 conv1 b32", {32, 224, 224, 3, 64, 7, 7, 2, 3}},
-    {"resnet18 layer1 b32", {32, 56, 56, 64, 64, 3, 3, 1, 1}},
-    {"resnet18 layer4 b32", {32, 7, 7, 512, 512, 3, 3, 1, 1}},
-    {"resnet50 layer1 1x1 b32", {32, 56, 56, 64, 256, 1, 1, 1, 0}},
-    {"resnet50 layer3 3x3 b32", {32, 14, 14, 256, 256, 3, 3, 1, 1}},
-    {"resnext50 layer1 3x3 g32 b16", {16, 56, 56, 128, 128, 3, 3, 1, 1, 32}},
-    {"resnext50 layer2 3x3 g32 b16", {16, 28, 28, 256, 256, 3, 3, 1, 1, 32}},
-    {"resnext50 layer3 3x3 g32 b16", {16, 14, 14, 512, 512, 3, 3, 1, 1, 32}},
+    {"resnet20 conv1 b128", {128, 28, 28, 3, 16, 3, 3, 1, 1, 1}},
+    {"resnet20 layer1 b128", {128, 28, 28, 16, 16, 3, 3, 1, 1, 1}},
+    {"resnet20 layer2 b128", {128, 14, 14, 32, 32, 3, 3, 1, 1, 1}},
+    {"resnet20 layer3 b128", {128, 7, 7, 64, 64, 3, 3, 1, 1, 1}},
+    {"resnet18 conv1 b32", {32, 224, 224, 3, 64, 7, 7, 2, 3, 3}},
+    {"resnet18 layer1 b32", {32, 56, 56, 64, 64, 3, 3, 1, 1, 1}},
+    {"resnet18 layer4 b32", {32, 7, 7, 512, 512, 3, 3, 1, 1, 1}},
+    {"resnet50 layer1 1x1 b32", {32, 56, 56, 64, 256, 1, 1, 1, 0, 0}},
+    {"resnet50 layer3 3x3 b32", {32, 14, 14, 256, 256, 3, 3, 1, 1, 1}},
+    {"resnext50 layer1 3x3 g32 b16", {16, 56, 56, 128, 128, 3, 3, 1, 1, 1, 32}},
+    {"resnext50 layer2 3x3 g32 b16", {16, 28, 28, 256, 256, 3, 3, 1, 1, 1, 32}},
+    {"resnext50 layer3 3x3 g32 b16", {16, 14, 14, 512, 512, 3, 3, 1, 1, 1, 32}},
 };
 
 // Best wall time of `repeats` calls of fn, in seconds.
