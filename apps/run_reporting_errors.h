@@ -12,6 +12,8 @@
 
 namespace xtrain {
 
+constexpr int kErrorExitCode = 1;
+
 template <typename Body>
 int run_reporting_errors(const char* tool, Body&& body) {
   try {
@@ -21,7 +23,7 @@ int run_reporting_errors(const char* tool, Body&& body) {
   } catch (const std::exception& e) {  // xtrain::Error included: what() is the one-line message
     std::cerr << tool << ": error: " << escape_bytes(e.what()) << "\n";
   }
-  return 1;
+  return kErrorExitCode;
 }
 
 }  // namespace xtrain

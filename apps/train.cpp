@@ -2,7 +2,8 @@
 // and prints the lines test_train_imagenet.py prints (on a terminal, with a status line between
 // them). Every error ends here as one line and a non-zero exit. Ctrl-C or SIGTERM (a scheduler's
 // stop) stops every core after the current step or test batch; a second one ends the process at
-// once.
+// once. Started by mpirun or srun, it is one process of a job (ProcessGroup): every process
+// trains its own cores, and the first prints the job's lines and keeps the logdir.
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "apps/run_reporting_errors.h"
 #include "apps/train_flags.h"
@@ -19,6 +21,7 @@
 #include "data/loader.h"
 #include "lib/base/check.h"
 #include "lib/base/escape_bytes.h"
+#include "lib/parallel/process_group.h"
 #include "lib/train/log_lines.h"
 #include "lib/train/memory_budget.h"
 #include "lib/train/memory_plan.h"
@@ -89,12 +92,15 @@ struct FlushLogAtExit {
 // metrics lines flushed), but a loader worker may be stuck in a read that only the end of the
 // process interrupts (a FIFO, a hung mount); destroying the trainer would join it, so the
 // process ends here.
-[[noreturn]] void exit_interrupted() {
+[[noreturn]] void exit_interrupted(ProcessGroup& processes) {
   const int signal = stop_signal.load();
   spdlog::default_logger()->flush();  // and erases a status line, before stderr's line
   std::cout.flush();
-  std::cerr << "train: interrupted (" << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
-            << "): stopped every core after the current step" << std::endl;
+  if (processes.rank() == 0) {
+    std::cerr << "train: interrupted (" << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
+              << "): stopped every core after the current step" << std::endl;
+  }
+  processes.finalize();  // every process stopped at the same step: leave the job cleanly
   std::_Exit(signal_exit_code(signal));
 }
 
@@ -103,6 +109,16 @@ void check_weights_file(const char* flag, const std::string& path) {
   if (path.empty()) return;
   XTRAIN_CHECK(std::filesystem::is_regular_file(path), "--{}: {}: {}", flag, path,
                std::filesystem::exists(path) ? "not a file" : "no such file");
+}
+
+// The processes of a job meet in every all-reduce with their cores, so all must have as many.
+void check_same_cores(ProcessGroup& processes, int num_cores) {
+  double total = num_cores;
+  processes.sum(&total, 1);
+  XTRAIN_CHECK(total == double(num_cores) * processes.size(),
+               "process {} runs {} cores but the job's {} processes run {} in all: give every "
+               "process the same --num_cores (and --batch_size)",
+               processes.rank(), num_cores, processes.size(), total);
 }
 
 // What each core will hold besides its training batch, for the memory plan.
@@ -124,7 +140,7 @@ RunOutline run_outline(const TrainFlags& flags, const Trainer& trainer) {
   run.first_epoch = trainer.first_epoch();
   run.num_epochs = o.num_epochs;
   run.steps_per_epoch = trainer.steps_per_epoch();
-  run.num_cores = trainer.num_cores();
+  run.num_cores = trainer.world_size();
   run.batch_size = o.batch_size;
   run.test_batches = trainer.test_steps_per_epoch();
   run.all_test_batches = o.num_test_steps == 0;
@@ -133,9 +149,34 @@ RunOutline run_outline(const TrainFlags& flags, const Trainer& trainer) {
   return run;
 }
 
-int train(TrainFlags& flags) {
+// The lines before the first epoch: the model, the memory plan, re-initialized tensors, the run.
+void print_outline(const TrainFlags& flags, const Trainer& trainer, const Graph& model,
+                   const CoreFit& fit, const std::optional<size_t>& available, int max_cores,
+                   const std::vector<std::string>& reinitialized) {
+  const TrainerOptions& options = flags.trainer;
+  const Shape image{1, options.image_size, options.image_size, model.input_channels()};
+  spdlog::info(
+      model_line(flags.model, model.num_parameters(), model.macs(image), options.image_size));
+  spdlog::info(
+      memory_line(fit.num_cores, fit.core_bytes, options.batch_size, fit.total_bytes, available));
+  if (fit.capped_from_bytes > 0) {
+    spdlog::info(cores_capped_line(fit.num_cores, max_cores, options.batch_size,
+                                   fit.capped_from_bytes, *available));
+  }
+  for (const std::string& name : reinitialized) {
+    spdlog::info("Note: {} has another class count in {}; it starts freshly initialized", name,
+                 escape_bytes(flags.pretrained));
+  }
+  spdlog::info(run_line(run_outline(flags, trainer)));
+}
+
+int train(TrainFlags& flags, ProcessGroup& processes) {
   TrainerOptions& options = flags.trainer;
-  install_status_line(options);
+  options.processes = &processes;
+  const bool speaks_for_job = processes.rank() == 0;
+  // A launcher gives each process a pseudo-terminal even when its own output is a file: a job of
+  // several processes draws no status line.
+  if (processes.size() == 1) install_status_line(options);
   const FlushLogAtExit flush_log;
   // Before anything is read or created: --resume=auto on a new --logdir must leave no folder.
   const std::string resume =
@@ -171,17 +212,23 @@ int train(TrainFlags& flags) {
   std::shared_ptr<const Graph> model = build_model(flags.model, num_classes);
   check_image_size(flags.model, *model, options.image_size);
   // Memory: the cores that fit at --batch_size, decided before any core takes memory.
-  const std::optional<size_t> available = available_memory(std::getenv("XTRAIN_MEMORY_LIMIT"));
-  if (!available) {
+  // The processes of the job on this machine share its memory and its cores.
+  std::optional<size_t> available = available_memory(std::getenv("XTRAIN_MEMORY_LIMIT"));
+  if (available) {
+    *available /= processes.local_size();
+  } else if (speaks_for_job) {
     spdlog::warn(
         "warning: cannot read the available memory (/proc/meminfo, cgroup memory "
         "files): not checking that the run fits");
   }
-  const int max_cores = options.num_cores;
+  const int max_cores = flags.num_cores_given
+                            ? options.num_cores
+                            : std::max(1, options.num_cores / processes.local_size());
   const CoreFit fit = fit_cores(MemoryPlan(model, std::move(memory_options)),
                                 flags.num_cores_given ? options.num_cores : 0, max_cores,
                                 options.batch_size, available);
   options.num_cores = fit.num_cores;
+  check_same_cores(processes, fit.num_cores);
   options.stop_requested = &stop_requested;
   handle_stop_signals();
   Trainer trainer(model, options, train_data, test_data);
@@ -193,31 +240,21 @@ int train(TrainFlags& flags) {
     throw Error(fmt::format("--{}: {}", flags.resume.empty() ? "pretrained" : "resume", e.what()),
                 e.where());
   }
-  const Shape image{1, options.image_size, options.image_size, model->input_channels()};
-  spdlog::info(
-      model_line(flags.model, model->num_parameters(), model->macs(image), options.image_size));
-  spdlog::info(
-      memory_line(fit.num_cores, fit.core_bytes, options.batch_size, fit.total_bytes, available));
-  if (fit.capped_from_bytes > 0) {
-    spdlog::info(cores_capped_line(fit.num_cores, max_cores, options.batch_size,
-                                   fit.capped_from_bytes, *available));
-  }
-  for (const std::string& name : reinitialized) {
-    spdlog::info("Note: {} has another class count in {}; it starts freshly initialized", name,
-                 escape_bytes(flags.pretrained));
-  }
-  spdlog::info(run_line(run_outline(flags, trainer)));
+  if (speaks_for_job)
+    print_outline(flags, trainer, *model, fit, available, max_cores, reinitialized);
   const TrainResult result = flags.evaluate ? trainer.evaluate() : trainer.run();
-  if (result.interrupted) exit_interrupted();
+  if (result.interrupted) exit_interrupted(processes);
   if (result.final_nonfinite > 0) {
-    std::cerr << fmt::format(
-        "train: error: the last evaluation had non-finite outputs for {} of {} samples (the "
-        "model diverged)\n",
-        result.final_nonfinite, result.final_samples);
+    if (speaks_for_job) {
+      std::cerr << fmt::format(
+          "train: error: the last evaluation had non-finite outputs for {} of {} samples (the "
+          "model diverged)\n",
+          result.final_nonfinite, result.final_samples);
+    }
     return kNonFiniteExitCode;
   }
   if (result.max_top1 < flags.target_accuracy) {
-    spdlog::info(below_target_line(result.max_top1, flags.target_accuracy));
+    if (speaks_for_job) spdlog::info(below_target_line(result.max_top1, flags.target_accuracy));
     return kTargetMissedExitCode;
   }
   return 0;
@@ -232,5 +269,12 @@ int main(int argc, char** argv) {
   xtrain::TrainFlags flags;
   int exit_code = 0;
   if (!xtrain::parse_train_flags(argc, argv, &flags, &exit_code)) return exit_code;
-  return xtrain::run_reporting_errors("train", [&] { return xtrain::train(flags); });
+  std::optional<xtrain::ProcessGroup> processes;  // MPI lives as long as main
+  const int code = xtrain::run_reporting_errors("train", [&] {
+    processes.emplace(xtrain::ProcessGroup::from_environment());
+    return xtrain::train(flags, *processes);
+  });
+  // After an error the other processes of a job may be waiting for this one in a collective.
+  if (code == xtrain::kErrorExitCode && processes) processes->abort(code);
+  return code;
 }

@@ -2,59 +2,89 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <chrono>
+#include <vector>
 
 #include "lib/base/check.h"
+#include "lib/parallel/pairwise_sum.h"
+#include "lib/parallel/slices.h"
 
 namespace xtrain {
 namespace {
 
-// Slices start on cache lines (16 floats), so two cores never write one line; chunks keep the
-// running sum in L1/L2 while the other replicas stream past.
-constexpr size_t kLineFloats = 16;
+// Chunks keep the running sum in L1/L2 while the other replicas stream past.
 constexpr size_t kChunkFloats = 4096;
-
-size_t slice_start(size_t n, int rank, int num_replicas) {
-  if (rank == num_replicas) return n;
-  return std::min(n, n * rank / num_replicas / kLineFloats * kLineFloats);
-}
 
 }  // namespace
 
-AllReduce::AllReduce(int num_replicas, Barrier& barrier)
+AllReduce::AllReduce(int num_replicas, Barrier& barrier, ProcessGroup* processes)
     : num_replicas_(num_replicas),
       barrier_(barrier),
+      processes_(processes),
       buffers_(num_replicas, nullptr),
       sum_slots_(num_replicas) {}
 
-void AllReduce::mean(int rank, float* data, size_t n) {
-  if (num_replicas_ == 1) return;
+double AllReduce::mean(int rank, float* data, size_t n) {
+  if (num_replicas_ == 1 && !across_processes()) return 0.0;
   buffers_[rank] = data;
   barrier_.arrive_and_wait();  // every buffer is published and final
   const size_t begin = slice_start(n, rank, num_replicas_);
   const size_t end = slice_start(n, rank + 1, num_replicas_);
-  const float scale = 1.0f / static_cast<float>(num_replicas_);
-  for (size_t b = begin; b < end; b += kChunkFloats) {
-    const auto len = static_cast<Eigen::Index>(std::min(kChunkFloats, end - b));
-    // Replica 0's slice is this core's alone until the barrier: the sum builds up there.
-    Eigen::Map<Eigen::ArrayXf> total(buffers_[0] + b, len);
-    for (int r = 1; r < num_replicas_; ++r) total += Eigen::Map<Eigen::ArrayXf>(buffers_[r] + b, len);
+  const int replicas = num_replicas_ * (processes_ != nullptr ? processes_->size() : 1);
+  const float scale = 1.0f / static_cast<float>(replicas);
+  std::vector<float*> blocks(num_replicas_);
+  double across_seconds = 0.0;
+  // The sum builds up in replica 0's slice, this core's alone until the barrier; chunks keep it in
+  // cache while the other replicas stream past.
+  auto add_up = [&](size_t b, size_t len) {
+    for (int r = 0; r < num_replicas_; ++r) blocks[r] = buffers_[r] + b;
+    pairwise_sum(blocks.data(), num_replicas_, len);
+  };
+  auto scale_and_copy_back = [&](size_t b, size_t len) {
+    Eigen::Map<Eigen::ArrayXf> total(buffers_[0] + b, static_cast<Eigen::Index>(len));
     total *= scale;
-    for (int r = 1; r < num_replicas_; ++r) Eigen::Map<Eigen::ArrayXf>(buffers_[r] + b, len) = total;
+    for (int r = 1; r < num_replicas_; ++r) {
+      Eigen::Map<Eigen::ArrayXf>(buffers_[r] + b, static_cast<Eigen::Index>(len)) = total;
+    }
+  };
+  if (!across_processes()) {
+    for (size_t b = begin; b < end; b += kChunkFloats) {
+      const size_t len = std::min(kChunkFloats, end - b);
+      add_up(b, len);
+      scale_and_copy_back(b, len);
+    }
+  } else {
+    for (size_t b = begin; b < end; b += kChunkFloats) add_up(b, std::min(kChunkFloats, end - b));
+    barrier_.arrive_and_wait();  // replica 0 holds this process's sum
+    if (rank == 0) {
+      const auto start = std::chrono::steady_clock::now();
+      processes_->sum(buffers_[0], n);
+      across_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    barrier_.arrive_and_wait();  // ... and now the job's
+    for (size_t b = begin; b < end; b += kChunkFloats) {
+      scale_and_copy_back(b, std::min(kChunkFloats, end - b));
+    }
   }
   barrier_.arrive_and_wait();  // every slice is written back everywhere
+  return across_seconds;
 }
 
 void AllReduce::sum(int rank, double* values, int count) {
   XTRAIN_CHECK(count >= 0 && count <= kMaxSums, "AllReduce::sum takes at most {} values, got {}",
                kMaxSums, count);
-  if (num_replicas_ == 1) return;
+  if (num_replicas_ == 1 && !across_processes()) return;
   std::copy_n(values, count, sum_slots_[rank].begin());
   barrier_.arrive_and_wait();
-  for (int i = 0; i < count; ++i) {
-    double total = 0.0;
-    for (int r = 0; r < num_replicas_; ++r) total += sum_slots_[r][i];
-    values[i] = total;
+  if (rank == 0) {
+    for (int i = 0; i < count; ++i) {
+      for (int r = 1; r < num_replicas_; ++r) sum_slots_[0][i] += sum_slots_[r][i];
+    }
+    if (across_processes()) processes_->sum(sum_slots_[0].data(), count);
   }
+  barrier_.arrive_and_wait();  // slot 0 holds the sums
+  std::copy_n(sum_slots_[0].begin(), count, values);
   barrier_.arrive_and_wait();  // no core refills its slot before every core has read them all
 }
 

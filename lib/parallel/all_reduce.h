@@ -1,9 +1,12 @@
 // AllReduce: the mean of one flat float buffer across the replicas of a Mesh, and the sum of a
-// few doubles (evaluation counts, votes). Core r sums slice r of every replica's buffer in
-// replica order 0..N-1, scales by 1/N and writes it back into every replica (a reduce-scatter
-// and an all-gather through shared memory). The fixed order makes results bitwise reproducible,
-// and every replica ends with the same bytes.
-// Not here: creating threads (Mesh), what the buffer holds (Replica).
+// few doubles (evaluation counts, votes), over this process's cores and, in a job of several
+// processes, over every process's. Core r adds up slice r of every replica's buffer in the
+// pairwise tree order (pairwise_sum.h), through shared memory; then one core sums the processes'
+// totals (ProcessGroup, the same tree over processes); then each core scales its slice by
+// 1/replicas and writes it back into every replica. The fixed order makes results bitwise
+// reproducible, the same for every placement of the replicas over processes, and every replica
+// ends with the same bytes.
+// Not here: creating threads (Mesh), what the buffer holds (Replica), MPI (ProcessGroup).
 #pragma once
 
 #include <array>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "lib/parallel/barrier.h"
+#include "lib/parallel/process_group.h"
 
 namespace xtrain {
 
@@ -18,18 +22,24 @@ class AllReduce {
  public:
   static constexpr int kMaxSums = 8;
 
-  // `barrier` is the one every replica's thread meets in.
-  AllReduce(int num_replicas, Barrier& barrier);
+  // `barrier` is the one every replica's thread of this process meets in; `processes` (may be
+  // null: this process alone) the job's processes, each with num_replicas of them.
+  AllReduce(int num_replicas, Barrier& barrier, ProcessGroup* processes);
 
   // Called by every core with its own buffer (the same n everywhere); returns when every
-  // replica's buffer holds the mean. Throws MeshAborted if the mesh stops meanwhile.
-  void mean(int rank, float* data, size_t n);
-  // values[0, count) become their sums over the cores, added in rank order, on every core.
+  // replica's buffer holds the mean. Throws MeshAborted if the mesh stops meanwhile. Returns the
+  // seconds this core spent summing across processes (core 0 in a job, else 0).
+  double mean(int rank, float* data, size_t n);
+  // values[0, count) become their sums over the cores, on every core: whole numbers (counts,
+  // votes), which double adds exactly in any order.
   void sum(int rank, double* values, int count);
 
  private:
+  bool across_processes() const { return processes_ != nullptr && processes_->size() > 1; }
+
   const int num_replicas_;
   Barrier& barrier_;
+  ProcessGroup* processes_;
   std::vector<float*> buffers_;                          // per rank, during mean()
   std::vector<std::array<double, kMaxSums>> sum_slots_;  // per rank, during sum()
 };

@@ -12,17 +12,27 @@
 
 namespace xtrain {
 
-Mesh::Mesh(int num_cores)
-    : num_cores_(num_cores), barrier_(num_cores), all_reduce_(num_cores, barrier_) {
+Mesh::Mesh(int num_cores, ProcessGroup* processes)
+    : num_cores_(num_cores),
+      num_processes_(processes != nullptr ? processes->size() : 1),
+      process_rank_(processes != nullptr ? processes->rank() : 0),
+      local_processes_(processes != nullptr ? processes->local_size() : 1),
+      barrier_(num_cores),
+      all_reduce_(num_cores, barrier_, processes) {
   XTRAIN_CHECK(num_cores >= 1, "--num_cores must be >= 1, got {}", num_cores);
 }
 
-int Mesh::threads_per_core(int num_cores) {
+int Mesh::threads_per_core(int num_cores, int local_processes) {
   const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return std::max(1, hardware / num_cores);
+  return std::max(1, hardware / local_processes / num_cores);
 }
 
-std::string Mesh::device_name(int rank) { return fmt::format("xla:{}", rank); }
+std::string Mesh::device_name(int ordinal) { return fmt::format("xla:{}", ordinal); }
+
+std::string Mesh::core_name(int rank) const {
+  const std::string device = device_name(ordinal(rank));
+  return num_processes_ > 1 ? fmt::format("rank {} {}", process_rank_, device) : device;
+}
 
 void Mesh::run(const std::function<void(int rank)>& fn, const std::function<void()>& on_abort) {
   std::mutex mutex;
@@ -31,7 +41,7 @@ void Mesh::run(const std::function<void(int rank)>& fn, const std::function<void
     {
       std::lock_guard<std::mutex> lock(mutex);
       if (!first_error.empty()) return;
-      first_error = fmt::format("{}: {}", device_name(rank), cause);
+      first_error = fmt::format("{}: {}", core_name(rank), cause);
     }
     barrier_.abort();
     if (on_abort) on_abort();
@@ -40,7 +50,7 @@ void Mesh::run(const std::function<void(int rank)>& fn, const std::function<void
   std::vector<std::thread> cores;
   for (int rank = 0; rank < num_cores_; ++rank) {
     cores.emplace_back([&, rank] {
-      pthread_setname_np(pthread_self(), device_name(rank).c_str());
+      pthread_setname_np(pthread_self(), device_name(ordinal(rank)).c_str());
       try {
         fn(rank);
       } catch (const MeshAborted&) {

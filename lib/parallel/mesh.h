@@ -3,6 +3,9 @@
 // A failure on one core stops every core: the barrier is aborted, so the others leave their
 // next collective at once, and the caller's abort hook wakes anything else they wait on (data
 // loaders); run() then throws one error naming the core and the cause.
+// In a job of several processes (ProcessGroup) each process has a Mesh of the same size; the
+// all-reduces then span every process's cores, and core c of process p is replica
+// p x cores + c of the job (its ordinal), as the cores of a pod are numbered.
 // Not here: what a core computes (lib/train), kernel threads inside a core (ThreadPool).
 #pragma once
 
@@ -17,14 +20,22 @@ namespace xtrain {
 
 class Mesh {
  public:
-  explicit Mesh(int num_cores);
+  // `processes` may be null: this process alone.
+  explicit Mesh(int num_cores, ProcessGroup* processes = nullptr);
 
   int num_cores() const { return num_cores_; }
-  // Kernel threads each core may use: max(1, hardware threads / N), so one core uses the whole
-  // machine and N = hardware threads runs one thread per core.
-  int threads_per_core() const { return threads_per_core(num_cores_); }
-  static int threads_per_core(int num_cores);
-  static std::string device_name(int rank);  // "xla:3"
+  // The replicas of the job, and the job-wide ordinal of core `rank` of this process.
+  int world_size() const { return num_cores_ * num_processes_; }
+  int ordinal(int rank) const { return process_rank_ * num_cores_ + rank; }
+  // Kernel threads each core may use: max(1, hardware threads / N / processes of the job on this
+  // machine), so one core alone uses the whole machine and N = hardware threads runs one thread
+  // per core.
+  int threads_per_core() const { return threads_per_core(num_cores_, local_processes_); }
+  static int threads_per_core(int num_cores, int local_processes = 1);
+  static std::string device_name(int ordinal);  // "xla:3"
+  // Where core `rank` is, for error messages: "xla:3", or "rank 1 xla:3" in a job of several
+  // processes (the launcher's own messages name the rank).
+  std::string core_name(int rank) const;
 
   // Runs fn(rank) on every core's thread and returns when all have finished. If a core throws,
   // the others are stopped (see above; on_abort runs once, on the failing core's thread) and
@@ -32,11 +43,16 @@ class Mesh {
   void run(const std::function<void(int rank)>& fn, const std::function<void()>& on_abort = {});
 
   void barrier() { barrier_.arrive_and_wait(); }
-  void all_reduce_mean(int rank, float* data, size_t n) { all_reduce_.mean(rank, data, n); }
+  double all_reduce_mean(int rank, float* data, size_t n) {
+    return all_reduce_.mean(rank, data, n);
+  }
   void all_reduce_sum(int rank, double* values, int count) { all_reduce_.sum(rank, values, count); }
 
  private:
   const int num_cores_;
+  const int num_processes_;
+  const int process_rank_;
+  const int local_processes_;
   Barrier barrier_;
   AllReduce all_reduce_;
 };

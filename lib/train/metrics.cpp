@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <vector>
 
 namespace xtrain {
 namespace {
 
-constexpr const char* kMetricNames[] = {"CompileTime", "ExecuteTime", "AllReduceTime",
+constexpr const char* kMetricNames[] = {"CompileTime",   "ExecuteTime",
+                                        "AllReduceTime", "AllReduceAcrossProcessesTime",
                                         "OptimizerTime", "DataWaitTime"};
+static_assert(std::size(kMetricNames) == static_cast<size_t>(Metric::kCount));
 constexpr const char* kCounterNames[] = {"CompiledPlans", "Steps", "SkippedImages"};
 constexpr int kPercentiles[] = {1, 5, 10, 20, 50, 80, 90, 95, 99};
 

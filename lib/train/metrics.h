@@ -15,9 +15,10 @@ namespace xtrain {
 enum class Metric {
   kCompileTime,    // building a Plan for a new input shape
   kExecuteTime,    // forward + backward of a training step
-  kAllReduceTime,  // the gradient all-reduce (includes waiting for slower cores)
-  kOptimizerTime,  // the SGD step
-  kDataWaitTime,   // a core waiting for its next batch: the input-bound signal
+  kAllReduceTime,  // the gradient all-reduce (includes waiting for slower cores and processes)
+  kAllReduceAcrossProcessesTime,  // of it, the sum across a job's processes (MPI; jobs only)
+  kOptimizerTime,                 // the SGD step
+  kDataWaitTime,                  // a core waiting for its next batch: the input-bound signal
   kCount
 };
 

@@ -26,10 +26,11 @@ LRSchedulerOptions with_steps_per_epoch(LRSchedulerOptions o, int64_t steps_per_
 
 }  // namespace
 
-Trainer::Core::Core(int rank, int threads, std::shared_ptr<const Graph> graph,
+Trainer::Core::Core(int rank, int ordinal, int threads, std::shared_ptr<const Graph> graph,
                     const TrainerOptions& o, std::unique_ptr<BatchSource> train_source,
                     std::unique_ptr<BatchSource> test_source)
     : rank(rank),
+      ordinal(ordinal),
       pool(threads),
       exec{&pool},
       replica(std::move(graph), threads),
@@ -49,23 +50,25 @@ Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& optio
                  const BatchSourceFactory& train, const BatchSourceFactory& test)
     : options_(options),
       loss_("loss", options.label_smoothing),
-      mesh_(options.num_cores),
+      mesh_(options.num_cores, options.processes),
       stop_(options.stop_requested, mesh_) {
   XTRAIN_CHECK(options.log_steps > 0, "--log_steps must be > 0, got {}", options.log_steps);
   if (!options.profile.empty()) check_chrome_trace_path(options.profile);  // not after an epoch
-  const int n = mesh_.num_cores();
-  for (int rank = 0; rank < n; ++rank) {
-    cores_.push_back(std::make_unique<Core>(rank, mesh_.threads_per_core(), graph, options,
-                                            train(rank, n), test(rank, n)));
+  const int world = mesh_.world_size();
+  for (int rank = 0; rank < mesh_.num_cores(); ++rank) {
+    const int ordinal = mesh_.ordinal(rank);
+    cores_.push_back(std::make_unique<Core>(rank, ordinal, mesh_.threads_per_core(), graph, options,
+                                            train(ordinal, world), test(ordinal, world)));
     // The cores meet in every step's all-reduce, so they must all take the same steps.
     XTRAIN_CHECK(
         cores_[rank]->train->batches_per_epoch() == cores_[0]->train->batches_per_epoch(),
         "the training data gives {} {} batches per epoch but {} {}: every core must take the "
         "same steps",
-        Mesh::device_name(rank), cores_[rank]->train->batches_per_epoch(), Mesh::device_name(0),
-        cores_[0]->train->batches_per_epoch());
+        Mesh::device_name(ordinal), cores_[rank]->train->batches_per_epoch(),
+        Mesh::device_name(cores_[0]->ordinal), cores_[0]->train->batches_per_epoch());
   }
-  if (!options.logdir.empty()) {
+  // One process of a job keeps the logdir: the one whose core 0 speaks for the job.
+  if (!options.logdir.empty() && cores_[0]->speaks_for_job()) {
     log_dir_ = std::make_unique<LogDir>(options.logdir, options.keep_checkpoints);
   }
 }
@@ -146,7 +149,7 @@ TrainResult Trainer::run() {
     summary.total_seconds = seconds_since(start);
     const Core& first = *cores_[0];
     summary.images_per_second = first.training_seconds > 0
-                                    ? first.trained_images * num_cores() / first.training_seconds
+                                    ? first.trained_images * world_size() / first.training_seconds
                                     : 0.0;
     summary.flags = options_.flags;
     log_dir_->write_summary(summary);
@@ -236,15 +239,18 @@ float Trainer::train_step(Core& core, Plan& plan, float lr, int epoch, int64_t s
   store.zero_grads();
   // Dropout's masks: a function of the run, the optimizer step and the core, so a rerun or a
   // resumed run draws the same ones.
-  plan.forward(core.exec, kernels::dropout_step_key(options_.seed, core.global_step, core.rank));
+  plan.forward(core.exec, kernels::dropout_step_key(options_.seed, core.global_step, core.ordinal));
   const float loss = plan.loss();
   XTRAIN_CHECK(std::isfinite(loss), "the loss is {} at epoch {} step {}", loss, epoch, step);
   plan.backward(core.exec);
   metrics_.record(Metric::kExecuteTime, seconds_since(start));
 
   start = Metrics::Clock::now();
-  mesh_.all_reduce_mean(core.rank, store.grads(), store.num_params());
+  const double across_processes =
+      mesh_.all_reduce_mean(core.rank, store.grads(), store.num_params());
   metrics_.record(Metric::kAllReduceTime, seconds_since(start));
+  if (across_processes > 0)
+    metrics_.record(Metric::kAllReduceAcrossProcessesTime, across_processes);
 
   start = Metrics::Clock::now();
   core.sgd.step(store.num_params(), store.params(), store.grads(), core.replica.momentum(), lr,
@@ -285,7 +291,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
     if (stop_.voted(core.rank)) return false;
     XTRAIN_CHECK(n > 0, "the training data ended after {} of {} batches", step, steps);
     Plan& plan = plan_for(core, n, PlanMode::kTrain);
-    if (core.rank == 0 && !options_.profile.empty() && n == options_.batch_size) {
+    if (core.speaks_for_job() && !options_.profile.empty() && n == options_.batch_size) {
       plan.enable_profiling();
       profiled = &plan;
     }
@@ -298,16 +304,16 @@ bool Trainer::train_epoch(Core& core, int epoch) {
     if (step % options_.log_steps == 0) {
       const double rate = tracker.rate(), global_rate = tracker.global_rate();
       const std::string time = clock_time();
-      spdlog::info(training_line(core.rank, epoch, step, loss, rate, global_rate, time));
+      spdlog::info(training_line(core.ordinal, epoch, step, loss, rate, global_rate, time));
       if (log_dir_ != nullptr) {
-        log_dir_->append(TrainRecord{epoch, step, core.rank, loss, lr, rate, global_rate, time,
+        log_dir_->append(TrainRecord{epoch, step, core.ordinal, loss, lr, rate, global_rate, time,
                                      core.global_step, line_wait.share()});
       }
       line_wait.restart();
     }
-    if (core.rank == 0 && options_.on_progress) {
+    if (core.speaks_for_job() && options_.on_progress) {
       Progress progress{epoch, options_.num_epochs, step + 1, steps};
-      progress.images_per_second = tracker.global_rate() * num_cores();
+      progress.images_per_second = tracker.global_rate() * world_size();
       progress.data_wait = epoch_wait.share();
       progress.seconds_per_step = seconds_since(epoch_start) / double(step + 1 - first_step);
       options_.on_progress(progress);
@@ -318,7 +324,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
   }
   core.training_seconds += seconds_since(epoch_start);
   // --profile: core 0's full-batch plan times its layers; the trace covers this epoch's steps.
-  if (core.rank == 0 && profiled != nullptr) {
+  if (core.speaks_for_job() && profiled != nullptr) {
     write_chrome_trace(*profiled, options_.profile);
     for (const std::string& line : top_layers_lines(*profiled, /*top=*/10)) spdlog::info(line);
   }
@@ -342,11 +348,11 @@ Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
   return plan;
 }
 
-// Prints a line once for the whole mesh, after every core has reached this point and before any
-// goes on, so per-core lines never land on the wrong side of it.
+// Prints a line once for the whole job, after every core of this process has reached this point
+// and before any goes on, so its per-core lines never land on the wrong side of it.
 void Trainer::print_once(Core& core, const std::string& line) {
   mesh_.barrier();
-  if (core.rank == 0) spdlog::info(line);
+  if (core.speaks_for_job()) spdlog::info(line);
   mesh_.barrier();
 }
 

@@ -1,4 +1,5 @@
-// Trainer: the epoch loop of test_train_imagenet.py over N emulated cores. Each core trains its
+// Trainer: the epoch loop of test_train_imagenet.py over N emulated cores (in each process of
+// a job, see ProcessGroup). Each core trains its
 // own replica on its own data shard; after backward the cores all-reduce the gradients to their
 // mean, so every replica takes the same SGD step (LR schedule stepped every step) and the
 // replicas stay bitwise equal. Each core prints its own training and test lines; the epoch
@@ -55,6 +56,9 @@ struct TrainerOptions {
   // Called on core 0's thread after every training step (e.g. to draw a status line); may be
   // empty. It must return quickly: the other cores wait for core 0 at the next all-reduce.
   std::function<void(const Progress&)> on_progress;
+  // The job's processes when an MPI launcher started several (see ProcessGroup), each with
+  // num_cores cores; null: this process alone.
+  ProcessGroup* processes = nullptr;
 };
 
 // Named as in summary.json (RunSummary). An evaluation in which any sample had non-finite outputs
@@ -88,7 +92,8 @@ class Trainer {
   // because the file has another class count.
   std::vector<std::string> load_pretrained(const std::string& path);
 
-  int num_cores() const { return mesh_.num_cores(); }
+  int num_cores() const { return mesh_.num_cores(); }    // in this process
+  int world_size() const { return mesh_.world_size(); }  // in the job
   Replica& replica(int rank);
 
   // What run() will do, for the Run line: the first epoch it trains (later after a resume), the

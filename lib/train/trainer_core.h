@@ -15,10 +15,15 @@ constexpr int kImageChannels = 3;
 // One emulated core: its kernel threads, its replica and optimizer, its data shard, and the
 // buffer its sources write batches into before they are copied into a plan's input.
 struct Trainer::Core {
-  Core(int rank, int threads, std::shared_ptr<const Graph> graph, const TrainerOptions& o,
-       std::unique_ptr<BatchSource> train_source, std::unique_ptr<BatchSource> test_source);
+  Core(int rank, int ordinal, int threads, std::shared_ptr<const Graph> graph,
+       const TrainerOptions& o, std::unique_ptr<BatchSource> train_source,
+       std::unique_ptr<BatchSource> test_source);
 
-  const int rank;
+  // The ordinal-0 core of the job speaks for it: the lines printed once, the logdir.
+  bool speaks_for_job() const { return ordinal == 0; }
+
+  const int rank;     // in this process's Mesh
+  const int ordinal;  // in the job: its device xla:ordinal, its data shard, its dropout masks
   ThreadPool pool;
   Exec exec;
   Replica replica;

@@ -10,8 +10,7 @@ namespace xtrain {
 
 bool Trainer::TestCounts::scores(Replica& replica) const {
   ParamStore& store = replica.store();
-  return nonfinite == 0 &&
-         all_finite(store.params(), static_cast<int64_t>(store.num_params())) &&
+  return nonfinite == 0 && all_finite(store.params(), static_cast<int64_t>(store.num_params())) &&
          all_finite(store.buffers(), static_cast<int64_t>(store.num_buffers()));
 }
 
@@ -78,7 +77,7 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
     counts[2] += n;
     counts[3] += count_nonfinite_rows(logits.data, n, classes);
     if (step % options_.log_steps == 0) {
-      spdlog::info(test_line(core.rank, step, epoch, clock_time()));
+      spdlog::info(test_line(core.ordinal, step, epoch, clock_time()));
     }
   }
   // Exact over all samples: sums of counts, not a mean of per-core percentages.

@@ -28,6 +28,7 @@ for name in CompileTime ExecuteTime AllReduceTime OptimizerTime DataWaitTime; do
 done
 grep -qE '^  Percentiles: 1%=.*; 99%=' "$out" || fail "no percentiles line"
 [ "$(count '^Counter: Steps$')" -eq 2 ] || fail "no Steps counter"
+[ "$(count '^Metric: AllReduceAcrossProcessesTime$')" -eq 0 ] || fail "one process has no cross-process time"
 
 # The same flags give the same losses, core by core (rates and times differ).
 "$train" "${args[@]}" >"$again"

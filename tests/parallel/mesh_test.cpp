@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lib/base/check.h"
+#include "tests/parallel/tree_sum_reference.h"
 #include "tests/test_util.h"
 
 namespace xtrain {
@@ -51,19 +52,15 @@ TEST(Barrier, IsReusableAcrossGenerations) {
 }
 
 // Each replica's buffer is different; afterwards every replica holds the mean, byte for byte
-// the same, and equal to the sum in replica order times 1/N.
+// the same, and equal to the tree sum over the replicas times 1/N.
 TEST(AllReduce, MeanIsIdenticalOnEveryReplica) {
-  for (int n : {2, 3, 4}) {
+  for (int n : {2, 3, 4, 5, 6}) {
     SCOPED_TRACE(n);
     const size_t size = 100003;  // not a multiple of the slice alignment
     std::vector<std::vector<float>> buffers;
     for (int r = 0; r < n; ++r) buffers.push_back(testing::random_floats(size, 10 + r));
-    std::vector<float> expected(size);
-    for (size_t i = 0; i < size; ++i) {
-      float total = buffers[0][i];
-      for (int r = 1; r < n; ++r) total += buffers[r][i];
-      expected[i] = total * (1.0f / n);
-    }
+    std::vector<float> expected = testing::tree_sum(buffers);
+    for (float& x : expected) x *= 1.0f / n;
     Mesh mesh(n);
     mesh.run([&](int rank) { mesh.all_reduce_mean(rank, buffers[rank].data(), size); });
     for (int r = 0; r < n; ++r) EXPECT_EQ(buffers[r], expected) << "replica " << r;

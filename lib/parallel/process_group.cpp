@@ -1,0 +1,97 @@
+#include "lib/parallel/process_group.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+
+#include "lib/base/check.h"
+#include "lib/parallel/pairwise_sum.h"
+#include "lib/parallel/slices.h"
+
+namespace xtrain {
+namespace {
+
+// Variables the launchers set in each process they start: Open MPI's mpirun, PMIx (srun
+// --mpi=pmix, newer mpirun), PMI-1/2 (srun --mpi=pmi2, MPICH's launchers).
+bool started_by_launcher() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"}) {
+    if (std::getenv(name) != nullptr) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ProcessGroup ProcessGroup::from_environment() {
+  ProcessGroup group;
+  if (!started_by_launcher()) return group;
+  // One core's thread at a time makes every MPI call: SERIALIZED, not the main thread only.
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+  group.initialized_mpi_ = true;
+  XTRAIN_CHECK(provided >= MPI_THREAD_SERIALIZED,
+               "MPI gives thread level {}, xtrain needs MPI_THREAD_SERIALIZED", provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &group.rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &group.size_);
+  MPI_Comm local;  // the processes that share this one's memory: the same machine
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, group.rank_, MPI_INFO_NULL, &local);
+  MPI_Comm_rank(local, &group.local_rank_);
+  MPI_Comm_size(local, &group.local_size_);
+  MPI_Comm_free(&local);
+  return group;
+}
+
+ProcessGroup::ProcessGroup(ProcessGroup&& other) noexcept
+    : initialized_mpi_(other.initialized_mpi_),
+      rank_(other.rank_),
+      size_(other.size_),
+      local_rank_(other.local_rank_),
+      local_size_(other.local_size_),
+      received_(std::move(other.received_)) {
+  other.initialized_mpi_ = false;
+}
+
+ProcessGroup::~ProcessGroup() { finalize(); }
+
+void ProcessGroup::finalize() {
+  if (initialized_mpi_) MPI_Finalize();
+  initialized_mpi_ = false;
+}
+
+void ProcessGroup::sum(float* data, size_t n) {
+  if (size_ == 1) return;
+  XTRAIN_CHECK(n <= INT_MAX, "ProcessGroup::sum: {} floats is more than MPI counts", n);
+  std::vector<int> counts(size_), starts(size_);
+  for (int r = 0; r < size_; ++r) {
+    starts[r] = static_cast<int>(slice_start(n, r, size_));
+    counts[r] = static_cast<int>(slice_start(n, r + 1, size_)) - starts[r];
+  }
+  // Rank r gets slice r of every rank's buffer, rank by rank.
+  const int mine = counts[rank_];
+  received_.resize(static_cast<size_t>(mine) * size_);
+  std::vector<int> received_counts(size_, mine), received_starts(size_);
+  std::vector<float*> blocks(size_);
+  for (int r = 0; r < size_; ++r) {
+    received_starts[r] = r * mine;
+    blocks[r] = received_.data() + received_starts[r];
+  }
+  MPI_Alltoallv(data, counts.data(), starts.data(), MPI_FLOAT, received_.data(),
+                received_counts.data(), received_starts.data(), MPI_FLOAT, MPI_COMM_WORLD);
+  pairwise_sum(blocks.data(), size_, mine);
+  std::copy_n(blocks[0], mine, data + starts[rank_]);
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, counts.data(), starts.data(), MPI_FLOAT,
+                 MPI_COMM_WORLD);
+}
+
+void ProcessGroup::sum(double* values, int count) {
+  if (size_ == 1) return;
+  MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+
+void ProcessGroup::abort(int code) {
+  if (size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+}  // namespace xtrain

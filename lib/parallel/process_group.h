@@ -1,0 +1,58 @@
+// ProcessGroup: the processes of one job that an MPI launcher (mpirun, Slurm's srun) started,
+// each running a Mesh of emulated cores. A process nobody launched that way is a group of one
+// and never touches MPI, so a plain `train` starts, prints and exits exactly as without it.
+//
+// Sums across processes have one order that does not depend on how many processes there are:
+// the pairwise tree over ranks (0+1, 2+3, ..., then (0+1)+(2+3), ...). The Mesh adds its cores
+// with the same tree first, so with a power-of-two number of cores per process every placement
+// of the same replicas (1 x 4, 2 x 2, 4 x 1) adds the same numbers in the same order and gives the
+// same bytes. MPI_Allreduce promises no order (MPI-4.1 §6.9.1), so the sum is done here: each
+// rank receives one slice of every rank's buffer (MPI_Alltoallv), adds them up the tree, and the
+// slices are gathered back (MPI_Allgatherv): the bytes of a ring all-reduce.
+// Not here: the cores of one process (Mesh), what is summed (Trainer).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace xtrain {
+
+class ProcessGroup {
+ public:
+  // The job this process is part of, from the launcher's environment; MPI is initialized (and
+  // finalized by the destructor) only when there is a launcher. One per process.
+  static ProcessGroup from_environment();
+  // A group of one process, without MPI.
+  ProcessGroup() = default;
+  ~ProcessGroup();
+  ProcessGroup(ProcessGroup&& other) noexcept;
+  ProcessGroup& operator=(ProcessGroup&&) = delete;
+  ProcessGroup(const ProcessGroup&) = delete;
+  ProcessGroup& operator=(const ProcessGroup&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // The processes of the job on this machine and this one's place among them.
+  int local_rank() const { return local_rank_; }
+  int local_size() const { return local_size_; }
+
+  // data[0, n) becomes the sum over the processes, in the tree order, the same bytes on each.
+  // Every process calls it with the same n, from one thread at a time.
+  void sum(float* data, size_t n);
+  // values[0, count) become their sums over the processes. Meant for whole numbers (counts,
+  // votes), which double adds exactly in any order.
+  void sum(double* values, int count);
+  // Leaves the job (MPI_Finalize) before a quick exit; the destructor then has nothing to do.
+  // Every process calls it.
+  void finalize();
+  // Ends every process of the job at once with `code` (after a failure in this one); returns
+  // only in a group of one.
+  void abort(int code);
+
+ private:
+  bool initialized_mpi_ = false;  // this object owns MPI's lifetime
+  int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
+  std::vector<float> received_;  // sum(float*): one slice from every rank
+};
+
+}  // namespace xtrain

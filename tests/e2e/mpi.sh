@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# One job of several processes under Open MPI's mpirun, as a user runs it: the same four replicas
+# placed as 1 process x 4 cores, 2 x 2 and 4 x 1 train on the same Fashion-MNIST shards to the
+# same bytes; the job prints its lines once and one process keeps the logdir; a checkpoint of
+# one placement resumes in another; a missed --target_accuracy is exit 21 for the job; a failing
+# or killed process ends the whole job, non-zero, within seconds.
+set -euo pipefail
+train="$1"
+converter="$(dirname "$train")/fashion_mnist_folders"
+dir="$(mktemp -d)"
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# Root runs need --allow-run-as-root (CI containers); more ranks than cores --oversubscribe.
+mpi() { local n="$1"; shift; mpirun --allow-run-as-root --oversubscribe -np "$n" "$@"; }
+
+"$converter" --out="$dir/data" --train_per_class=16 --val_per_class=4 >/dev/null
+# Real images, so every replica's shard and loss differ; random crops and flips per replica.
+args=(--model=resnet20 --datadir="$dir/data" --augment=cifar --image_size=28 --batch_size=4
+      --test_set_batch_size=5 --num_steps=5 --log_steps=1 --lr=0.05)
+# run NAME PROCESSES CORES ARGS...: a job (or a plain process for 1) logging into $dir/NAME.
+run() {
+  local name="$1" processes="$2" cores="$3"
+  shift 3
+  local command=("$train" "${args[@]}" --num_cores="$cores" --logdir="$dir/$name" "$@")
+  if [ "$processes" -eq 1 ]; then "${command[@]}"; else mpi "$processes" "${command[@]}"; fi \
+    >"$dir/$name.out" 2>"$dir/$name.err" || { cat "$dir/$name.err"; fail "$name exited $?"; }
+}
+losses() { grep -oE 'Device=xla:[0-9]+/[0-9]+ Epoch=[0-9]+ Step=[0-9]+ Loss=[0-9.]+' "$1" | sort; }
+# The tensors of a safetensors file: the bytes after its header (whose metadata names the flags).
+tensors() {
+  local header
+  header="$(od -An -tu8 -N8 "$1" | tr -d ' ')"
+  tail -c +"$((header + 9))" "$1" | sha256sum
+}
+
+run p1x4 1 4 --num_epochs=2
+run p2x2 2 2 --num_epochs=2 --metrics_debug
+run p4x1 4 1 --num_epochs=2
+[ ! -s "$dir/p2x2.err" ] || { cat "$dir/p2x2.err"; fail "the 2 x 2 job wrote on stderr"; }
+[ ! -s "$dir/p1x4.err" ] || { cat "$dir/p1x4.err"; fail "a plain run wrote on stderr"; }
+[ "$(grep -c '^Metric: AllReduceAcrossProcessesTime$' "$dir/p2x2.out")" -eq 2 ] ||
+  fail "--metrics_debug does not report the cross-process all-reduce once per epoch"
+[ "$(losses "$dir/p1x4.out" | wc -l)" -eq 40 ] || fail "expected 4 cores x 10 loss lines"
+for placement in p2x2 p4x1; do
+  [ "$(losses "$dir/p1x4.out")" = "$(losses "$dir/$placement.out")" ] ||
+    fail "$placement: the losses differ from one process x 4 cores"
+  grep '^Epoch . test end\|top-5\|^Max Accuracy' "$dir/$placement.out" | sed 's/end [0-9:]*,/end,/' \
+    >"$dir/$placement.acc"
+  grep '^Epoch . test end\|top-5\|^Max Accuracy' "$dir/p1x4.out" | sed 's/end [0-9:]*,/end,/' |
+    diff - "$dir/$placement.acc" || fail "$placement: the accuracy differs"
+  for f in checkpoint-epoch-1 checkpoint-last model_best; do
+    [ "$(tensors "$dir/p1x4/$f.safetensors")" = "$(tensors "$dir/$placement/$f.safetensors")" ] ||
+      fail "$placement: $f holds other weights than one process x 4 cores"
+  done
+done
+[ "$(losses "$dir/p2x2.out" | grep 'Epoch=1 Step=0 ' | grep -oE 'Loss=.*' | sort -u | wc -l)" -eq 4 ] ||
+  fail "the replicas' first losses are not all different: the shards are not different data"
+
+# One voice: the job's lines once, in the first process; one process keeps the logdir.
+for line in '^Model resnet20' '^Memory: ' '^Run: 2 epochs x 5 steps x 4 cores' \
+            '^Epoch 1 train begin' '^Epoch 2 test end' '^Max Accuracy'; do
+  [ "$(grep -c "$line" "$dir/p4x1.out")" -eq 1 ] || fail "'$line' is not printed once by the job"
+done
+[ "$(find "$dir/p4x1" -name 'events.out.tfevents.*' | wc -l)" -eq 1 ] || fail "expected one events file"
+[ "$(grep -c '"kind":"eval"' "$dir/p4x1/metrics.jsonl")" -eq 2 ] || fail "expected 2 eval records"
+
+# A checkpoint of 2 x 2 resumed as 4 x 1: the second epoch as in one run of 1 x 4.
+run resumed 2 2 --num_epochs=1
+run resumed 4 1 --num_epochs=2 --resume=auto
+grep -q '^Epoch 1 train begin' "$dir/resumed.out" && fail "the resumed job trained epoch 1 again"
+[ "$(losses "$dir/resumed.out")" = "$(losses "$dir/p1x4.out" | grep 'Epoch=2')" ] ||
+  fail "resumed as 4 x 1, epoch 2 differs from the uninterrupted run"
+
+# A missed --target_accuracy: every process exits 21, and so does the job.
+set +e
+mpi 2 "$train" "${args[@]}" --num_cores=1 --num_epochs=1 --target_accuracy=100 >"$dir/target.out" 2>&1
+code=$?
+set -e
+[ "$code" -eq 21 ] || { cat "$dir/target.out"; fail "missed target: the job exited $code, expected 21"; }
+[ "$(grep -c 'is below target' "$dir/target.out")" -eq 1 ] || fail "expected one below-target line"
+
+# A diverging job: the first failing core ends every process, with one line naming rank and core.
+set +e
+mpi 2 "$train" "${args[@]}" --num_cores=1 --num_epochs=1 --num_steps=40 --lr=1e30 \
+  >"$dir/nan.out" 2>"$dir/nan.err"
+code=$?
+set -e
+[ "$code" -ne 0 ] || fail "a diverging job exited 0"
+grep -qE '^train: error: rank [01] xla:[01]: the loss is -?nan at epoch 1 step [0-9]+$' "$dir/nan.err" ||
+  { cat "$dir/nan.err"; fail "the error does not name the rank, the core and the loss"; }
+
+# A killed process ends the job within seconds, non-zero: nothing waits for it forever.
+mpi 2 "$train" --model=resnet20 --fake_data --image_size=16 --batch_size=4 --num_cores=1 \
+  --num_epochs=1 --num_steps=100000 --log_steps=1 >"$dir/killed.out" 2>&1 &
+launcher=$!
+for _ in $(seq 300); do
+  [ "$(grep -c 'Training Device' "$dir/killed.out")" -ge 4 ] && break
+  sleep 0.1
+done
+victim="$(pgrep -f -n -- "--num_steps=100000")" || fail "no process of the job to kill"
+kill -KILL "$victim"
+start=$SECONDS
+set +e
+wait "$launcher"
+code=$?
+set -e
+[ "$code" -ne 0 ] || fail "a job with a killed process exited 0"
+[ $((SECONDS - start)) -le 30 ] || fail "the job took $((SECONDS - start)) s to end after a kill"
+echo "PASS"

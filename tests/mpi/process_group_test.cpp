@@ -1,0 +1,89 @@
+// ProcessGroup and the Mesh across processes, run by ctest under `mpirun -np 4` (tests/
+// CMakeLists.txt): every process runs every test, and each builds the buffers of all ranks from
+// their seeds to know the expected sums.
+#include "lib/parallel/process_group.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "lib/parallel/mesh.h"
+#include "tests/parallel/tree_sum_reference.h"
+#include "tests/test_util.h"
+
+namespace xtrain {
+namespace {
+
+ProcessGroup* group = nullptr;  // the job, for the whole test run
+
+std::vector<std::vector<float>> buffers_of(int count, size_t n, uint32_t seed) {
+  std::vector<std::vector<float>> buffers;
+  for (int r = 0; r < count; ++r)
+    buffers.push_back(testing::random_floats(n, seed + r, -1e4f, 1e4f));
+  return buffers;
+}
+
+TEST(ProcessGroup, KnowsTheJobFromTheLauncher) {
+  ASSERT_EQ(group->size(), 4) << "run under mpirun -np 4";
+  EXPECT_GE(group->rank(), 0);
+  EXPECT_LT(group->rank(), 4);
+  // One machine: every process is local, and the local ranks are the ranks.
+  EXPECT_EQ(group->local_size(), 4);
+  EXPECT_EQ(group->local_rank(), group->rank());
+}
+
+// Sizes around the 16-float slice alignment: empty, fewer floats than ranks, uneven slices.
+TEST(ProcessGroup, FloatSumIsTheTreeSumOverRanksOnEveryRank) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{15}, size_t{47}, size_t{48}, size_t{100003}}) {
+    SCOPED_TRACE(n);
+    std::vector<std::vector<float>> buffers = buffers_of(group->size(), n, 100);
+    const std::vector<float> expected = n > 0 ? testing::tree_sum(buffers) : std::vector<float>{};
+    std::vector<float> mine = buffers[group->rank()];
+    group->sum(mine.data(), n);
+    EXPECT_EQ(mine, expected);
+  }
+}
+
+TEST(ProcessGroup, DoubleSumCountsOverRanks) {
+  double values[2] = {1.0, 10.0 * group->rank()};
+  group->sum(values, 2);
+  EXPECT_EQ(values[0], 4.0);
+  EXPECT_EQ(values[1], 60.0);
+}
+
+// Two cores per process, four processes: eight replicas with ordinals 0..7, whose mean is the
+// tree sum over all eight, whatever the placement.
+TEST(MeshAcrossProcesses, MeanIsTheJobsTreeSumOnEveryReplica) {
+  const int cores = 2, world = cores * group->size();
+  const size_t n = 50021;
+  Mesh mesh(cores, group);
+  ASSERT_EQ(mesh.world_size(), world);
+  std::vector<std::vector<float>> all = buffers_of(world, n, 200);
+  std::vector<float> expected = testing::tree_sum(all);
+  for (float& x : expected) x *= 1.0f / world;
+  std::vector<std::vector<float>> mine;
+  for (int rank = 0; rank < cores; ++rank) mine.push_back(all[mesh.ordinal(rank)]);
+  mesh.run([&](int rank) { mesh.all_reduce_mean(rank, mine[rank].data(), n); });
+  for (int rank = 0; rank < cores; ++rank) EXPECT_EQ(mine[rank], expected) << "core " << rank;
+}
+
+TEST(MeshAcrossProcesses, SumAddsEveryCoreOfEveryProcess) {
+  Mesh mesh(2, group);
+  std::vector<double> totals(2);
+  mesh.run([&](int rank) {
+    double value = 1.0 + mesh.ordinal(rank);
+    mesh.all_reduce_sum(rank, &value, 1);
+    totals[rank] = value;
+  });
+  EXPECT_EQ(totals, (std::vector<double>{36.0, 36.0}));  // 1 + 2 + ... + 8
+}
+
+}  // namespace
+}  // namespace xtrain
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  xtrain::ProcessGroup processes = xtrain::ProcessGroup::from_environment();
+  xtrain::group = &processes;
+  return RUN_ALL_TESTS();
+}
