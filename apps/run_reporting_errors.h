@@ -21,7 +21,8 @@ int run_reporting_errors(const char* tool, Body&& body) {
   } catch (const std::bad_alloc&) {
     std::cerr << tool << ": error: out of memory (try a smaller --batch_size)\n";
   } catch (const std::exception& e) {  // xtrain::Error included: what() is the one-line message
-    std::cerr << tool << ": error: " << escape_bytes(e.what()) << "\n";
+    // One write, so the lines of a job's processes never interleave.
+    std::cerr << std::string(tool) + ": error: " + escape_bytes(e.what()) + "\n";
   }
   return kErrorExitCode;
 }

@@ -40,10 +40,20 @@ std::atomic<bool> stop_requested{false};
 std::atomic<int> stop_signal{0};
 // Set when a status line may be on the terminal: the stop notice erases it first.
 std::atomic<bool> status_line_shown{false};
+// Cleared in the processes of a job but the first, so the job says it once.
+std::atomic<bool> stop_notice{true};
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
+// In a job, SIGUSR1 and SIGUSR2 are scripts/train_dist relaying a SIGTERM and a Ctrl-C: Open
+// MPI's mpirun forwards them to every process, but kills the processes a second after a SIGTERM
+// or SIGINT of its own, before a step can end.
+int stop_cause(int signal) {
+  if (signal == SIGUSR1) return SIGTERM;
+  return signal == SIGUSR2 ? SIGINT : signal;
+}
+
 // 128 + the signal, as shells report a process the signal ended: SIGINT 130, SIGTERM 143.
-int signal_exit_code(int signal) { return 128 + signal; }
+int signal_exit_code(int signal) { return 128 + stop_cause(signal); }
 
 // Async-signal-safe: the first signal asks for a stop and says so (a step can take seconds); a
 // second one ends the process at once. Files are written to a temporary and renamed, so _exit
@@ -54,17 +64,22 @@ extern "C" void request_stop(int signal) {
   static constexpr char kErase[] = "\r\033[K";
   static constexpr char kNotice[] =
       "train: stopping after the current step (a second Ctrl-C or SIGTERM quits at once)\n";
+  if (!stop_notice) return;
   bool written = !status_line_shown || write(STDOUT_FILENO, kErase, sizeof(kErase) - 1) >= 0;
   written = write(STDERR_FILENO, kNotice, sizeof(kNotice) - 1) >= 0 && written;
   (void)written;  // nothing to do: the stop goes on without its notice
 }
 
-void handle_stop_signals() {
+void handle_stop_signals(const ProcessGroup& processes) {
+  stop_notice = processes.rank() == 0;
   struct sigaction action {};
   action.sa_handler = request_stop;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
   for (int signal : {SIGINT, SIGTERM}) sigaction(signal, &action, nullptr);
+  if (processes.size() > 1) {
+    for (int signal : {SIGUSR1, SIGUSR2}) sigaction(signal, &action, nullptr);
+  }
 }
 
 // On a terminal, a status line between the log lines, redrawn after every step at most once a
@@ -97,7 +112,7 @@ struct FlushLogAtExit {
   spdlog::default_logger()->flush();  // and erases a status line, before stderr's line
   std::cout.flush();
   if (processes.rank() == 0) {
-    std::cerr << "train: interrupted (" << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
+    std::cerr << "train: interrupted (" << (stop_cause(signal) == SIGTERM ? "SIGTERM" : "SIGINT")
               << "): stopped every core after the current step" << std::endl;
   }
   processes.finalize();  // every process stopped at the same step: leave the job cleanly
@@ -230,7 +245,7 @@ int train(TrainFlags& flags, ProcessGroup& processes) {
   options.num_cores = fit.num_cores;
   check_same_cores(processes, fit.num_cores);
   options.stop_requested = &stop_requested;
-  handle_stop_signals();
+  handle_stop_signals(processes);
   Trainer trainer(model, options, train_data, test_data);
   std::vector<std::string> reinitialized;
   try {

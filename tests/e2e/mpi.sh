@@ -3,9 +3,11 @@
 # placed as 1 process x 4 cores, 2 x 2 and 4 x 1 train on the same Fashion-MNIST shards to the
 # same bytes; the job prints its lines once and one process keeps the logdir; a checkpoint of
 # one placement resumes in another; a missed --target_accuracy is exit 21 for the job; a failing
-# or killed process ends the whole job, non-zero, within seconds.
+# or killed process ends the whole job, non-zero, within seconds; scripts/train_dist stops a job
+# cleanly.
 set -euo pipefail
 train="$1"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 converter="$(dirname "$train")/fashion_mnist_folders"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
@@ -106,4 +108,35 @@ code=$?
 set -e
 [ "$code" -ne 0 ] || fail "a job with a killed process exited 0"
 [ $((SECONDS - start)) -le 30 ] || fail "the job took $((SECONDS - start)) s to end after a kill"
+# scripts/train_dist: SIGTERM (and Ctrl-C) stop every process after its step, the first saving
+# checkpoint-last, and the job exits 143 (130), as one process does; --resume=auto goes on.
+launch() {
+  # exec: run in the background, the launcher itself is the process the test signals.
+  XTRAIN_BUILD="$(dirname "$(dirname "$train")")" exec "$root/scripts/train_dist" --nproc_per_node=2 -- \
+    --model=resnet20 --fake_data --image_size=16 --batch_size=4 --num_epochs=1 --log_steps=1 \
+    --num_cores=1 --num_test_steps=1 --logdir="$dir/stopped" "$@"
+}
+for signal in TERM INT; do
+  rm -rf "$dir/stopped"
+  launch --num_steps=300 >"$dir/stopped.out" 2>"$dir/stopped.err" &
+  script=$!
+  for _ in $(seq 300); do
+    [ "$(grep -c 'Training Device' "$dir/stopped.out")" -ge 4 ] && break
+    sleep 0.1
+  done
+  kill "-$signal" "$script"
+  set +e
+  wait "$script"
+  code=$?
+  set -e
+  expected=$([ "$signal" = TERM ] && echo 143 || echo 130)
+  [ "$code" -eq "$expected" ] || { cat "$dir/stopped.err"; fail "train_dist after SIG$signal: exit $code, expected $expected"; }
+  grep -q '^train_dist: mpirun .*apps/train --model=resnet20' "$dir/stopped.err" || fail "train_dist does not say its command"
+  [ "$(grep -c "^train: interrupted (SIG$signal)" "$dir/stopped.err")" -eq 1 ] ||
+    { cat "$dir/stopped.err"; fail "after SIG$signal: expected one interrupted line"; }
+  [ -f "$dir/stopped/checkpoint-last.safetensors" ] || fail "after SIG$signal: no checkpoint-last"
+done
+(launch --num_steps=300 --resume=auto) >"$dir/resumed.out" 2>"$dir/resumed.err" ||
+  { cat "$dir/resumed.err"; fail "the stopped job did not resume"; }
+grep -q '^Max Accuracy' "$dir/resumed.out" || fail "the resumed job did not finish its epoch"
 echo "PASS"
