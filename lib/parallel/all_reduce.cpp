@@ -17,7 +17,7 @@ constexpr size_t kChunkFloats = 4096;
 
 }  // namespace
 
-AllReduce::AllReduce(int num_replicas, Barrier& barrier, ProcessGroup* processes)
+AllReduce::AllReduce(int num_replicas, Barrier& barrier, ProcessGroup& processes)
     : num_replicas_(num_replicas),
       barrier_(barrier),
       processes_(processes),
@@ -30,8 +30,7 @@ double AllReduce::mean(int rank, float* data, size_t n) {
   barrier_.arrive_and_wait();  // every buffer is published and final
   const size_t begin = slice_start(n, rank, num_replicas_);
   const size_t end = slice_start(n, rank + 1, num_replicas_);
-  const int replicas = num_replicas_ * (processes_ != nullptr ? processes_->size() : 1);
-  const float scale = 1.0f / static_cast<float>(replicas);
+  const float scale = 1.0f / static_cast<float>(num_replicas_ * processes_.size());
   std::vector<float*> blocks(num_replicas_);
   double across_seconds = 0.0;
   // The sum builds up in replica 0's slice, this core's alone until the barrier; chunks keep it in
@@ -58,7 +57,7 @@ double AllReduce::mean(int rank, float* data, size_t n) {
     barrier_.arrive_and_wait();  // replica 0 holds this process's sum
     if (rank == 0) {
       const auto start = std::chrono::steady_clock::now();
-      processes_->sum(buffers_[0], n);
+      processes_.sum(buffers_[0], n);
       across_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
@@ -81,7 +80,7 @@ void AllReduce::sum(int rank, double* values, int count) {
     for (int i = 0; i < count; ++i) {
       for (int r = 1; r < num_replicas_; ++r) sum_slots_[0][i] += sum_slots_[r][i];
     }
-    if (across_processes()) processes_->sum(sum_slots_[0].data(), count);
+    if (across_processes()) processes_.sum(sum_slots_[0].data(), count);
   }
   barrier_.arrive_and_wait();  // slot 0 holds the sums
   std::copy_n(sum_slots_[0].begin(), count, values);

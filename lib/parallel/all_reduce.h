@@ -22,9 +22,9 @@ class AllReduce {
  public:
   static constexpr int kMaxSums = 8;
 
-  // `barrier` is the one every replica's thread of this process meets in; `processes` (may be
-  // null: this process alone) the job's processes, each with num_replicas of them.
-  AllReduce(int num_replicas, Barrier& barrier, ProcessGroup* processes);
+  // `barrier` is the one every replica's thread of this process meets in; `processes` the job's
+  // processes (ProcessGroup::alone() without a job), each with num_replicas of them.
+  AllReduce(int num_replicas, Barrier& barrier, ProcessGroup& processes);
 
   // Called by every core with its own buffer (the same n everywhere); returns when every
   // replica's buffer holds the mean. Throws MeshAborted if the mesh stops meanwhile. Returns the
@@ -35,11 +35,11 @@ class AllReduce {
   void sum(int rank, double* values, int count);
 
  private:
-  bool across_processes() const { return processes_ != nullptr && processes_->size() > 1; }
+  bool across_processes() const { return processes_.size() > 1; }
 
   const int num_replicas_;
   Barrier& barrier_;
-  ProcessGroup* processes_;
+  ProcessGroup& processes_;
   std::vector<float*> buffers_;                          // per rank, during mean()
   std::vector<std::array<double, kMaxSums>> sum_slots_;  // per rank, during sum()
 };

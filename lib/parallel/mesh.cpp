@@ -12,11 +12,9 @@
 
 namespace xtrain {
 
-Mesh::Mesh(int num_cores, ProcessGroup* processes)
+Mesh::Mesh(int num_cores, ProcessGroup& processes)
     : num_cores_(num_cores),
-      num_processes_(processes != nullptr ? processes->size() : 1),
-      process_rank_(processes != nullptr ? processes->rank() : 0),
-      local_processes_(processes != nullptr ? processes->local_size() : 1),
+      processes_(processes),
       barrier_(num_cores),
       all_reduce_(num_cores, barrier_, processes) {
   XTRAIN_CHECK(num_cores >= 1, "--num_cores must be >= 1, got {}", num_cores);
@@ -31,7 +29,7 @@ std::string Mesh::device_name(int ordinal) { return fmt::format("xla:{}", ordina
 
 std::string Mesh::core_name(int rank) const {
   const std::string device = device_name(ordinal(rank));
-  return num_processes_ > 1 ? fmt::format("rank {} {}", process_rank_, device) : device;
+  return processes_.size() > 1 ? fmt::format("rank {} {}", processes_.rank(), device) : device;
 }
 
 void Mesh::run(const std::function<void(int rank)>& fn, const std::function<void()>& on_abort) {

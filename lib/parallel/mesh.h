@@ -15,22 +15,23 @@
 
 #include "lib/parallel/all_reduce.h"
 #include "lib/parallel/barrier.h"
+#include "lib/parallel/process_group.h"
 
 namespace xtrain {
 
 class Mesh {
  public:
-  // `processes` may be null: this process alone.
-  explicit Mesh(int num_cores, ProcessGroup* processes = nullptr);
+  // `processes`: the job this Mesh is a part of.
+  explicit Mesh(int num_cores, ProcessGroup& processes = ProcessGroup::alone());
 
   int num_cores() const { return num_cores_; }
   // The replicas of the job, and the job-wide ordinal of core `rank` of this process.
-  int world_size() const { return num_cores_ * num_processes_; }
-  int ordinal(int rank) const { return process_rank_ * num_cores_ + rank; }
+  int world_size() const { return num_cores_ * processes_.size(); }
+  int ordinal(int rank) const { return processes_.rank() * num_cores_ + rank; }
   // Kernel threads each core may use: max(1, hardware threads / N / processes of the job on this
   // machine), so one core alone uses the whole machine and N = hardware threads runs one thread
   // per core.
-  int threads_per_core() const { return threads_per_core(num_cores_, local_processes_); }
+  int threads_per_core() const { return threads_per_core(num_cores_, processes_.local_size()); }
   static int threads_per_core(int num_cores, int local_processes = 1);
   static std::string device_name(int ordinal);  // "xla:3"
   // Where core `rank` is, for error messages: "xla:3", or "rank 1 xla:3" in a job of several
@@ -50,9 +51,7 @@ class Mesh {
 
  private:
   const int num_cores_;
-  const int num_processes_;
-  const int process_rank_;
-  const int local_processes_;
+  ProcessGroup& processes_;
   Barrier barrier_;
   AllReduce all_reduce_;
 };

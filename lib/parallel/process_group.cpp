@@ -43,6 +43,11 @@ ProcessGroup ProcessGroup::from_environment() {
   return group;
 }
 
+ProcessGroup& ProcessGroup::alone() {
+  static ProcessGroup group;
+  return group;
+}
+
 ProcessGroup::ProcessGroup(ProcessGroup&& other) noexcept
     : initialized_mpi_(other.initialized_mpi_),
       rank_(other.rank_),

@@ -24,6 +24,9 @@ class ProcessGroup {
   static ProcessGroup from_environment();
   // A group of one process, without MPI.
   ProcessGroup() = default;
+  // The group of this process alone, shared by every Mesh built without a job: a group of one
+  // never changes, so one object serves all.
+  static ProcessGroup& alone();
   ~ProcessGroup();
   ProcessGroup(ProcessGroup&& other) noexcept;
   ProcessGroup& operator=(ProcessGroup&&) = delete;

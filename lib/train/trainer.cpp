@@ -50,7 +50,7 @@ Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& optio
                  const BatchSourceFactory& train, const BatchSourceFactory& test)
     : options_(options),
       loss_("loss", options.label_smoothing),
-      mesh_(options.num_cores, options.processes),
+      mesh_(options.num_cores, *options.processes),
       stop_(options.stop_requested, mesh_) {
   XTRAIN_CHECK(options.log_steps > 0, "--log_steps must be > 0, got {}", options.log_steps);
   if (!options.profile.empty()) check_chrome_trace_path(options.profile);  // not after an epoch

@@ -1,11 +1,11 @@
 // Trainer: the epoch loop of test_train_imagenet.py over N emulated cores (in each process of
-// a job, see ProcessGroup). Each core trains its
-// own replica on its own data shard; after backward the cores all-reduce the gradients to their
-// mean, so every replica takes the same SGD step (LR schedule stepped every step) and the
-// replicas stay bitwise equal. Each core prints its own training and test lines; the epoch
-// lines and the accuracy, summed exactly over every core's samples, print once. A stop request
-// ends every core after the same training step or test batch, also a core waiting for data.
-// Not here: flags (apps/), where batches come from (data/), kernels, threads (lib/parallel).
+// a job, see ProcessGroup). Each core trains its own replica on its own data shard; after
+// backward the cores all-reduce the gradients to their mean, so every replica takes the same SGD
+// step (LR schedule stepped every step) and the replicas stay bitwise equal. Each core prints its
+// own training and test lines; the epoch lines and the accuracy, summed exactly over every core's
+// samples, print once. A stop request ends every core after the same training step or test batch,
+// also a core waiting for data. Not here: flags (apps/), where batches come from (data/), kernels,
+// threads (lib/parallel).
 #pragma once
 
 #include <atomic>
@@ -21,6 +21,7 @@
 #include "lib/optim/lr_scheduler.h"
 #include "lib/optim/sgd.h"
 #include "lib/parallel/mesh.h"
+#include "lib/parallel/process_group.h"
 #include "lib/train/checkpoint_metadata.h"
 #include "lib/train/log_dir.h"
 #include "lib/train/metrics.h"
@@ -57,8 +58,8 @@ struct TrainerOptions {
   // empty. It must return quickly: the other cores wait for core 0 at the next all-reduce.
   std::function<void(const Progress&)> on_progress;
   // The job's processes when an MPI launcher started several (see ProcessGroup), each with
-  // num_cores cores; null: this process alone.
-  ProcessGroup* processes = nullptr;
+  // num_cores cores; by default this process alone.
+  ProcessGroup* processes = &ProcessGroup::alone();
 };
 
 // Named as in summary.json (RunSummary). An evaluation in which any sample had non-finite outputs

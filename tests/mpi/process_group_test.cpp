@@ -56,7 +56,7 @@ TEST(ProcessGroup, DoubleSumCountsOverRanks) {
 TEST(MeshAcrossProcesses, MeanIsTheJobsTreeSumOnEveryReplica) {
   const int cores = 2, world = cores * group->size();
   const size_t n = 50021;
-  Mesh mesh(cores, group);
+  Mesh mesh(cores, *group);
   ASSERT_EQ(mesh.world_size(), world);
   std::vector<std::vector<float>> all = buffers_of(world, n, 200);
   std::vector<float> expected = testing::tree_sum(all);
@@ -68,7 +68,7 @@ TEST(MeshAcrossProcesses, MeanIsTheJobsTreeSumOnEveryReplica) {
 }
 
 TEST(MeshAcrossProcesses, SumAddsEveryCoreOfEveryProcess) {
-  Mesh mesh(2, group);
+  Mesh mesh(2, *group);
   std::vector<double> totals(2);
   mesh.run([&](int rank) {
     double value = 1.0 + mesh.ordinal(rank);
