@@ -22,6 +22,7 @@ AllReduce::AllReduce(int num_replicas, Barrier& barrier, ProcessGroup& processes
       barrier_(barrier),
       processes_(processes),
       buffers_(num_replicas, nullptr),
+      blocks_(num_replicas, std::vector<float*>(num_replicas)),
       sum_slots_(num_replicas) {}
 
 double AllReduce::mean(int rank, float* data, size_t n) {
@@ -31,7 +32,7 @@ double AllReduce::mean(int rank, float* data, size_t n) {
   const size_t begin = slice_start(n, rank, num_replicas_);
   const size_t end = slice_start(n, rank + 1, num_replicas_);
   const float scale = 1.0f / static_cast<float>(num_replicas_ * processes_.size());
-  std::vector<float*> blocks(num_replicas_);
+  std::vector<float*>& blocks = blocks_[rank];
   double across_seconds = 0.0;
   // The sum builds up in replica 0's slice, this core's alone until the barrier; chunks keep it in
   // cache while the other replicas stream past.

@@ -41,6 +41,7 @@ class AllReduce {
   Barrier& barrier_;
   ProcessGroup& processes_;
   std::vector<float*> buffers_;                          // per rank, during mean()
+  std::vector<std::vector<float*>> blocks_;              // per rank: its chunk of every buffer
   std::vector<std::array<double, kMaxSums>> sum_slots_;  // per rank, during sum()
 };
 

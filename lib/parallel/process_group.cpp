@@ -54,7 +54,7 @@ ProcessGroup::ProcessGroup(ProcessGroup&& other) noexcept
       size_(other.size_),
       local_rank_(other.local_rank_),
       local_size_(other.local_size_),
-      received_(std::move(other.received_)) {
+      slices_(std::move(other.slices_)) {
   other.initialized_mpi_ = false;
 }
 
@@ -65,29 +65,39 @@ void ProcessGroup::finalize() {
   initialized_mpi_ = false;
 }
 
-void ProcessGroup::sum(float* data, size_t n) {
-  if (size_ == 1) return;
+void ProcessGroup::cut(size_t n) {
   XTRAIN_CHECK(n <= INT_MAX, "ProcessGroup::sum: {} floats is more than MPI counts", n);
-  std::vector<int> counts(size_), starts(size_);
+  Slices& s = slices_;
+  s.n = n;
+  s.counts.resize(size_);
+  s.starts.resize(size_);
   for (int r = 0; r < size_; ++r) {
-    starts[r] = static_cast<int>(slice_start(n, r, size_));
-    counts[r] = static_cast<int>(slice_start(n, r + 1, size_)) - starts[r];
+    s.starts[r] = static_cast<int>(slice_start(n, r, size_));
+    s.counts[r] = static_cast<int>(slice_start(n, r + 1, size_)) - s.starts[r];
   }
   // Rank r gets slice r of every rank's buffer, rank by rank.
-  const int mine = counts[rank_];
-  received_.resize(static_cast<size_t>(mine) * size_);
-  std::vector<int> received_counts(size_, mine), received_starts(size_);
-  std::vector<float*> blocks(size_);
+  const int mine = s.counts[rank_];
+  s.received.resize(static_cast<size_t>(mine) * size_);
+  s.received_counts.assign(size_, mine);
+  s.received_starts.resize(size_);
+  s.blocks.resize(size_);
   for (int r = 0; r < size_; ++r) {
-    received_starts[r] = r * mine;
-    blocks[r] = received_.data() + received_starts[r];
+    s.received_starts[r] = r * mine;
+    s.blocks[r] = s.received.data() + s.received_starts[r];
   }
-  MPI_Alltoallv(data, counts.data(), starts.data(), MPI_FLOAT, received_.data(),
-                received_counts.data(), received_starts.data(), MPI_FLOAT, MPI_COMM_WORLD);
-  pairwise_sum(blocks.data(), size_, mine);
-  std::copy_n(blocks[0], mine, data + starts[rank_]);
-  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, counts.data(), starts.data(), MPI_FLOAT,
-                 MPI_COMM_WORLD);
+}
+
+void ProcessGroup::sum(float* data, size_t n) {
+  if (size_ == 1) return;
+  if (n != slices_.n) cut(n);
+  Slices& s = slices_;
+  const int mine = s.counts[rank_];
+  MPI_Alltoallv(data, s.counts.data(), s.starts.data(), MPI_FLOAT, s.received.data(),
+                s.received_counts.data(), s.received_starts.data(), MPI_FLOAT, MPI_COMM_WORLD);
+  pairwise_sum(s.blocks.data(), size_, mine);
+  std::copy_n(s.blocks[0], mine, data + s.starts[rank_]);
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, s.counts.data(), s.starts.data(),
+                 MPI_FLOAT, MPI_COMM_WORLD);
 }
 
 void ProcessGroup::sum(double* values, int count) {

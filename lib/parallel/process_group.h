@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace xtrain {
@@ -55,7 +56,18 @@ class ProcessGroup {
  private:
   bool initialized_mpi_ = false;  // this object owns MPI's lifetime
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
-  std::vector<float> received_;  // sum(float*): one slice from every rank
+  // sum(float*)'s cut of n floats into one slice per rank (MPI's counts and offsets) and its
+  // buffers: made again only when n changes, so a training step allocates nothing.
+  struct Slices {
+    size_t n = SIZE_MAX;
+    std::vector<int> counts, starts;                    // slice r of a buffer
+    std::vector<int> received_counts, received_starts;  // this rank's slice, from each rank
+    std::vector<float> received;
+    std::vector<float*> blocks;  // into received, one per rank
+  };
+  void cut(size_t n);
+
+  Slices slices_;
 };
 
 }  // namespace xtrain
