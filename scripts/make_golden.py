@@ -121,11 +121,23 @@ def summary(t):
     return [float((flat * weights).sum()), float(flat.abs().sum())]
 
 
+def set_formula_parameters(model):
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            p.copy_(formula_value(name, tuple(p.shape)))
+
+
+def write_json(path, result):
+    """Whole or not at all: a run stopped midway leaves no file under the real name."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(result, f, indent=1)
+    os.replace(path + ".tmp", path)
+    print(f"wrote {path}")
+
+
 def run(model, name, num_classes, side, dtype, memory_format=torch.contiguous_format):
     model = with_golden_dropouts(model)
-    with torch.no_grad():
-        for pname, p in model.named_parameters():
-            p.copy_(formula_value(pname, tuple(p.shape)))
+    set_formula_parameters(model)
     model = model.to(dtype).to(memory_format=memory_format)
     initial = {n: p.detach().clone() for n, p in model.named_parameters()}
     images = hashed_uniform(BATCH * 3 * side * side, 1000).reshape(BATCH, 3, side, side)
@@ -198,11 +210,7 @@ def main():
     models = [m for m in models if not only or m[0] in only]
     for name, make_model, num_classes, side in models:
         path = os.path.join(out_dir, f"{name}.json")
-        result = golden(make_model, name, num_classes, side)  # minutes: no file until it is done
-        with open(path + ".tmp", "w") as f:
-            json.dump(result, f, indent=1)
-        os.replace(path + ".tmp", path)
-        print(f"wrote {path}")
+        write_json(path, golden(make_model, name, num_classes, side))  # minutes each
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ matters. The sizes make the resize an identity, an enlargement and a reduction.
 
 Usage: scripts/make_predict_golden.py [OUT_FILE]
 """
-import json
 import os
 import sys
 
@@ -20,7 +19,7 @@ import torchvision
 from PIL import Image
 from torchvision import transforms
 
-from make_golden import formula_value, hashed_uniform
+from make_golden import hashed_uniform, set_formula_parameters, write_json
 
 MODEL, NUM_CLASSES, IMAGE_SIZE = "resnet18", 10, 224
 IMAGES = [("same_as_resize.png", 256, 256), ("enlarged.png", 301, 250), ("reduced.png", 270, 333)]
@@ -33,10 +32,9 @@ def image(k, height, width):
 
 def probabilities(batch, dtype):
     model = getattr(torchvision.models, MODEL)(num_classes=NUM_CLASSES)
+    set_formula_parameters(model)
+    model = model.to(dtype).eval()
     with torch.no_grad():
-        for name, p in model.named_parameters():
-            p.copy_(formula_value(name, tuple(p.shape)))
-        model = model.to(dtype).eval()
         return torch.softmax(model(batch.to(dtype)), dim=1).double()
 
 
@@ -57,10 +55,7 @@ def main():
                     "probabilities": exact[k].tolist()} for k, (f, h, w) in enumerate(IMAGES)],
         "float32_error": float((single - exact).abs().max()),
     }
-    with open(out + ".tmp", "w") as f:
-        json.dump(result, f, indent=1)
-    os.replace(out + ".tmp", out)
-    print(f"wrote {out}")
+    write_json(out, result)
 
 
 if __name__ == "__main__":

@@ -7,9 +7,9 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +17,7 @@
 #include "models/registry.h"
 #include "tests/data/temp_folder.h"
 #include "tests/models/formula_weights.h"
+#include "tests/models/golden_file.h"
 
 namespace xtrain {
 namespace {
@@ -26,12 +27,6 @@ using nlohmann::json;
 // The bound; PyTorch's own float32 run is ~1e-7 from its float64 reference, so only a
 // different pixel, crop or layer moves the probabilities this far.
 constexpr double kTolerance = 1e-4;
-
-json load_golden() {
-  std::ifstream file(std::string(XTRAIN_SOURCE_DIR) + "/tests/golden/predict_resnet18.json");
-  EXPECT_TRUE(file.good()) << "cannot read tests/golden/predict_resnet18.json";
-  return json::parse(file);
-}
 
 // make_predict_golden.py's image: byte floor((u(i, key) + 1) * 128) at flat index i of its
 // height x width x RGB array (OpenCV stores BGR).
@@ -61,7 +56,7 @@ std::string run(const std::string& command, int* status) {
 }
 
 TEST(PredictGolden, GivesTorchvisionsProbabilities) {
-  const json golden = load_golden();
+  const json golden = testing::load_golden_file("predict_resnet18.json");
   const std::string model = golden["model"];
   const int classes = golden["num_classes"];
   testing::TempFolder folder;

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "lib/optim/sgd.h"
 #include "models/registry.h"
 #include "tests/models/formula_weights.h"
+#include "tests/models/golden_file.h"
 #include "tests/test_util.h"
 
 namespace xtrain {
@@ -29,12 +29,7 @@ using nlohmann::json;
 
 constexpr double kRoundingFactor = 10.0;
 
-json load_golden(const std::string& model) {
-  const std::string path = std::string(XTRAIN_SOURCE_DIR) + "/tests/golden/" + model + ".json";
-  std::ifstream file(path);
-  EXPECT_TRUE(file.good()) << "cannot read " << path;
-  return json::parse(file);
-}
+json load_golden(const std::string& model) { return testing::load_golden_file(model + ".json"); }
 
 // [sum_i t_i cos(0.11 i), sum_i |t_i|] over PyTorch's layout; t = data - base (base may be null).
 std::vector<double> summary(TorchLayout layout, const Shape& shape, const float* data,

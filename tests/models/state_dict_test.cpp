@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,6 +14,7 @@
 
 #include "lib/io/torch_layout.h"
 #include "models/registry.h"
+#include "tests/models/golden_file.h"
 
 namespace xtrain {
 namespace {
@@ -36,10 +36,7 @@ std::vector<Entry> our_state_dict(const std::string& model) {
 }
 
 TEST(StateDict, EveryModelHasTorchvisionsNamesAndShapes) {
-  const std::string path = std::string(XTRAIN_SOURCE_DIR) + "/tests/golden/state_dict_keys.json";
-  std::ifstream file(path);
-  ASSERT_TRUE(file.good()) << "cannot read " << path;
-  const nlohmann::json torchvision = nlohmann::json::parse(file);
+  const nlohmann::json torchvision = testing::load_golden_file("state_dict_keys.json");
   EXPECT_EQ(torchvision.size(), 26u);
   for (const auto& [model, keys] : torchvision.items()) {
     SCOPED_TRACE(model);
