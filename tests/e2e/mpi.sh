@@ -27,7 +27,7 @@ run() {
   if [ "$processes" -eq 1 ]; then "${command[@]}"; else mpi "$processes" "${command[@]}"; fi \
     >"$dir/$name.out" 2>"$dir/$name.err" || { cat "$dir/$name.err"; fail "$name exited $?"; }
 }
-losses() { grep -oE 'Device=xla:[0-9]+/[0-9]+ Epoch=[0-9]+ Step=[0-9]+ Loss=[0-9.]+' "$1" | sort; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/losses.bash"
 # The tensors of a safetensors file: the bytes after its header (whose metadata names the flags).
 tensors() {
   local header

@@ -32,7 +32,7 @@ grep -qE '^  Percentiles: 1%=.*; 99%=' "$out" || fail "no percentiles line"
 
 # The same flags give the same losses, core by core (rates and times differ).
 "$train" "${args[@]}" >"$again"
-losses() { grep -oE 'Device=xla:[0-9]+/[0-9]+ Epoch=[0-9]+ Step=[0-9]+ Loss=[0-9.]+' "$1" | sort; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/losses.bash"
 [ "$(losses "$out")" = "$(losses "$again")" ] || fail "a rerun gave different losses"
 
 # Ctrl-C: every core stops after its current step; the process says so and exits 130.
