@@ -4,10 +4,11 @@
 // OH = (H + 2 * pad_h - KH) / stride + 1, OW = (W + 2 * pad_w - KW) / stride + 1. With G groups
 // (ResNeXt), output channels [g * C_out / G, (g + 1) * C_out / G) see only input channels [g * C_in
 // / G, (g + 1) * C_in / G), through weight columns of the same range. A 1x1 stride-1 unpadded
-// ungrouped convolution is one GEMM [N*H*W, C_in] x [C_in, C_out]; an ungrouped one with few input
-// channels and the same padding on every side runs the direct kernels of conv2d_direct.h; any other
-// (Inception's 1x7 padded (0, 3) among them) goes through an im2col buffer in `workspace` and one
-// GEMM per group, narrow groups first joined into bands (conv2d_bands.h).
+// ungrouped convolution is one GEMM [N*H*W, C_in] x [C_in, C_out]; one with few input channels
+// per group, groups of one or two vectors of outputs and the same padding on every side runs the
+// direct kernels of conv2d_direct.h; any other (Inception's 1x7 padded (0, 3) among them) goes
+// through an im2col buffer in `workspace` and one GEMM per group. Groups narrower than a vector
+// are first joined into bands (conv2d_bands.h).
 #pragma once
 
 #include <cstddef>

@@ -3,15 +3,19 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "lib/kernels/conv2d_direct.h"
 #include "lib/kernels/simd.h"
 
 namespace xtrain::kernels {
 namespace {
 
-// Output channels a band should reach: the GEMM micro-kernel's width, two vectors. Measured on
-// ResNeXt-50's 3x3 layers at batch 16 (AVX2, 2 threads; bench_conv): bands of 16 channels beat
-// 32 and 64 on every stage, since wider bands only add zeros to multiply.
-constexpr int kBandChannels = 2 * simd::kLanes;
+// The fewest groups per band that divides the groups and reaches `channels` output channels.
+int groups_per_band(const Conv2dShape& s, int channels) {
+  if (s.groups == 1 || s.group_out() >= channels) return 1;
+  int b = 1;
+  while (b < s.groups && (s.groups % b != 0 || b * s.group_out() < channels)) ++b;
+  return b;
+}
 
 // Calls fn(banded index, weight index) for every weight of a band's diagonal blocks. Banded row
 // (tap, ci) holds input channel ci of the band; output channel co is in band group co / go % b,
@@ -32,11 +36,20 @@ void for_each_diagonal_weight(const Conv2dShape& s, Fn&& fn) {
 
 }  // namespace
 
+// Bands reach one vector of output channels where the banded convolution then runs on the direct
+// kernels (which take groups a vector wide), else the GEMM micro-kernel's width, two vectors.
+// ResNeXt-50's first-stage 3x3 layer (4 channels per group; AVX2, batch 16, bench_conv): bands
+// of 8 channels on the direct kernels take 9 + 9 + 13 ms (forward, backward data and weight)
+// against 36 + 64 + 48 ms for bands of 16 on the GEMM. On the GEMM, bands of 16 beat 32 and 64
+// on every stage, since wider bands only add zeros to multiply.
 int band_groups(const Conv2dShape& s) {
-  if (s.groups == 1 || s.group_out() >= kBandChannels) return 1;
-  int b = 1;
-  while (b < s.groups && (s.groups % b != 0 || b * s.group_out() < kBandChannels)) ++b;
-  return b;
+  const int narrow = groups_per_band(s, simd::kLanes);
+  Conv2dShape narrow_bands = s;
+  narrow_bands.groups = s.groups / narrow;
+  if (conv2d_direct_suits(narrow_bands) && conv2d_direct_backward_data_suits(narrow_bands)) {
+    return narrow;
+  }
+  return groups_per_band(s, 2 * simd::kLanes);
 }
 
 Conv2dShape banded(const Conv2dShape& s) {

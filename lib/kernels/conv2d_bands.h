@@ -1,10 +1,11 @@
-// Narrow groups as bands: a grouped convolution whose groups have few output channels (ResNeXt's
-// 4 to 16) runs as a convolution with fewer, wider groups, "bands" of b neighbouring groups, whose
-// weights are block-diagonal (zero between different groups of a band). That is b times the
-// multiply-adds, but each GEMM is as wide as the micro-kernel instead of a few channels, which
-// pays: ResNeXt-50's first-stage 3x3 layer (4 channels per group, bands of 4 groups on AVX2)
-// trains 3x faster than with a GEMM per group. The zeros add nothing, so results equal the
-// grouped convolution's up to the order of rounding.
+// Narrow groups as bands: a grouped convolution whose groups have fewer output channels than its
+// kernels' vector tiles (ResNeXt-50's first stage: 4 per group) runs as a convolution with fewer,
+// wider groups, "bands" of b neighbouring groups, whose weights are block-diagonal (zero between
+// different groups of a band). That is b times the multiply-adds, but each group fills a vector
+// (direct kernels) or the GEMM micro-kernel, which pays: ResNeXt-50's first-stage 3x3 layer, as
+// bands of 4 groups on the GEMM, trained 3x faster than with a GEMM per group, and as bands of 2
+// on the direct kernels 4x faster again. The zeros add nothing, so results equal the grouped
+// convolution's up to the order of rounding.
 #pragma once
 
 #include <cstddef>

@@ -34,6 +34,12 @@ constexpr int kMaxDirectInChannels = 256;
 // a 1 MB one) while every weight tile of a thread sweeps it.
 constexpr int64_t kWeightChunkBytes = int64_t{512} << 10;
 
+// Groups the direct kernels take: up to the GEMM micro-kernel's width of output channels (two
+// vectors). Wider groups fill the micro-kernel, and a GEMM per group wins: ResNeXt-50's last
+// 3x3 layer (32 channels per group, 7x7, batch 16; AVX2, bench_conv) runs forward in 4.9 ms on
+// the GEMM against 9.1 ms here, while its 16-channel groups at 14x14 take 5.1 ms here against 7.1.
+bool narrow_groups(const Conv2dShape& s) { return s.groups == 1 || s.group_out() <= 2 * kLanes; }
+
 // Vectors of output channels per tile: two when the channels split evenly into pairs.
 int vectors_per_tile(int c_out) { return c_out % (2 * kLanes) == 0 ? 2 : 1; }
 
@@ -124,15 +130,30 @@ inline void rank1_update(Vec (&acc)[R][NV], const float* a, int64_t a_step, cons
   }
 }
 
+// The taps of one kernel row, as runs of neighbouring floats in the padded input: `runs` runs of
+// `run` taps, `run_step` floats apart, whose weight rows follow each other. In NHWC an ungrouped
+// kernel row's kw x c_in taps are one run, contiguous both in the input and in the weight; with
+// groups, each kx is a run of its group's input channels, and the runs are c_in floats apart.
+struct TapRuns {
+  int64_t runs, run, run_step;
+
+  int64_t count() const { return runs * run; }  // weight rows per kernel row
+};
+
+TapRuns tap_runs(int kw, int64_t channels, int groups) {
+  if (groups == 1) return {1, kw * channels, 0};
+  return {kw, channels / groups, channels};
+}
+
 // One forward tile: `Pixels` output pixels along an output row times NV vectors of output
-// channels. In NHWC a kernel row's taps (kx, c_in) are contiguous both in the padded input and in
-// the weight, so the tile walks `span` = kw * c_in of them per kernel row.
+// channels of one group, through that group's taps.
 struct ForwardTile {
-  const float* in;     // padded input at the first pixel's receptive field (ky = kx = c = 0)
+  const float* in;     // padded input at the first pixel's receptive field (ky = kx = 0, the
+                       // group's first channel)
   int64_t pixel_step;  // floats between neighbouring pixels' receptive fields (stride * c_in)
   int64_t row_step;    // floats between padded input rows
   int kh;
-  int64_t span;
+  TapRuns taps;
   const float* weight;  // weight at the tile's first output channel
   int64_t c_out;
   float* out;        // output at the tile's first pixel and channel
@@ -144,8 +165,12 @@ void forward_tile(const ForwardTile& t) {
   Vec acc[Pixels][NV] = {};
   for (int ky = 0; ky < t.kh; ++ky) {
     const float* in = t.in + ky * t.row_step;
-    const float* w = t.weight + ky * t.span * t.c_out;
-    for (int64_t q = 0; q < t.span; ++q) rank1_update(acc, in + q, t.pixel_step, w + q * t.c_out);
+    const float* w = t.weight + ky * t.taps.count() * t.c_out;
+    for (int64_t k = 0; k < t.taps.runs; ++k, in += t.taps.run_step, w += t.taps.run * t.c_out) {
+      for (int64_t q = 0; q < t.taps.run; ++q) {
+        rank1_update(acc, in + q, t.pixel_step, w + q * t.c_out);
+      }
+    }
   }
   store_tile(acc, t.out, t.out_step);
 }
@@ -202,9 +227,10 @@ struct Sweep {
   int64_t out_image, out_row, out_pixel;
   int kh;
   int64_t kernel_row;  // floats between the input rows of one receptive field
-  int64_t span;        // taps per kernel row: kw x input channels
+  TapRuns taps;
   const float* weight;
   int64_t c_out;
+  int64_t group_in, group_out;  // channels per group of the input and of the output
 };
 
 template <int NV>
@@ -217,12 +243,13 @@ void sweep(const Sweep& w, const Exec& ex) {
       const float* in_row = w.in + image * w.in_image + r * w.in_row;
       float* out_row = w.out + image * w.out_image + r * w.out_row;
       for (int64_t co = 0; co < w.c_out; co += NV * kLanes) {
+        const float* group_in_row = in_row + co / w.group_out * w.group_in;
         for (int col = 0; col < w.cols; col += kPixels) {
-          const ForwardTile t{in_row + col * w.in_pixel,
+          const ForwardTile t{group_in_row + col * w.in_pixel,
                               w.in_pixel,
                               w.kernel_row,
                               w.kh,
-                              w.span,
+                              w.taps,
                               w.weight + co,
                               w.c_out,
                               out_row + col * w.out_pixel + co,
@@ -235,19 +262,19 @@ void sweep(const Sweep& w, const Exec& ex) {
 }
 
 void run_sweep(const Sweep& w, const Exec& ex) {
-  if (vectors_per_tile(static_cast<int>(w.c_out)) == 2) {
+  if (vectors_per_tile(static_cast<int>(w.group_out)) == 2) {
     sweep<2>(w, ex);
   } else {
     sweep<1>(w, ex);
   }
 }
 
-// The sweep of a kh x kw kernel over the padded batch `in` into `out` ([n, out_h, out_w, c_out]):
-// a rows x cols grid of outputs, neighbours `out_step` pixels apart in out, whose receptive
-// fields start at in pixel `first_in` and lie `in_step` pixels apart.
+// The sweep of a kh x kw kernel in `groups` groups over the padded batch `in` into `out` ([n,
+// out_h, out_w, c_out]): a rows x cols grid of outputs, neighbours `out_step` pixels apart in
+// out, whose receptive fields start at in pixel `first_in` and lie `in_step` pixels apart.
 Sweep sweep_over(const PaddedInput& in, int64_t first_in, int in_step, int rows, int cols,
                  float* out, int out_h, int out_w, int out_step, int64_t c_out, int kh, int kw,
-                 const float* weight, int64_t images) {
+                 int groups, const float* weight, int64_t images) {
   Sweep w;
   w.images = images;
   w.rows = rows;
@@ -262,9 +289,11 @@ Sweep sweep_over(const PaddedInput& in, int64_t first_in, int in_step, int rows,
   w.out_pixel = out_step * c_out;
   w.kh = kh;
   w.kernel_row = in.wp * in.c;
-  w.span = kw * in.c;
+  w.taps = tap_runs(kw, in.c, groups);
   w.weight = weight;
   w.c_out = c_out;
+  w.group_in = in.c / groups;
+  w.group_out = c_out / groups;
   return w;
 }
 
@@ -273,22 +302,25 @@ void backward_weight_pass(const Conv2dShape& s, const PaddedInput& x, const floa
                           float* dweight, const Exec& ex) {
   constexpr int kRows = weight_tile_rows(NV);
   static constexpr auto kTiles = weight_tiles<NV>(std::make_integer_sequence<int, kRows>());
-  const int64_t span = int64_t{s.kw} * s.c_in;
-  const int64_t span_blocks = (span + kRows - 1) / kRows;
+  const TapRuns taps = tap_runs(s.kw, s.c_in, s.groups);
+  const int64_t run_blocks = (taps.run + kRows - 1) / kRows;  // tiles never straddle two runs
   const int64_t channel_blocks = s.c_out / (NV * kLanes);
   const int64_t out_rows = int64_t{s.n} * s.out_h();
   const int64_t row_bytes = sizeof(float) * s.out_w() * (s.c_out + int64_t{s.stride} * s.kh * x.c);
   const int64_t chunk_rows = std::max<int64_t>(1, kWeightChunkBytes / row_bytes);
   // Threads own whole weight tiles, so every dweight element is summed by one thread in pixel
   // order whatever the thread count.
-  parallel_for(ex, s.kh * span_blocks * channel_blocks, [&](int64_t u0, int64_t u1) {
+  const int64_t tiles = s.kh * taps.runs * run_blocks * channel_blocks;
+  parallel_for(ex, tiles, [&](int64_t u0, int64_t u1) {
     for (int64_t row0 = 0; row0 < out_rows; row0 += chunk_rows) {
       const int64_t row1 = std::min(out_rows, row0 + chunk_rows);
       for (int64_t u = u0; u < u1; ++u) {
-        const int64_t ky = u / (span_blocks * channel_blocks);
-        const int64_t q0 = u / channel_blocks % span_blocks * kRows;
+        const int64_t ky = u / (taps.runs * run_blocks * channel_blocks);
+        const int64_t k = u / (run_blocks * channel_blocks) % taps.runs;
+        const int64_t q0 = u / channel_blocks % run_blocks * kRows;
         const int64_t co = u % channel_blocks * NV * kLanes;
-        const WeightTile t{x.data + ky * x.wp * x.c + q0,
+        const int64_t group_first_in = co / s.group_out() * s.group_in();
+        const WeightTile t{x.data + ky * x.wp * x.c + k * taps.run_step + group_first_in + q0,
                            x.hp * x.wp * x.c,
                            s.stride * x.wp * x.c,
                            int64_t{s.stride} * x.c,
@@ -296,8 +328,8 @@ void backward_weight_pass(const Conv2dShape& s, const PaddedInput& x, const floa
                            s.out_w(),
                            dy + co,
                            s.c_out,
-                           dweight + (ky * span + q0) * s.c_out + co};
-        kTiles[std::min<int64_t>(kRows, span - q0) - 1](t, row0, row1);
+                           dweight + (ky * taps.count() + k * taps.run + q0) * s.c_out + co};
+        kTiles[std::min<int64_t>(kRows, taps.run - q0) - 1](t, row0, row1);
       }
     }
   });
@@ -348,18 +380,21 @@ int dy_padding(const Conv2dShape& s) {
   return pad;
 }
 
-// kernel[m, n, co, ci] = weight[a + stride (taps_a - 1 - m), b + stride (taps_b - 1 - n), ci, co]:
-// the taps of phase (a, b), flipped in space and transposed in channels.
+// kernel[m, n, j, ci] = weight[a + stride (taps_a - 1 - m), b + stride (taps_b - 1 - n), i, co]:
+// the taps of phase (a, b), flipped in space and transposed in channels, for input channel ci =
+// g x group_in + i and output channel co = g x group_out + j of the same group g. The transposed
+// convolution has the same groups, with group_out input and group_in output channels each.
 void phase_kernel(const Conv2dShape& s, const float* weight, int a, int taps_a, int b, int taps_b,
                   float* kernel) {
+  const int gi = s.group_in(), go = s.group_out();
   for (int m = 0; m < taps_a; ++m) {
     for (int n = 0; n < taps_b; ++n) {
       const int ky = a + s.stride * (taps_a - 1 - m), kx = b + s.stride * (taps_b - 1 - n);
-      const float* src = weight + (int64_t{ky} * s.kw + kx) * s.c_in * s.c_out;
-      float* dst = kernel + (int64_t{m} * taps_b + n) * s.c_out * s.c_in;
+      const float* src = weight + (int64_t{ky} * s.kw + kx) * gi * s.c_out;
+      float* dst = kernel + (int64_t{m} * taps_b + n) * go * s.c_in;
       for (int ci = 0; ci < s.c_in; ++ci) {
-        for (int co = 0; co < s.c_out; ++co)
-          dst[int64_t{co} * s.c_in + ci] = src[ci * s.c_out + co];
+        const float* column = src + int64_t{ci % gi} * s.c_out + ci / gi * go;
+        for (int j = 0; j < go; ++j) dst[int64_t{j} * s.c_in + ci] = column[j];
       }
     }
   }
@@ -383,12 +418,12 @@ size_t backward_data_workspace_floats(const Conv2dShape& s) {
 }  // namespace
 
 bool conv2d_direct_suits(const Conv2dShape& s) {
-  return s.groups == 1 && s.pad_h == s.pad_w && s.c_out % kLanes == 0 &&
-         s.c_in <= kMaxDirectInChannels && !s.is_pointwise();
+  return s.pad_h == s.pad_w && s.group_out() % kLanes == 0 && narrow_groups(s) &&
+         s.group_in() <= kMaxDirectInChannels && !s.is_pointwise();
 }
 
 bool conv2d_direct_backward_weight_suits(const Conv2dShape& s) {
-  if (s.groups != 1 || s.pad_h != s.pad_w || s.c_out % kLanes != 0) return false;
+  if (s.pad_h != s.pad_w || s.group_out() % kLanes != 0 || !narrow_groups(s)) return false;
   // A stride-1 kernel past 1x1, whatever the channels: im2col + GEMM reads and writes all of
   // dweight again for every im2col tile (3x3 512 -> 512 at 7x7, b32: 20-28 -> 17-21 ms; at
   // stride 2 the GEMM stays ~5% ahead).
@@ -396,11 +431,11 @@ bool conv2d_direct_backward_weight_suits(const Conv2dShape& s) {
   // A pointwise layer's GEMM packs x^T and dy; reading them in place wins while dy is the
   // narrower (ResNet-50's 256 -> 64 reductions: 21 -> 14 ms), not when it widens (64 -> 256 ties,
   // 256 -> 1024 loses 7%; bench_conv).
-  return s.c_in <= kMaxDirectInChannels && (!s.is_pointwise() || s.c_out <= s.c_in);
+  return s.group_in() <= kMaxDirectInChannels && (!s.is_pointwise() || s.c_out <= s.c_in);
 }
 
 bool conv2d_direct_backward_data_suits(const Conv2dShape& s) {
-  return conv2d_direct_suits(s) && s.c_in % kLanes == 0;
+  return conv2d_direct_suits(s) && s.group_in() % kLanes == 0;
 }
 
 size_t conv2d_direct_workspace_floats(const Conv2dShape& s) {
@@ -422,7 +457,7 @@ void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* we
     const PaddedInput in =
         pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
     run_sweep(sweep_over(in, 0, s.stride, s.out_h(), s.out_w(), y + n0 * y_image, s.out_h(),
-                         s.out_w(), 1, s.c_out, s.kh, s.kw, weight, images),
+                         s.out_w(), 1, s.c_out, s.kh, s.kw, s.groups, weight, images),
               ex);
   });
 }
@@ -441,7 +476,7 @@ void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const fl
   float* kernel = workspace;
   for_each_phase(s, [&](int a, const Phase& rows, int b, const Phase& cols) {
     phase_kernel(s, weight, a, rows.taps, b, cols.taps, kernel);
-    kernel += int64_t{rows.taps} * cols.taps * s.c_out * s.c_in;
+    kernel += int64_t{rows.taps} * cols.taps * s.group_out() * s.c_in;
   });
   float* padded = workspace + AlignedBuffer::round_up(s.patch() * s.c_out);
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
@@ -458,9 +493,9 @@ void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const fl
           int64_t{s.stride * rows.t0 + a - s.pad_h} * s.w + s.stride * cols.t0 + b - s.pad_w;
       run_sweep(sweep_over(in, first_in, 1, rows.count, cols.count,
                            dx + n0 * dx_image + first_out * s.c_in, s.h, s.w, s.stride, s.c_in,
-                           rows.taps, cols.taps, kernel, images),
+                           rows.taps, cols.taps, s.groups, kernel, images),
                 ex);
-      kernel += int64_t{rows.taps} * cols.taps * s.c_out * s.c_in;
+      kernel += int64_t{rows.taps} * cols.taps * s.group_out() * s.c_in;
     });
   });
 }
@@ -474,7 +509,7 @@ void conv2d_direct_backward_weight(const Conv2dShape& s, const float* x, const f
     chunk.n = images;
     const PaddedInput padded =
         pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
-    if (vectors_per_tile(s.c_out) == 2) {
+    if (vectors_per_tile(s.group_out()) == 2) {
       backward_weight_pass<2>(chunk, padded, dy + n0 * dy_image, dweight, ex);
     } else {
       backward_weight_pass<1>(chunk, padded, dy + n0 * dy_image, dweight, ex);

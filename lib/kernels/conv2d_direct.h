@@ -1,9 +1,11 @@
 // Direct Conv2d kernels for layers with few channels (ResNet stems, CIFAR-style ResNets, the
-// first stages of ImageNet ResNets). There im2col + GEMM spends more time copying and packing
-// the patch matrix than multiplying it: a patch element feeds only c_out / 16 vector FMAs. These
-// kernels instead broadcast each input element straight from a zero-padded copy of the input
-// into a register tile of output pixels x output channels, and read the weights in their stored
-// [KH, KW, C_in, C_out] layout, so nothing is packed. Same layouts and contracts as conv2d.h.
+// first stages of ImageNet ResNets) or narrow groups (ResNeXt's 3x3 layers: a vector tile of
+// output channels then reads only its group's inputs). There im2col + GEMM spends more time
+// copying and packing the patch matrix than multiplying it: a patch element feeds only
+// group_out / 16 vector FMAs. These kernels instead broadcast each input element straight from a
+// zero-padded copy of the input into a register tile of output pixels x output channels, and read
+// the weights in their stored [KH, KW, C_in / G, C_out] layout, so nothing is packed. Same layouts
+// and contracts as conv2d.h.
 #pragma once
 
 #include <cstddef>

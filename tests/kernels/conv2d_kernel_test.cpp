@@ -140,29 +140,49 @@ ConvOutputs run_eigen(const Conv2dShape& s, const ConvData& d) {
   return {to_floats(y), to_floats(dx), to_floats(dweight), {}};
 }
 
-// Grouped convolutions (ResNeXt's 3x3 with 4 channels per group, depthwise, grouped 1x1) go
-// through im2col and one GEMM per band of groups: a band of several groups (ResNeXt), of all of
-// them (8 -> 12 in 4 groups; depthwise, then on the direct kernels) and a pointwise band.
+// Grouped convolutions run on the direct kernels when their groups are one or two vectors of
+// output channels, narrower groups first joined into bands that wide (ResNeXt's 3x3 with 4
+// channels per group, depthwise), and through im2col and a GEMM per band otherwise: groups a
+// vector wide and two vectors wide, strided, grouped 1x1, more outputs than inputs per group,
+// groups whose input channels the backward-data kernel cannot take, and groups wider than the
+// micro-kernel.
 TEST(Conv2dKernel, GroupedMatchesReference) {
   for (const Conv2dShape& s : {Conv2dShape{2, 6, 7, 8, 12, 3, 3, 1, 1, 1, /*groups=*/4},
                                Conv2dShape{1, 9, 9, 128, 128, 3, 3, 2, 1, 1, /*groups=*/32},
                                Conv2dShape{2, 7, 7, 16, 16, 3, 3, 1, 1, 1, /*groups=*/16},
-                               Conv2dShape{2, 5, 5, 6, 9, 1, 1, 1, 0, 0, /*groups=*/3}}) {
+                               Conv2dShape{2, 5, 5, 6, 9, 1, 1, 1, 0, 0, /*groups=*/3},
+                               Conv2dShape{2, 9, 10, 64, 64, 3, 3, 1, 1, 1, /*groups=*/8},
+                               Conv2dShape{1, 10, 11, 64, 64, 3, 3, 1, 1, 1, /*groups=*/4},
+                               Conv2dShape{2, 7, 9, 32, 64, 3, 3, 2, 1, 1, /*groups=*/4},
+                               Conv2dShape{2, 5, 6, 32, 32, 1, 1, 1, 0, 0, /*groups=*/4},
+                               Conv2dShape{2, 6, 6, 12, 32, 3, 3, 1, 1, 1, /*groups=*/4},
+                               Conv2dShape{1, 7, 7, 256, 256, 3, 3, 1, 1, 1, /*groups=*/4}}) {
     expect_matches_reference(s, /*with_bias=*/true);
     expect_matches_reference(s, /*with_bias=*/false);
   }
 }
 
-// Groups narrower than the GEMM micro-kernel (two vectors) join into bands that reach its width,
-// with a band count that divides the groups; groups at least that wide run alone.
-TEST(Conv2dKernel, NarrowGroupsJoinIntoBandsAsWideAsTheMicroKernel) {
-  const int width = 2 * kernels::simd::kLanes;
+// Groups narrower than a vector join into bands a vector wide when the direct kernels then take
+// them, else as wide as the GEMM micro-kernel (two vectors); the band count divides the groups,
+// and groups at least that wide run alone.
+TEST(Conv2dKernel, NarrowGroupsJoinIntoBands) {
+  const int lanes = kernels::simd::kLanes;
   const Conv2dShape resnext_layer1{1, 8, 8, 128, 128, 3, 3, 1, 1, 1, /*groups=*/32};
-  EXPECT_EQ(kernels::band_groups(resnext_layer1), width / 4);
-  EXPECT_EQ(kernels::banded(resnext_layer1).groups, 32 / (width / 4));
-  EXPECT_EQ(kernels::banded(resnext_layer1).patch(), 9 * width);
-  EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 1024, 1024, 3, 3, 1, 1, 1, 32}), 1);
+  EXPECT_EQ(kernels::band_groups(resnext_layer1), lanes / 4);
+  EXPECT_EQ(kernels::banded(resnext_layer1).groups, 32 / (lanes / 4));
+  EXPECT_EQ(kernels::banded(resnext_layer1).patch(), 9 * lanes);
+  EXPECT_TRUE(kernels::conv2d_direct_suits(kernels::banded(resnext_layer1)));
+  EXPECT_TRUE(kernels::conv2d_direct_backward_data_suits(kernels::banded(resnext_layer1)));
+  // Groups of one and two vectors run alone on the direct kernels, wider ones on the GEMM.
+  const Conv2dShape one_vector{1, 8, 8, 32 * lanes, 32 * lanes, 3, 3, 1, 1, 1, 32};
+  const Conv2dShape four_vectors{1, 8, 8, 128 * lanes, 128 * lanes, 3, 3, 1, 1, 1, 32};
+  EXPECT_EQ(kernels::band_groups(one_vector), 1);
+  EXPECT_TRUE(kernels::conv2d_direct_suits(one_vector));
+  EXPECT_EQ(kernels::band_groups(four_vectors), 1);
+  EXPECT_FALSE(kernels::conv2d_direct_suits(four_vectors));
   EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 64, 64, 3, 3, 1, 1, 1}), 1);
+  // Padded unevenly, the direct kernels decline: bands as wide as the micro-kernel.
+  EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 128, 128, 3, 3, 1, 1, 0, 32}), 2 * lanes / 4);
   // 3 channels per group in 4 groups: no band count below 4 divides 4 and is wide enough.
   EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 8, 12, 3, 3, 1, 1, 1, 4}), 4);
 }
@@ -267,11 +287,15 @@ TEST(Conv2dKernel, MatchesReferenceOnPointwiseAndManyTiles) {
 
 // Shapes large enough that every parallel_for in the kernels really splits (GEMMs split by rows
 // and by columns, col2im and dbias by channels).
-const Conv2dShape kThreadSplitShapes[] = {
-    {1, 56, 56, 64, 64, 3, 3, 1, 1, 1},  {1, 28, 28, 512, 1024, 1, 1, 2, 0, 0},
-    {1, 14, 14, 64, 256, 1, 1, 1, 0, 0}, {3, 9, 11, 19, 37, 3, 3, 2, 1, 1},
-    {2, 23, 21, 3, 64, 7, 7, 2, 3, 3},   {2, 9, 11, 48, 64, 1, 7, 1, 0, 3},
-    {2, 9, 11, 192, 64, 7, 1, 1, 3, 0},  {2, 14, 14, 128, 128, 3, 3, 1, 1, 1, /*groups=*/32}};
+const Conv2dShape kThreadSplitShapes[] = {{1, 56, 56, 64, 64, 3, 3, 1, 1, 1},
+                                          {1, 28, 28, 512, 1024, 1, 1, 2, 0, 0},
+                                          {1, 14, 14, 64, 256, 1, 1, 1, 0, 0},
+                                          {3, 9, 11, 19, 37, 3, 3, 2, 1, 1},
+                                          {2, 23, 21, 3, 64, 7, 7, 2, 3, 3},
+                                          {2, 9, 11, 48, 64, 1, 7, 1, 0, 3},
+                                          {2, 9, 11, 192, 64, 7, 1, 1, 3, 0},
+                                          {2, 14, 14, 128, 128, 3, 3, 1, 1, 1, /*groups=*/32},
+                                          {2, 28, 28, 256, 256, 3, 3, 2, 1, 1, /*groups=*/32}};
 
 // The documented guarantee (gemm.h): each element is computed by one thread in a fixed chunk,
 // so two runs on the same thread count give the same bits.
