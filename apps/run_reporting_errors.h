@@ -6,6 +6,7 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <string>
 
 #include "lib/base/check.h"
 #include "lib/base/escape_bytes.h"
@@ -13,16 +14,22 @@
 namespace xtrain {
 
 constexpr int kErrorExitCode = 1;
+constexpr const char* kOutOfMemoryMessage = "out of memory (try a smaller --batch_size)";
+
+// "tool: error: message\n" on stderr, in one write, so the lines of a job's processes never
+// interleave.
+inline void print_error_line(const char* tool, const std::string& message) {
+  std::cerr << std::string(tool) + ": error: " + escape_bytes(message) + "\n";
+}
 
 template <typename Body>
 int run_reporting_errors(const char* tool, Body&& body) {
   try {
     return body();
   } catch (const std::bad_alloc&) {
-    std::cerr << tool << ": error: out of memory (try a smaller --batch_size)\n";
+    print_error_line(tool, kOutOfMemoryMessage);
   } catch (const std::exception& e) {  // xtrain::Error included: what() is the one-line message
-    // One write, so the lines of a job's processes never interleave.
-    std::cerr << std::string(tool) + ": error: " + escape_bytes(e.what()) + "\n";
+    print_error_line(tool, e.what());
   }
   return kErrorExitCode;
 }

@@ -185,14 +185,22 @@ void print_outline(const TrainFlags& flags, const Trainer& trainer, const Graph&
   spdlog::info(run_line(run_outline(flags, trainer)));
 }
 
-int train(TrainFlags& flags, ProcessGroup& processes) {
+// What start-up makes for the run: the model, the cores that fit, the trainer (resumed or
+// pretrained), and what the outline says about them.
+struct StartUp {
+  std::shared_ptr<const Graph> model;
+  std::optional<size_t> available;  // bytes for this process, when known
+  int max_cores = 0;
+  CoreFit fit;
+  std::unique_ptr<Trainer> trainer;
+  std::vector<std::string> reinitialized;
+};
+
+// Everything before the first step that bad input can stop: the weight files, the data, the
+// model and its image size, the memory plan, the trainer and its weights. Throws the error.
+// Collective-free, so that each process of a job can fail here on its own.
+StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
   TrainerOptions& options = flags.trainer;
-  options.processes = &processes;
-  const bool speaks_for_job = processes.rank() == 0;
-  // A launcher gives each process a pseudo-terminal even when its own output is a file: a job of
-  // several processes draws no status line.
-  if (processes.size() == 1) install_status_line(options);
-  const FlushLogAtExit flush_log;
   // Before anything is read or created: --resume=auto on a new --logdir must leave no folder.
   const std::string resume =
       flags.resume == "auto" ? LogDir::latest_checkpoint(options.logdir) : flags.resume;
@@ -224,39 +232,85 @@ int train(TrainFlags& flags, ProcessGroup& processes) {
     memory_options.partial_test_batch = std::move(folders.partial_test_batch);
   }
 
-  std::shared_ptr<const Graph> model = build_model(flags.model, num_classes);
-  check_image_size(flags.model, *model, options.image_size);
+  StartUp run;
+  run.model = build_model(flags.model, num_classes);
+  check_image_size(flags.model, *run.model, options.image_size);
   // Memory: the cores that fit at --batch_size, decided before any core takes memory.
   // The processes of the job on this machine share its memory and its cores.
-  std::optional<size_t> available = available_memory(std::getenv("XTRAIN_MEMORY_LIMIT"));
-  if (available) {
-    *available /= processes.local_size();
-  } else if (speaks_for_job) {
+  run.available = available_memory(std::getenv("XTRAIN_MEMORY_LIMIT"));
+  if (run.available) {
+    *run.available /= processes.local_size();
+  } else if (processes.rank() == 0) {
     spdlog::warn(
         "warning: cannot read the available memory (/proc/meminfo, cgroup memory "
         "files): not checking that the run fits");
   }
-  const int max_cores = flags.num_cores_given
-                            ? options.num_cores
-                            : std::max(1, options.num_cores / processes.local_size());
-  const CoreFit fit = fit_cores(MemoryPlan(model, std::move(memory_options)),
-                                flags.num_cores_given ? options.num_cores : 0, max_cores,
-                                options.batch_size, available);
-  options.num_cores = fit.num_cores;
-  check_same_cores(processes, fit.num_cores);
-  options.stop_requested = &stop_requested;
-  handle_stop_signals(processes);
-  Trainer trainer(model, options, train_data, test_data);
-  std::vector<std::string> reinitialized;
+  run.max_cores = flags.num_cores_given ? options.num_cores
+                                        : std::max(1, options.num_cores / processes.local_size());
+  run.fit = fit_cores(MemoryPlan(run.model, std::move(memory_options)),
+                      flags.num_cores_given ? options.num_cores : 0, run.max_cores,
+                      options.batch_size, run.available);
+  options.num_cores = run.fit.num_cores;
+  run.trainer = std::make_unique<Trainer>(run.model, options, train_data, test_data);
   try {
-    if (!resume.empty()) trainer.resume(resume);
-    if (!flags.pretrained.empty()) reinitialized = trainer.load_pretrained(flags.pretrained);
+    if (!resume.empty()) run.trainer->resume(resume);
+    if (!flags.pretrained.empty())
+      run.reinitialized = run.trainer->load_pretrained(flags.pretrained);
   } catch (const Error& e) {
     throw Error(fmt::format("--{}: {}", flags.resume.empty() ? "pretrained" : "resume", e.what()),
                 e.where());
   }
-  if (speaks_for_job)
-    print_outline(flags, trainer, *model, fit, available, max_cores, reinitialized);
+  return run;
+}
+
+// Thrown in every process of a job whose start-up failed, after the first has said why: each
+// ends with kErrorExitCode without aborting the job.
+struct JobStartUpFailed {};
+
+// start_up(), then in a job an agreement: if any process failed, the first process says the
+// first failure once (naming its rank unless every process failed), instead of a line per
+// process, and every process stops once that line is out.
+StartUp start_up_in_agreement(TrainFlags& flags, ProcessGroup& processes) {
+  if (processes.size() == 1) return start_up(flags, processes);
+  std::optional<StartUp> run;
+  std::string error;
+  try {
+    run.emplace(start_up(flags, processes));
+  } catch (const std::bad_alloc&) {
+    error = kOutOfMemoryMessage;
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  const std::optional<ProcessGroup::Failure> failure = processes.first_failure(error);
+  if (!failure) return std::move(*run);
+  if (processes.rank() == 0) {
+    print_error_line("train", failure->failed == processes.size()
+                                  ? failure->message
+                                  : fmt::format("rank {}: {}", failure->rank, failure->message));
+  }
+  processes.barrier();  // the first process to end makes mpirun end the others
+  throw JobStartUpFailed{};
+}
+
+int train(TrainFlags& flags, ProcessGroup& processes) {
+  TrainerOptions& options = flags.trainer;
+  options.processes = &processes;
+  const bool speaks_for_job = processes.rank() == 0;
+  // A launcher gives each process a pseudo-terminal even when its own output is a file: a job of
+  // several processes draws no status line.
+  if (processes.size() == 1) install_status_line(options);
+  const FlushLogAtExit flush_log;
+  // Stop signals are handled once start-up is done: until then Ctrl-C ends the process at once
+  // (a long scan of --datadir), and the trainer reads the flag from its first step.
+  options.stop_requested = &stop_requested;
+  StartUp run = start_up_in_agreement(flags, processes);
+  check_same_cores(processes, run.fit.num_cores);
+  handle_stop_signals(processes);
+  Trainer& trainer = *run.trainer;
+  if (speaks_for_job) {
+    print_outline(flags, trainer, *run.model, run.fit, run.available, run.max_cores,
+                  run.reinitialized);
+  }
   const TrainResult result = flags.evaluate ? trainer.evaluate() : trainer.run();
   if (result.interrupted) exit_interrupted(processes);
   if (result.final_nonfinite > 0) {
@@ -285,11 +339,19 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   if (!xtrain::parse_train_flags(argc, argv, &flags, &exit_code)) return exit_code;
   std::optional<xtrain::ProcessGroup> processes;  // MPI lives as long as main
+  bool job_agreed = false;                        // every process of the job is ending
   const int code = xtrain::run_reporting_errors("train", [&] {
     processes.emplace(xtrain::ProcessGroup::from_environment());
-    return xtrain::train(flags, *processes);
+    try {
+      return xtrain::train(flags, *processes);
+    } catch (const xtrain::JobStartUpFailed&) {
+      job_agreed = true;
+      return xtrain::kErrorExitCode;
+    }
   });
+  // The run is over: a signal now (mpirun ending the job as a process exits) has no step to stop.
+  xtrain::stop_notice = false;
   // After an error the other processes of a job may be waiting for this one in a collective.
-  if (code == xtrain::kErrorExitCode && processes) processes->abort(code);
+  if (code == xtrain::kErrorExitCode && processes && !job_agreed) processes->abort(code);
   return code;
 }

@@ -105,6 +105,29 @@ void ProcessGroup::sum(double* values, int count) {
   MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
+std::optional<ProcessGroup::Failure> ProcessGroup::first_failure(const std::string& message) {
+  if (size_ == 1) {
+    if (message.empty()) return std::nullopt;
+    return Failure{0, 1, message};
+  }
+  int first = message.empty() ? size_ : rank_;
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == size_) return std::nullopt;
+  Failure failure;
+  failure.rank = first;
+  failure.failed = message.empty() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &failure.failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  int length = first == rank_ ? static_cast<int>(message.size()) : 0;
+  MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD);
+  failure.message = first == rank_ ? message : std::string(length, '\0');
+  MPI_Bcast(failure.message.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
+  return failure;
+}
+
+void ProcessGroup::barrier() {
+  if (size_ > 1) MPI_Barrier(MPI_COMM_WORLD);
+}
+
 void ProcessGroup::abort(int code) {
   if (size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
 }

@@ -14,6 +14,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace xtrain {
@@ -46,6 +48,19 @@ class ProcessGroup {
   // values[0, count) become their sums over the processes. Meant for whole numbers (counts,
   // votes), which double adds exactly in any order.
   void sum(double* values, int count);
+  // A failure of some processes of the job: the lowest failing rank, its message, and how many
+  // processes failed.
+  struct Failure {
+    int rank = 0;
+    int failed = 0;
+    std::string message;
+  };
+  // Every process calls it with its own error message, "" when it has none; each gets the first
+  // failing process's failure, or nothing when every process succeeded. So the job can agree to
+  // stop, and say why once instead of once per process.
+  std::optional<Failure> first_failure(const std::string& message);
+  // Returns once every process has called it.
+  void barrier();
   // Leaves the job (MPI_Finalize) before a quick exit; the destructor then has nothing to do.
   // Every process calls it.
   void finalize();

@@ -2,9 +2,9 @@
 # One job of several processes under Open MPI's mpirun, as a user runs it: the same four replicas
 # placed as 1 process x 4 cores, 2 x 2 and 4 x 1 train on the same Fashion-MNIST shards to the
 # same bytes; the job prints its lines once and one process keeps the logdir; a checkpoint of
-# one placement resumes in another; a missed --target_accuracy is exit 21 for the job; a failing
-# or killed process ends the whole job, non-zero, within seconds; scripts/train_dist stops a job
-# cleanly.
+# one placement resumes in another; a missed --target_accuracy is exit 21 for the job; a start-up
+# error is said once; a failing or killed process ends the whole job, non-zero, within seconds;
+# scripts/train_dist stops a job cleanly.
 set -euo pipefail
 train="$1"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -80,6 +80,28 @@ code=$?
 set -e
 [ "$code" -eq 21 ] || { cat "$dir/target.out"; fail "missed target: the job exited $code, expected 21"; }
 [ "$(grep -c 'is below target' "$dir/target.out")" -eq 1 ] || fail "expected one below-target line"
+
+# A start-up error: the processes agree, and the job says it once, exit 1; naming the rank when
+# only some processes failed (mpirun's "-np 1 A : -np 1 B" starts two different command lines).
+bad=(--model=resnet20 --fake_data --num_cores=1 --num_epochs=1 --num_steps=2 --num_test_steps=1)
+for case in all one; do
+  set +e
+  if [ "$case" = all ]; then
+    mpirun --allow-run-as-root --quiet --oversubscribe -np 3 "$train" "${bad[@]}" \
+      --resume="$dir/missing" >"$dir/startup.out" 2>"$dir/startup.err"
+  else
+    mpirun --allow-run-as-root --quiet --oversubscribe -np 1 "$train" "${bad[@]}" : \
+      -np 1 "$train" "${bad[@]}" --resume="$dir/missing" >"$dir/startup.out" 2>"$dir/startup.err"
+  fi
+  code=$?
+  set -e
+  [ "$code" -eq 1 ] || { cat "$dir/startup.err"; fail "start-up error ($case): exit $code, expected 1"; }
+  expected="train: error: --resume: $dir/missing: no such file"
+  [ "$case" = all ] || expected="train: error: rank 1: --resume: $dir/missing: no such file"
+  [ "$(cat "$dir/startup.err")" = "$expected" ] ||
+    { cat "$dir/startup.err"; fail "start-up error ($case): expected the one line '$expected'"; }
+  [ ! -s "$dir/startup.out" ] || { cat "$dir/startup.out"; fail "start-up error ($case) printed lines"; }
+done
 
 # A diverging job: the first failing core ends every process, with one line naming rank and core.
 set +e

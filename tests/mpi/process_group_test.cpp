@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "lib/parallel/mesh.h"
@@ -49,6 +51,23 @@ TEST(ProcessGroup, DoubleSumCountsOverRanks) {
   group->sum(values, 2);
   EXPECT_EQ(values[0], 4.0);
   EXPECT_EQ(values[1], 60.0);
+}
+
+// The first failing rank's message reaches every rank, with how many failed; none when none did.
+TEST(ProcessGroup, FirstFailureIsTheLowestFailingRanksOnEveryRank) {
+  EXPECT_FALSE(group->first_failure("").has_value());
+  const int rank = group->rank();
+  const std::string mine = rank % 2 == 1 ? "rank " + std::to_string(rank) + " failed" : "";
+  const std::optional<ProcessGroup::Failure> failure = group->first_failure(mine);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->rank, 1);
+  EXPECT_EQ(failure->failed, 2);
+  EXPECT_EQ(failure->message, "rank 1 failed");
+  const std::optional<ProcessGroup::Failure> all = group->first_failure("no such file");
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(all->rank, 0);
+  EXPECT_EQ(all->failed, 4);
+  EXPECT_EQ(all->message, "no such file");
 }
 
 // Two cores per process, four processes: eight replicas with ordinals 0..7, whose mean is the

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <optional>
 #include <vector>
 
 namespace xtrain {
@@ -29,6 +30,12 @@ TEST(ProcessGroup, WithoutALauncherIsOneProcessAndLeavesMpiAlone) {
   double count = 7.0;
   group.sum(&count, 1);
   EXPECT_EQ(count, 7.0);
+  EXPECT_FALSE(group.first_failure("").has_value());
+  const std::optional<ProcessGroup::Failure> failure = group.first_failure("no such file");
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->rank, 0);
+  EXPECT_EQ(failure->failed, 1);
+  EXPECT_EQ(failure->message, "no such file");
   group.abort(1);  // returns: there is no job to end
 }
 
