@@ -16,27 +16,29 @@ struct DenseNetConfig {
   int stem_channels;  // num_init_features
 };
 
-// norm1, relu1, conv1 (1x1), norm2, relu2, conv2 (3x3) over the concatenation of `features`.
+// norm1, relu1, conv1 (1x1), norm2, relu2, conv2 (3x3) over the concatenation of `features`,
+// which norm1 reads part by part: no layer copies the growing concatenation.
 Value dense_layer(GraphBuilder& g, const std::string& name, const std::vector<Value>& features,
                   int growth) {
-  Value x = features.size() == 1 ? features[0] : g.concat(name + ".cat", features);
-  x = g.batchnorm_relu(name + ".norm1", x);
+  Value x = g.batchnorm_relu(name + ".norm1", features);
   x = g.conv2d(name + ".conv1", x, kBottleneckWidth * growth, 1);
   x = g.batchnorm_relu(name + ".norm2", x);
   return g.conv2d(name + ".conv2", x, growth, 3, 1, 1);
 }
 
-Value dense_block(GraphBuilder& g, const std::string& name, Value x, int layers, int growth) {
+// The block's input and every layer's output: their concatenation is the block's output.
+std::vector<Value> dense_block(GraphBuilder& g, const std::string& name, Value x, int layers,
+                               int growth) {
   std::vector<Value> features{x};
   for (int i = 1; i <= layers; ++i) {
     features.push_back(dense_layer(g, name + ".denselayer" + std::to_string(i), features, growth));
   }
-  return g.concat(name + ".cat", features);
+  return features;
 }
 
-// norm, relu, conv (1x1, half the channels), pool (2x2 average).
-Value transition(GraphBuilder& g, const std::string& name, Value x) {
-  x = g.batchnorm_relu(name + ".norm", x);
+// norm, relu (over the block's features), conv (1x1, half the channels), pool (2x2 average).
+Value transition(GraphBuilder& g, const std::string& name, const std::vector<Value>& features) {
+  Value x = g.batchnorm_relu(name + ".norm", features);
   x = g.conv2d(name + ".conv", x, g.channels(x) / 2, 1);
   return g.avg_pool2d(name + ".pool", x, 2, 2);
 }
@@ -49,12 +51,14 @@ std::shared_ptr<const Graph> densenet(const DenseNetConfig& config, int num_clas
   x = g.batchnorm_relu("features.norm0", x);
   x = g.max_pool2d("features.pool0", x, 3, 2, 1);
   const int blocks = static_cast<int>(config.block_layers.size());
+  std::vector<Value> features;
   for (int b = 1; b <= blocks; ++b) {
     const std::string block = std::to_string(b);
-    x = dense_block(g, "features.denseblock" + block, x, config.block_layers[b - 1], config.growth);
-    if (b < blocks) x = transition(g, "features.transition" + block, x);
+    features =
+        dense_block(g, "features.denseblock" + block, x, config.block_layers[b - 1], config.growth);
+    if (b < blocks) x = transition(g, "features.transition" + block, features);
   }
-  x = g.batchnorm_relu("features.norm5", x);  // and forward()'s F.relu after it
+  x = g.batchnorm_relu("features.norm5", features);  // and forward()'s F.relu after it
   g.linear("classifier", g.global_avg_pool_flatten("avgpool", x), num_classes);
   return g.finish();
 }

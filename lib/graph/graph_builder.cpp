@@ -52,8 +52,19 @@ Value GraphBuilder::batchnorm(const std::string& name, Value x, float eps) {
 }
 
 Value GraphBuilder::batchnorm_relu(const std::string& name, Value x, float eps) {
-  return append(std::make_unique<BatchNorm2d>(name, channels(x), BatchNorm2d::Fused::kReLU, eps),
-                {x.id}, channels(x));
+  return batchnorm_relu(name, std::vector<Value>{x}, eps);
+}
+
+Value GraphBuilder::batchnorm_relu(const std::string& name, const std::vector<Value>& parts,
+                                   float eps) {
+  std::vector<int> ids;
+  int total = 0;
+  for (Value x : parts) {
+    ids.push_back(x.id);
+    total += channels(x);
+  }
+  return append(std::make_unique<BatchNorm2d>(name, total, BatchNorm2d::Fused::kReLU, eps),
+                std::move(ids), total);
 }
 
 Value GraphBuilder::batchnorm_add_relu(const std::string& name, Value x, Value residual) {

@@ -37,6 +37,9 @@ class GraphBuilder {
   Value batchnorm(const std::string& name, Value x, float eps = 1e-5f);
   // relu(batchnorm(x)) as one layer, named and checkpointed like the batchnorm.
   Value batchnorm_relu(const std::string& name, Value x, float eps = 1e-5f);
+  // The same over torch.cat(parts, 1), without building the concatenation (BatchNorm2d's parts):
+  // DenseNet's norm layers over their growing list of features.
+  Value batchnorm_relu(const std::string& name, const std::vector<Value>& parts, float eps = 1e-5f);
   // relu(batchnorm(x) + residual) as one layer, named and checkpointed like the batchnorm: a
   // residual block's last normalization, its sum and its ReLU in one pass over memory.
   Value batchnorm_add_relu(const std::string& name, Value x, Value residual);

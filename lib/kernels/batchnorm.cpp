@@ -71,7 +71,7 @@ void scale_shift(const BatchNormShape& s, const float* x, const float* residual,
         for (int64_t r = r0; r < r1; ++r) {
           const float* xr = x + r * s.c;
           const float* residual_r = kResidual ? residual + r * s.c : nullptr;
-          float* yr = y + r * s.c;
+          float* yr = y + r * s.y_row();
           for (int c = 0; c < s.c; ++c) {
             float v = xr[c] * scale[c] + shift[c];
             if (kResidual) v += residual_r[c];
@@ -97,7 +97,7 @@ void scale_shift(const BatchNormShape& s, const float* x, const float* residual,
   }
 }
 
-// dy[i], masked by the fused ReLU's output y when there is one.
+// dy[i], masked by the fused ReLU's output y when there is one (y and dy share their layout).
 template <bool kRelu>
 inline float masked_dy(const float* y, const float* dy, int64_t i) {
   return kRelu ? (y[i] > 0.0f ? dy[i] : 0.0f) : dy[i];
@@ -192,11 +192,12 @@ void backward(const BatchNormShape& s, const float* x, const float* y, const flo
       s,
       [&](int64_t r0, int64_t r1, double* a, double* b) {
         const int channels = s.c;
+        const int64_t y_row = s.y_row();
         int64_t r = r0;
         for (; r + 4 <= r1; r += 4) {
-          const int64_t i0 = r * channels, i1 = i0 + channels, i2 = i1 + channels,
-                        i3 = i2 + channels;
-          const float *x0 = x + i0, *x1 = x + i1, *x2 = x + i2, *x3 = x + i3;
+          const int64_t i0 = r * y_row, i1 = i0 + y_row, i2 = i1 + y_row, i3 = i2 + y_row;
+          const float* x0 = x + r * channels;
+          const float *x1 = x0 + channels, *x2 = x1 + channels, *x3 = x2 + channels;
           for (int c = 0; c < channels; ++c) {
             const double g0 = masked_dy<kRelu>(y, dy, i0 + c), g1 = masked_dy<kRelu>(y, dy, i1 + c),
                          g2 = masked_dy<kRelu>(y, dy, i2 + c), g3 = masked_dy<kRelu>(y, dy, i3 + c);
@@ -208,7 +209,7 @@ void backward(const BatchNormShape& s, const float* x, const float* y, const flo
         for (; r < r1; ++r) {
           const float* xr = x + r * channels;
           for (int c = 0; c < channels; ++c) {
-            const double g = masked_dy<kRelu>(y, dy, r * channels + c);
+            const double g = masked_dy<kRelu>(y, dy, r * y_row + c);
             a[c] += g;
             b[c] += g * (xr[c] - mean[c]);
           }
@@ -230,16 +231,16 @@ void backward(const BatchNormShape& s, const float* x, const float* y, const flo
       ex, s.m,
       [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
-          const int64_t row = r * s.c;
+          const int64_t row = r * s.c, y_row = r * s.y_row();
           if (dresidual != nullptr) {
-            for (int c = 0; c < s.c; ++c) dresidual[row + c] = masked_dy<kRelu>(y, dy, row + c);
+            for (int c = 0; c < s.c; ++c) dresidual[row + c] = masked_dy<kRelu>(y, dy, y_row + c);
           }
           if (dx == nullptr) continue;
           const float* xr = x + row;
           float* dxr = dx + row;
           for (int c = 0; c < s.c; ++c) {
             const float xhat = (xr[c] - mean[c]) * inv_std[c];
-            const float g = masked_dy<kRelu>(y, dy, row + c);
+            const float g = masked_dy<kRelu>(y, dy, y_row + c);
             dxr[c] = gamma[c] * inv_std[c] * (g - mean_dy[c] - xhat * mean_dy_xhat[c]);
           }
         }

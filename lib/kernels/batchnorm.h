@@ -1,5 +1,7 @@
 // BatchNorm2d kernels. NHWC activations seen as rows: x, y, dx, dy and the optional residual and
-// dresidual are [M, C], M = N*H*W.
+// dresidual are [M, C], M = N*H*W; the rows of y and dy may be wider (y_stride), so that the
+// channels of y are columns of a wider output (a BatchNorm over a concatenation, one part at a
+// time).
 // Per-channel reductions use double accumulators over fixed chunks of rows whose sums are added in
 // chunk order, so results do not depend on the thread count. No heap allocation per call: the
 // caller hands each kernel batchnorm_workspace_floats() of scratch (its share of a plan's arena).
@@ -15,8 +17,11 @@ namespace xtrain::kernels {
 struct BatchNormShape {
   int64_t m;
   int c;
-  float eps;          // 1e-5 as in PyTorch
-  bool relu = false;  // fused ReLU: y = max(batchnorm(x) + residual, 0) in the same pass
+  float eps;             // 1e-5 as in PyTorch
+  bool relu = false;     // fused ReLU: y = max(batchnorm(x) + residual, 0) in the same pass
+  int64_t y_stride = 0;  // floats between the rows of y and dy; 0: c
+
+  int64_t y_row() const { return y_stride > 0 ? y_stride : c; }
 };
 
 // The per-channel values a training forward saves for its backward: saved is [4, C], rows

@@ -1,5 +1,7 @@
 #include "lib/nn/batchnorm2d.h"
 
+#include <algorithm>
+
 #include "lib/base/check.h"
 #include "lib/nn/nhwc.h"
 
@@ -31,8 +33,26 @@ std::vector<ParamSpec> BatchNorm2d::param_specs() const {
           {"num_batches_tracked", Shape{}, ParamKind::kCounter, Init::kZeros}};
 }
 
-kernels::BatchNormShape BatchNorm2d::kernel_shape(const Shape& x) const {
-  return {x[0] * x[1] * x[2], num_features_, eps_, fused_ != Fused::kNothing};
+namespace {
+
+const Shape& shape_of(const Shape& x) { return x; }
+const Shape& shape_of(const TensorView& x) { return x.shape; }
+
+}  // namespace
+
+template <typename Inputs, typename Fn>
+void BatchNorm2d::for_each_part(const Inputs& inputs, Fn&& fn) const {
+  const size_t parts = fused_ == Fused::kAddReLU ? 1 : inputs.size();
+  int first = 0;
+  for (size_t i = 0; i < parts; ++i) {
+    const Shape& x = shape_of(inputs[i]);
+    const int channels = static_cast<int>(x[3]);
+    fn(static_cast<int>(i),
+       kernels::BatchNormShape{x[0] * x[1] * x[2], channels, eps_, fused_ != Fused::kNothing,
+                               num_features_},
+       first);
+    first += channels;
+  }
 }
 
 const float* BatchNorm2d::residual(const LayerCall& s) const {
@@ -40,51 +60,78 @@ const float* BatchNorm2d::residual(const LayerCall& s) const {
 }
 
 Shape BatchNorm2d::output_shape(const std::vector<Shape>& inputs) const {
-  check_nhwc(name(), inputs[0], num_features_);
-  const size_t expected_inputs = fused_ == Fused::kAddReLU ? 2 : 1;
-  XTRAIN_CHECK(inputs.size() == expected_inputs, "BatchNorm2d {}: expected {} inputs, got {}",
-               name(), expected_inputs, inputs.size());
-  XTRAIN_CHECK(inputs.size() == 1 || inputs[1] == inputs[0],
-               "BatchNorm2d {}: the residual {} differs from the input {}", name(),
-               inputs.back().str(), inputs[0].str());
-  return inputs[0];
+  XTRAIN_CHECK(!inputs.empty(), "BatchNorm2d {}: no input", name());
+  if (fused_ == Fused::kAddReLU) {
+    check_nhwc(name(), inputs[0], num_features_);
+    XTRAIN_CHECK(inputs.size() == 2, "BatchNorm2d {}: expected 2 inputs, got {}", name(),
+                 inputs.size());
+    XTRAIN_CHECK(inputs[1] == inputs[0],
+                 "BatchNorm2d {}: the residual {} differs from the input {}", name(),
+                 inputs[1].str(), inputs[0].str());
+    return inputs[0];
+  }
+  int64_t channels = 0;
+  for (const Shape& x : inputs) {
+    check_nhwc(name(), x);
+    XTRAIN_CHECK(x[0] == inputs[0][0] && x[1] == inputs[0][1] && x[2] == inputs[0][2],
+                 "BatchNorm2d {}: inputs {} and {} differ in batch or grid", name(),
+                 inputs[0].str(), x.str());
+    channels += x[3];
+  }
+  XTRAIN_CHECK(channels == num_features_, "BatchNorm2d {}: expected {} channels, got {}", name(),
+               num_features_, channels);
+  return Shape{inputs[0][0], inputs[0][1], inputs[0][2], channels};
 }
 
 size_t BatchNorm2d::workspace_floats(const std::vector<Shape>& inputs) const {
-  return kernels::batchnorm_workspace_floats(kernel_shape(inputs[0]));
+  size_t floats = 0;
+  for_each_part(inputs, [&](int, const kernels::BatchNormShape& k, int) {
+    floats = std::max(floats, kernels::batchnorm_workspace_floats(k));
+  });
+  return floats;
 }
 
 size_t BatchNorm2d::saved_floats(const std::vector<Shape>& inputs) const {
   return kernels::kBatchNormSavedRows * static_cast<size_t>(num_features_);
 }
 
+// Each part's saved values are its channels' [4, c] block, at 4 x its first channel.
 void BatchNorm2d::forward(const LayerCall& s) const {
-  const kernels::BatchNormShape k = kernel_shape(s.inputs[0].shape);
   const float* gamma = s.params[0];
   const float* beta = s.params[1];
   float* running_mean = s.buffers[0];
   float* running_var = s.buffers[1];
-  if (s.training) {
-    kernels::batchnorm_forward_train(k, s.inputs[0].data, residual(s), gamma, beta, s.output.data,
-                                     s.saved, running_mean, running_var, kMomentum, s.workspace,
-                                     s.ex);
-    ++*s.counters[0];
-  } else {
-    kernels::batchnorm_forward_eval(k, s.inputs[0].data, residual(s), gamma, beta, running_mean,
-                                    running_var, s.output.data, s.workspace, s.ex);
-  }
+  for_each_part(s.inputs, [&](int i, const kernels::BatchNormShape& k, int first) {
+    if (s.training) {
+      kernels::batchnorm_forward_train(
+          k, s.inputs[i].data, residual(s), gamma + first, beta + first, s.output.data + first,
+          s.saved + kernels::kBatchNormSavedRows * first, running_mean + first, running_var + first,
+          kMomentum, s.workspace, s.ex);
+    } else {
+      kernels::batchnorm_forward_eval(k, s.inputs[i].data, residual(s), gamma + first, beta + first,
+                                      running_mean + first, running_var + first,
+                                      s.output.data + first, s.workspace, s.ex);
+    }
+  });
+  if (s.training) ++*s.counters[0];
 }
 
 void BatchNorm2d::recompute_output(const LayerCall& s) const {
-  kernels::batchnorm_forward_again(kernel_shape(s.inputs[0].shape), s.inputs[0].data, residual(s),
-                                   s.saved, s.output.data, s.ex);
+  for_each_part(s.inputs, [&](int i, const kernels::BatchNormShape& k, int first) {
+    kernels::batchnorm_forward_again(k, s.inputs[i].data, residual(s),
+                                     s.saved + kernels::kBatchNormSavedRows * first,
+                                     s.output.data + first, s.ex);
+  });
 }
 
 void BatchNorm2d::backward(const LayerCall& s) const {
   float* dresidual = fused_ == Fused::kAddReLU ? s.dinputs[1].data : nullptr;
-  kernels::batchnorm_backward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.output.data,
-                              s.doutput.data, s.params[0], s.saved, s.dinputs[0].data, dresidual,
-                              s.grads[0], s.grads[1], s.workspace, s.ex);
+  for_each_part(s.inputs, [&](int i, const kernels::BatchNormShape& k, int first) {
+    kernels::batchnorm_backward(k, s.inputs[i].data, s.output.data + first, s.doutput.data + first,
+                                s.params[0] + first, s.saved + kernels::kBatchNormSavedRows * first,
+                                s.dinputs[i].data, dresidual, s.grads[0] + first,
+                                s.grads[1] + first, s.workspace, s.ex);
+  });
 }
 
 }  // namespace xtrain

@@ -6,6 +6,11 @@
 // 0) with the residual as the second input, as GraphBuilder::batchnorm_add_relu builds it. The
 // backward masks dy with y > 0 and hands the masked dy to the residual. A training plan rebuilds y
 // from x and the saved statistics instead of keeping it (recompute_output).
+// Without a residual it may take several inputs and normalize their channel concatenation,
+// torch.cat(inputs, 1), without building it: each input's channels are normalized on their own
+// (BatchNorm is per channel) into their columns of y, and each gets its own gradient. DenseNet's
+// norm layers read their growing list of features this way, so no layer copies a growing tensor
+// and the concatenations are never kept for the backward.
 #pragma once
 
 #include "lib/kernels/batchnorm.h"
@@ -26,7 +31,9 @@ class BatchNorm2d : public Layer {
   const char* type() const override;
   std::vector<ParamSpec> param_specs() const override;
   Shape output_shape(const std::vector<Shape>& inputs) const override;
-  bool backward_reads_input(int slot) const override { return slot == 0; }  // not the residual
+  bool backward_reads_input(int slot) const override {
+    return slot == 0 || fused_ != Fused::kAddReLU;  // not the residual
+  }
   bool backward_reads_output() const override { return fused_ != Fused::kNothing; }
   Rebuild rebuild_cost() const override { return Rebuild::kOnePass; }
   // kernels::batchnorm_forward_train's saved: mean, inv_std, scale, shift [C] each.
@@ -37,7 +44,11 @@ class BatchNorm2d : public Layer {
   void backward(const LayerCall& s) const override;
 
  private:
-  kernels::BatchNormShape kernel_shape(const Shape& x) const;
+  // Calls fn(input, kernel shape, first channel) for each input normalized: every input of a
+  // concatenation, in order, or input 0 when the second is a residual. Inputs: their Shapes or
+  // TensorViews.
+  template <typename Inputs, typename Fn>
+  void for_each_part(const Inputs& inputs, Fn&& fn) const;
   const float* residual(const LayerCall& s) const;
 
   int num_features_;

@@ -1,8 +1,9 @@
 // Concat: torch.cat(inputs, dim=1) of NHWC feature maps with the same N, H and W: each pixel's
-// channels of inputs[0], then inputs[1], ... (SqueezeNet's Fire, Inception's Mixed blocks,
-// DenseNet's dense layers). A copy: every kernel reads and writes dense NHWC rows, so an input
-// cannot simply be a slice of the output without a row stride in every kernel (that, and a
-// planner placing branches side by side, is the zero-copy design; not built).
+// channels of inputs[0], then inputs[1], ... (SqueezeNet's Fire, Inception's Mixed blocks). A
+// copy: every kernel reads and writes dense NHWC rows, so an input cannot simply be a slice of
+// the output without a row stride in every kernel (that, and a planner placing branches side by
+// side, is the zero-copy design; not built). DenseNet's growing concatenations are never built:
+// its BatchNorm2d layers read their inputs part by part (batchnorm2d.h).
 #pragma once
 
 #include "lib/nn/layer.h"

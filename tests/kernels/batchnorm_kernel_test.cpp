@@ -4,6 +4,7 @@
 // contract of the backward.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -325,6 +326,64 @@ TEST(BatchNorm2dKernel, OneTwoAndThreeThreadsAreBitwiseEqual) {
       expect_bitwise_equal(a.dgamma, b.dgamma, "dgamma");
       expect_bitwise_equal(a.dbeta, b.dbeta, "dbeta");
     }
+  }
+}
+
+// y and dy as columns [first, first + C) of wider rows (a BatchNorm over a concatenation, one
+// part at a time): the same bits as with dense rows in every output, and the other columns of y
+// untouched, with and without the fused ReLU.
+TEST(BatchNorm2dKernel, ColumnsOfAWiderOutputHoldTheDenseOutputsBitwise) {
+  constexpr int kWidth = 13, kFirst = 3;
+  constexpr float kUntouched = 7.0f;
+  for (bool relu : {false, true}) {
+    const BatchNormShape dense{4 * 7 * 7 + 3, 5, kEps, relu};
+    BatchNormShape wide = dense;
+    wide.y_stride = kWidth;
+    SCOPED_TRACE(describe(dense) + (relu ? " relu" : ""));
+    const BatchNormData d(dense, 31, 0.2f, 1.5f);
+    const BatchNormOutputs expected = run_fast(dense, d, Exec{});
+    // The wide dy holds d.dy in its columns, other values around them.
+    std::vector<float> wide_dy = random_floats(dense.m * kWidth, 32);
+    std::vector<float> y(dense.m * kWidth, kUntouched), y_again = y, y_eval = y;
+    for (int64_t r = 0; r < dense.m; ++r) {
+      std::copy_n(d.dy.begin() + r * dense.c, dense.c, wide_dy.begin() + r * kWidth + kFirst);
+    }
+    BatchNormOutputs o(dense, d);
+    kernels::batchnorm_forward_train(
+        wide, d.x.data(), nullptr, d.gamma.data(), d.beta.data(), y.data() + kFirst, o.saved.data(),
+        o.running_mean.data(), o.running_var.data(), kMomentum, workspace_for(wide).data(), Exec{});
+    kernels::batchnorm_forward_again(wide, d.x.data(), nullptr, o.saved.data(),
+                                     y_again.data() + kFirst, Exec{});
+    kernels::batchnorm_forward_eval(wide, d.x.data(), nullptr, d.gamma.data(), d.beta.data(),
+                                    d.running_mean.data(), d.running_var.data(),
+                                    y_eval.data() + kFirst, workspace_for(wide).data(), Exec{});
+    kernels::batchnorm_backward(wide, d.x.data(), y.data() + kFirst, wide_dy.data() + kFirst,
+                                d.gamma.data(), o.saved.data(), o.dx.data(), nullptr,
+                                o.dgamma.data(), o.dbeta.data(), workspace_for(wide).data(),
+                                Exec{});
+    const auto columns = [&](const std::vector<float>& rows, int first, int count) {
+      std::vector<float> out;
+      for (int64_t r = 0; r < dense.m; ++r) {
+        out.insert(out.end(), rows.begin() + r * kWidth + first,
+                   rows.begin() + r * kWidth + first + count);
+      }
+      return out;
+    };
+    expect_bitwise_equal(columns(y, kFirst, dense.c), expected.y, "y");
+    expect_bitwise_equal(columns(y_again, kFirst, dense.c), expected.y_again, "y_again");
+    expect_bitwise_equal(columns(y_eval, kFirst, dense.c), expected.y_eval, "y_eval");
+    for (const std::vector<float>* rows : {&y, &y_again, &y_eval}) {
+      const std::vector<float> before = columns(*rows, 0, kFirst);
+      const std::vector<float> after = columns(*rows, kFirst + dense.c, kWidth - kFirst - dense.c);
+      for (float v : before) ASSERT_EQ(v, kUntouched);
+      for (float v : after) ASSERT_EQ(v, kUntouched);
+    }
+    expect_bitwise_equal(o.saved, expected.saved, "saved");
+    expect_bitwise_equal(o.running_mean, expected.running_mean, "running_mean");
+    expect_bitwise_equal(o.running_var, expected.running_var, "running_var");
+    expect_bitwise_equal(o.dx, expected.dx, "dx");
+    expect_bitwise_equal(o.dgamma, expected.dgamma, "dgamma");
+    expect_bitwise_equal(o.dbeta, expected.dbeta, "dbeta");
   }
 }
 

@@ -39,6 +39,27 @@ TEST(BatchNorm2d, WithResidualAndReluGradientsMatchFiniteDifferences) {
   check_layer_gradients(bn_add_relu, {Shape{2, 3, 3, 3}, Shape{2, 3, 3, 3}}, options);
 }
 
+// Over several inputs, the normalization of their channel concatenation (DenseNet's norm
+// layers): each input gets its gradient, each channel its gamma and beta.
+TEST(BatchNorm2d, OverSeveralInputsGradientsMatchFiniteDifferences) {
+  BatchNorm2d bn("bn", /*num_features=*/6);
+  check_layer_gradients(bn, {Shape{2, 4, 4, 1}, Shape{2, 4, 4, 3}, Shape{2, 4, 4, 2}},
+                        testing::GradCheckOptions{});
+  // With the ReLU, as DenseNet builds it; a step of 1e-3 keeps every output on its side of the
+  // kink for seed 1, as above.
+  BatchNorm2d bn_relu("bn", /*num_features=*/5, BatchNorm2d::Fused::kReLU);
+  testing::GradCheckOptions options;
+  options.step = 1e-3f;
+  check_layer_gradients(bn_relu, {Shape{2, 3, 3, 2}, Shape{2, 3, 3, 3}}, options);
+}
+
+TEST(BatchNorm2d, OverSeveralInputsRejectsOtherGridsAndChannelCounts) {
+  BatchNorm2d bn("bn", /*num_features=*/5);
+  EXPECT_EQ(bn.output_shape({Shape{2, 3, 3, 2}, Shape{2, 3, 3, 3}}), (Shape{2, 3, 3, 5}));
+  EXPECT_THROW(bn.output_shape({Shape{2, 3, 3, 2}, Shape{2, 3, 4, 3}}), Error);
+  EXPECT_THROW(bn.output_shape({Shape{2, 3, 3, 2}, Shape{2, 3, 3, 2}}), Error);
+}
+
 TEST(BatchNorm2d, RejectsAResidualOfAnotherShape) {
   BatchNorm2d bn_add_relu("bn", /*num_features=*/3, BatchNorm2d::Fused::kAddReLU);
   EXPECT_THROW(bn_add_relu.output_shape({Shape{2, 3, 3, 3}, Shape{2, 3, 4, 3}}), Error);
