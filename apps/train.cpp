@@ -137,8 +137,10 @@ void check_same_cores(ProcessGroup& processes, int num_cores) {
 }
 
 // What each core will hold besides its training batch, for the memory plan.
-MemoryPlanOptions memory_plan_options(const TrainFlags& flags) {
+MemoryPlanOptions memory_plan_options(const TrainFlags& flags, const ProcessGroup& processes) {
   MemoryPlanOptions memory;
+  memory.processes = processes.size();
+  memory.local_processes = processes.local_size();
   memory.test_set_batch_size = flags.trainer.test_set_batch_size;
   memory.image_size = flags.trainer.image_size;
   memory.trains = !flags.evaluate;
@@ -207,7 +209,7 @@ StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
   check_weights_file("resume", resume);
   check_weights_file("pretrained", flags.pretrained);
   BatchSourceFactory train_data, test_data;
-  MemoryPlanOptions memory_options = memory_plan_options(flags);
+  MemoryPlanOptions memory_options = memory_plan_options(flags, processes);
   int num_classes = flags.num_classes > 0 ? flags.num_classes : kImageNetClasses;
   if (flags.fake_data) {
     train_data = [&](int rank, int num_replicas) {

@@ -50,10 +50,12 @@ size_t MemoryPlan::plan_bytes(int batch_size, bool training, int kernel_threads)
 CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
   const MemoryPlanOptions& o = options_;
   const int test_batch = o.test_set_batch_size;
+  // Every replica of the job draws its shard of the data, so the partial batches depend on them
+  // all, not only on this process's cores.
   auto partial = [&](const PartialBatchSize& size, int batch) {
-    return size ? size(num_cores, batch) : 0;
+    return size ? size(num_cores * o.processes, batch) : 0;
   };
-  const int threads = Mesh::threads_per_core(num_cores);
+  const int threads = Mesh::threads_per_core(num_cores, o.local_processes);
   auto plan = [&](int batch, bool training) { return plan_bytes(batch, training, threads); };
   CoreMemory need;
   // Training and testing give each other's arenas back (Replica::release_plan_memory): the

@@ -32,6 +32,10 @@ struct MemoryPlanOptions {
   int num_workers = 4;
   int ring_slots = 8;
   PartialBatchSize partial_train_batch, partial_test_batch;  // null: every batch is full
+  // The job's processes, each running as many cores (their replicas share the data set), and
+  // those on this machine (they share its hardware threads).
+  int processes = 1;
+  int local_processes = 1;
 };
 
 // One core's need, in bytes.

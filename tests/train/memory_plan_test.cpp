@@ -123,6 +123,26 @@ TEST(MemoryPlan, CountsPartialBatchPlansLoaderRingsAndDecoding) {
   EXPECT_LT(MemoryPlan(graph, options).core(1, 32).plans, folders.plans);
 }
 
+// In a job the partial batches come from the shards of every process's replicas, and the
+// processes on one machine share its threads (the plans' kernel scratch).
+TEST(MemoryPlan, AJobsPartialBatchesComeFromEveryReplica) {
+  MemoryPlanOptions options;
+  options.image_size = 32;
+  options.processes = 3;
+  options.local_processes = 2;
+  int replicas_asked = 0;
+  options.partial_train_batch = [&](int num_replicas, int batch) {
+    replicas_asked = num_replicas;
+    return batch / 2;
+  };
+  const auto graph = build_model("resnet20", 10);
+  const MemoryPlan plan(graph, options);
+  const CoreMemory need = plan.core(2, 32);
+  EXPECT_EQ(replicas_asked, 6);
+  const int threads = Mesh::threads_per_core(2, 2);
+  EXPECT_EQ(need.plans, plan.plan_bytes(32, true, threads) + plan.plan_bytes(16, true, threads));
+}
+
 std::string fit_error(const MemoryPlan& plan, int asked_cores, int max_cores, int batch,
                       size_t available) {
   try {
