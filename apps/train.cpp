@@ -21,6 +21,7 @@
 #include "data/loader.h"
 #include "lib/base/check.h"
 #include "lib/base/escape_bytes.h"
+#include "lib/kernels/gemm.h"
 #include "lib/parallel/process_group.h"
 #include "lib/train/log_lines.h"
 #include "lib/train/memory_budget.h"
@@ -172,10 +173,11 @@ void print_outline(const TrainFlags& flags, const Trainer& trainer, const Graph&
                    const std::vector<std::string>& reinitialized) {
   const TrainerOptions& options = flags.trainer;
   const Shape image{1, options.image_size, options.image_size, model.input_channels()};
-  spdlog::info(
-      model_line(flags.model, model.num_parameters(), model.macs(image), options.image_size));
-  spdlog::info(
-      memory_line(fit.num_cores, fit.core_bytes, options.batch_size, fit.total_bytes, available));
+  spdlog::info(model_line(flags.model, model.num_parameters(), model.macs(image),
+                          options.image_size,
+                          precision_text(options.precision, kernels::bfloat16_in_hardware())));
+  spdlog::info(memory_line(fit.num_cores, fit.core_bytes, options.batch_size, options.precision,
+                           fit.total_bytes, available));
   if (fit.capped_from_bytes > 0) {
     spdlog::info(cores_capped_line(fit.num_cores, max_cores, options.batch_size,
                                    fit.capped_from_bytes, *available));

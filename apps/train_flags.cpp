@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -40,6 +41,10 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   // Groups in --help, in the README's order: each option joins the group named last.
   app.option_defaults()->group("Model and data");
   app.add_option("--model", f.model, "Architecture")->check(one_of(model_names()));
+  bool bf16 = false;
+  app.add_flag("--bf16", bf16,
+               "Convolutions and Linear layers multiply in bfloat16, everything else stays float32 "
+               "(also set by XLA_USE_BF16=1)");
   CLI::Option* fake_data =
       app.add_flag("--fake_data", f.fake_data, "Train and test on all-zero images labelled 0");
   CLI::Option* datadir = app.add_option("--datadir", f.data.datadir,
@@ -171,6 +176,13 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
     if (checkpoint_steps->count() > 0) return fail("--checkpoint_steps needs --logdir");
     if (keep_checkpoints->count() > 0) return fail("--keep_checkpoints needs --logdir");
   }
+  // XLA_USE_BF16 as torch_xla reads it: 1 or true turns bfloat16 on, 0 or false leaves it off.
+  const char* use_bf16 = std::getenv("XLA_USE_BF16");
+  const std::string env = use_bf16 == nullptr ? "" : use_bf16;
+  if (env != "" && env != "0" && env != "1" && env != "false" && env != "true") {
+    return fail("XLA_USE_BF16: expected 1, 0, true or false, got '" + env + "'");
+  }
+  t.precision = bf16 || env == "1" || env == "true" ? Precision::kBFloat16 : Precision::kFloat32;
   f.num_cores_given = num_cores->count() > 0;
   t.model = f.model;
   t.flags = flags_record(argc, argv);

@@ -14,9 +14,10 @@ size_t Plan::arena_bytes_for(const Graph& graph, const Shape& input, PlanMode mo
 }
 
 Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode mode,
-           const Layer* loss, int kernel_threads)
+           const Layer* loss, int kernel_threads, Precision precision)
     : mode_(mode),
       kernel_threads_(kernel_threads),
+      precision_(precision),
       calls_(list_calls(graph, loss)),
       shapes_(infer_shapes(graph, calls_, input)) {
   XTRAIN_CHECK(kernel_threads >= 1, "a plan needs at least one kernel thread, got {}",
@@ -84,6 +85,7 @@ void Plan::bind_calls(ParamStore& store, const Lifetimes& lifetimes, const Arena
     c.saved = at(layout.saved[i]);
     c.workspace = at(layout.workspace);
     c.training = training;
+    c.precision = precision_;
   }
   bind_backward(lifetimes, layout);
 }

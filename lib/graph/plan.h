@@ -37,9 +37,10 @@ struct LayerTiming {
 class Plan {
  public:
   // `loss` (kept by the caller, outliving the plan) ends the plan; a training plan needs one.
-  // The plan runs on at most `kernel_threads` threads (its arena holds their kernel scratch).
+  // The plan runs on at most `kernel_threads` threads (its arena holds their kernel scratch); its
+  // convolutions and Linear layers multiply in `precision`.
   Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode mode, const Layer* loss,
-       int kernel_threads);
+       int kernel_threads, Precision precision);
   // The arena_bytes() such a plan would have, computed without allocating anything: memory is
   // planned before it is taken.
   static size_t arena_bytes_for(const Graph& graph, const Shape& input, PlanMode mode,
@@ -86,6 +87,7 @@ class Plan {
 
   PlanMode mode_;
   int kernel_threads_;
+  Precision precision_;
   CallList calls_;
   std::vector<Shape> shapes_;              // per value
   std::vector<size_t> value_offset_;       // per value, into arena_

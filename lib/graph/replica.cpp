@@ -7,9 +7,10 @@
 
 namespace xtrain {
 
-Replica::Replica(std::shared_ptr<const Graph> graph, int kernel_threads)
+Replica::Replica(std::shared_ptr<const Graph> graph, int kernel_threads, Precision precision)
     : graph_(std::move(graph)),
       kernel_threads_(kernel_threads),
+      precision_(precision),
       store_(*graph_),
       momentum_(store_.num_params()) {}
 
@@ -47,7 +48,7 @@ Plan& Replica::plan_for(const Shape& input, PlanMode mode, const Layer* loss) {
   std::unique_ptr<Plan>& plan = plans_[{input.dims(), mode, loss}];
   if (!plan) {
     const auto start = std::chrono::steady_clock::now();
-    plan = std::make_unique<Plan>(*graph_, store_, input, mode, loss, kernel_threads_);
+    plan = std::make_unique<Plan>(*graph_, store_, input, mode, loss, kernel_threads_, precision_);
     compile_seconds_ +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }

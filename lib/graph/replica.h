@@ -15,8 +15,10 @@ namespace xtrain {
 
 class Replica {
  public:
-  // Its plans run on at most `kernel_threads` threads (the core's pool).
-  explicit Replica(std::shared_ptr<const Graph> graph, int kernel_threads = 1);
+  // Its plans run on at most `kernel_threads` threads (the core's pool) and multiply in
+  // `precision`.
+  explicit Replica(std::shared_ptr<const Graph> graph, int kernel_threads = 1,
+                   Precision precision = Precision::kFloat32);
   // Bytes a replica of this graph holds besides its plans (parameters, gradients, momentum,
   // buffers and counters), counted without allocating them.
   static size_t state_bytes(const Graph& graph);
@@ -38,6 +40,7 @@ class Replica {
  private:
   std::shared_ptr<const Graph> graph_;
   int kernel_threads_;
+  Precision precision_;
   ParamStore store_;
   AlignedBuffer momentum_;
   std::map<std::tuple<std::vector<int64_t>, PlanMode, const Layer*>, std::unique_ptr<Plan>> plans_;

@@ -89,6 +89,9 @@ void col2im_add(const Conv2dShape& s, const float* dcol, int g, int64_t r0, int6
       kMinChannelChunk);
 }
 
+// The direct kernels multiply in float32 only; bfloat16 convolutions take the GEMM paths.
+bool direct(Precision precision) { return precision == Precision::kFloat32; }
+
 // Calls fn(r0, r1) for each tile [r0, r1) of output rows, in order.
 template <typename Fn>
 void for_each_tile(const Conv2dShape& s, Fn&& fn) {
@@ -106,16 +109,17 @@ size_t conv2d_workspace_floats(const Conv2dShape& s) {
 }
 
 void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
-                    float* y, float* workspace, const Exec& ex) {
+                    float* y, float* workspace, const Exec& ex, Precision precision) {
   if (band_groups(s) > 1) {
     expand_to_bands(s, weight, workspace);
-    conv2d_forward(banded(s), x, workspace, bias, y, workspace + banded_weight_floats(s), ex);
+    conv2d_forward(banded(s), x, workspace, bias, y, workspace + banded_weight_floats(s), ex,
+                   precision);
     return;
   }
   const int64_t m = s.rows(), k = s.patch();
   if (s.is_pointwise()) {
-    gemm(false, false, m, s.c_out, k, 1.0f, x, k, weight, s.c_out, 0.0f, y, s.c_out, ex);
-  } else if (conv2d_direct_suits(s)) {
+    gemm(false, false, m, s.c_out, k, 1.0f, x, k, weight, s.c_out, 0.0f, y, s.c_out, ex, precision);
+  } else if (direct(precision) && conv2d_direct_suits(s)) {
     conv2d_direct_forward(s, x, weight, y, workspace, ex);
   } else {
     // Group g: its im2col times weight columns [g * group_out, ...) into y's same columns.
@@ -124,7 +128,7 @@ void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, c
       for (int g = 0; g < s.groups; ++g) {
         im2col(s, x, g, r0, r1, workspace, ex);
         gemm(false, false, r1 - r0, cols, k, 1.0f, workspace, k, weight + g * cols, s.c_out, 0.0f,
-             y + r0 * s.c_out + g * cols, s.c_out, ex);
+             y + r0 * s.c_out + g * cols, s.c_out, ex, precision);
       }
     });
   }
@@ -141,18 +145,20 @@ void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, c
 }
 
 void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* weight, float* dx,
-                          float* workspace, const Exec& ex) {
+                          float* workspace, const Exec& ex, Precision precision) {
   if (band_groups(s) > 1) {
     expand_to_bands(s, weight, workspace);
-    conv2d_backward_data(banded(s), dy, workspace, dx, workspace + banded_weight_floats(s), ex);
+    conv2d_backward_data(banded(s), dy, workspace, dx, workspace + banded_weight_floats(s), ex,
+                         precision);
     return;
   }
   const int64_t m = s.rows(), k = s.patch();
   if (s.is_pointwise()) {
-    gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, 0.0f, dx, k, ex);
+    gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, 0.0f, dx, k, ex,
+         precision);
     return;
   }
-  if (conv2d_direct_backward_data_suits(s)) {
+  if (direct(precision) && conv2d_direct_backward_data_suits(s)) {
     conv2d_direct_backward_data(s, dy, weight, dx, workspace, ex);
     return;
   }
@@ -164,33 +170,34 @@ void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* we
   for_each_tile(s, [&](int64_t r0, int64_t r1) {
     for (int g = 0; g < s.groups; ++g) {
       gemm(false, true, r1 - r0, k, cols, 1.0f, dy + r0 * s.c_out + g * cols, s.c_out,
-           weight + g * cols, s.c_out, 0.0f, workspace, k, ex);
+           weight + g * cols, s.c_out, 0.0f, workspace, k, ex, precision);
       col2im_add(s, workspace, g, r0, r1, dx, ex);
     }
   });
 }
 
 void conv2d_backward_weight(const Conv2dShape& s, const float* x, const float* dy, float* dweight,
-                            float* dbias, float* workspace, const Exec& ex) {
+                            float* dbias, float* workspace, const Exec& ex, Precision precision) {
   if (band_groups(s) > 1) {
     const size_t floats = banded_weight_floats(s);
     std::fill(workspace, workspace + floats, 0.0f);
-    conv2d_backward_weight(banded(s), x, dy, workspace, dbias, workspace + floats, ex);
+    conv2d_backward_weight(banded(s), x, dy, workspace, dbias, workspace + floats, ex, precision);
     add_band_diagonals(s, workspace, dweight);
     return;
   }
   const int64_t m = s.rows(), k = s.patch();
-  if (conv2d_direct_backward_weight_suits(s)) {
+  if (direct(precision) && conv2d_direct_backward_weight_suits(s)) {
     conv2d_direct_backward_weight(s, x, dy, dweight, workspace, ex);
   } else if (s.is_pointwise()) {
-    gemm(true, false, k, s.c_out, m, 1.0f, x, k, dy, s.c_out, 1.0f, dweight, s.c_out, ex);
+    gemm(true, false, k, s.c_out, m, 1.0f, x, k, dy, s.c_out, 1.0f, dweight, s.c_out, ex,
+         precision);
   } else {
     const int64_t cols = s.group_out();
     for_each_tile(s, [&](int64_t r0, int64_t r1) {
       for (int g = 0; g < s.groups; ++g) {
         im2col(s, x, g, r0, r1, workspace, ex);
         gemm(true, false, k, cols, r1 - r0, 1.0f, workspace, k, dy + r0 * s.c_out + g * cols,
-             s.c_out, 1.0f, dweight + g * cols, s.c_out, ex);
+             s.c_out, 1.0f, dweight + g * cols, s.c_out, ex, precision);
       }
     });
   }

@@ -8,13 +8,15 @@
 // per group, groups of one or two vectors of outputs and the same padding on every side runs the
 // direct kernels of conv2d_direct.h; any other (Inception's 1x7 padded (0, 3) among them) goes
 // through an im2col buffer in `workspace` and one GEMM per group. Groups narrower than a vector
-// are first joined into bands (conv2d_bands.h).
+// are first joined into bands (conv2d_bands.h). In bfloat16 (precision.h) every convolution takes
+// the GEMM paths, which round their operands as they pack them.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "lib/parallel/exec.h"
+#include "lib/tensor/precision.h"
 
 namespace xtrain::kernels {
 
@@ -39,14 +41,17 @@ size_t conv2d_workspace_floats(const Conv2dShape& s);
 
 // y = conv(x, weight) + bias (bias may be null). y is overwritten.
 void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
-                    float* y, float* workspace, const Exec& ex);
+                    float* y, float* workspace, const Exec& ex,
+                    Precision precision = Precision::kFloat32);
 
 // dx = conv_transpose(dy, weight). dx is overwritten.
 void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* weight, float* dx,
-                          float* workspace, const Exec& ex);
+                          float* workspace, const Exec& ex,
+                          Precision precision = Precision::kFloat32);
 
 // dweight += im2col(x)^T * dy; dbias += column sums of dy (dbias may be null). Accumulates.
 void conv2d_backward_weight(const Conv2dShape& s, const float* x, const float* dy, float* dweight,
-                            float* dbias, float* workspace, const Exec& ex);
+                            float* dbias, float* workspace, const Exec& ex,
+                            Precision precision = Precision::kFloat32);
 
 }  // namespace xtrain::kernels

@@ -2,29 +2,12 @@
 
 #include <algorithm>
 
-#include "lib/kernels/simd.h"
+#include "lib/kernels/gemm_tile.h"
 #include "lib/tensor/aligned_buffer.h"
 
 namespace xtrain::kernels {
+namespace gemm_tile {
 namespace {
-
-using simd::Vec;
-
-// Micro-tile of C held in registers: kMR rows by two vectors (12 of AVX2's 16 registers).
-constexpr int kMR = 6;
-constexpr int kNR = 2 * simd::kLanes;
-// Cache blocks: a kMC x kKC block of A stays in L2, a kKC x kNR panel of B in L1; the kKC x kNC
-// block of B streams from L3.
-constexpr int64_t kKC = 256;
-constexpr int64_t kMC = 24 * kMR;
-constexpr int64_t kNC = 64 * kNR;
-
-// op(A) or op(B) over its storage.
-struct Operand {
-  const float* data;
-  int64_t ld;
-  bool transposed;  // stored as the transpose of the logical matrix
-};
 
 // Copies the logical block op(X)[r0 : r0 + rows, p0 : p0 + kc] into out[p * width + r]
 // (k-major, `width` floats per p; the caller zeroes lanes r >= rows). Each storage order gets
@@ -67,57 +50,11 @@ void pack_b(const Operand& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, fl
   }
 }
 
-// C tile [rows, cols] (at most kMR x kNR) = alpha * a_panel * b_panel + c_scale * C, the product
-// summed over p = 0..kc-1 in order. c_scale = 0: C is not read. The A panel is packed
-// (a[p * kMR + r]) or, kPackedA false, kMR rows of a row-major A read in place (a[r * lda + p]):
-// each row streams contiguously, so packing would only copy it.
-template <bool kPackedA>
-void micro_kernel(int64_t kc, const float* a, int64_t lda, const float* b, float alpha,
-                  float c_scale, float* c, int64_t ldc, int rows, int cols) {
-  // Every loop over acc is unrolled, so it lives in registers instead of on the stack.
-  Vec acc[kMR][2];
-#pragma GCC unroll 6
-  for (int r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = simd::zero();
-  for (int64_t p = 0; p < kc; ++p) {
-    const Vec b0 = simd::load(b), b1 = simd::load(b + simd::kLanes);
-#pragma GCC unroll 6
-    for (int r = 0; r < kMR; ++r) {
-      const Vec ar = simd::broadcast(kPackedA ? a + r : a + r * lda);
-      acc[r][0] = simd::fma(ar, b0, acc[r][0]);
-      acc[r][1] = simd::fma(ar, b1, acc[r][1]);
-    }
-    a += kPackedA ? kMR : 1;
-    b += kNR;
-  }
-  const Vec alpha_v = simd::broadcast(&alpha), scale_v = simd::broadcast(&c_scale);
-  // An edge tile goes through a full-size buffer, so lanes outside C are never touched.
-  float edge[kMR * kNR];
-  const bool full = rows == kMR && cols == kNR;
-  float* out = full ? c : edge;
-  const int64_t ld = full ? ldc : kNR;
-#pragma GCC unroll 6
-  for (int r = 0; r < kMR; ++r) {
-#pragma GCC unroll 2
-    for (int h = 0; h < 2; ++h) {
-      float* dst = out + r * ld + h * simd::kLanes;
-      Vec v = simd::mul(alpha_v, acc[r][h]);
-      if (full && c_scale != 0.0f) v = simd::fma(scale_v, simd::load(dst), v);
-      simd::store(dst, v);
-    }
-  }
-  if (full) return;
-  for (int r = 0; r < rows; ++r) {
-    for (int j = 0; j < cols; ++j) {
-      float& dst = c[r * ldc + j];
-      dst = c_scale != 0.0f ? c_scale * dst + edge[r * kNR + j] : edge[r * kNR + j];
-    }
-  }
-}
+}  // namespace
 
-// C[i0 : i1, j0 : j1] on the calling thread: k in blocks of kKC, in order.
-// The thread's packing blocks are `blocks`: kMC x kKC floats for A, then kKC x kNC for B.
-void gemm_tile(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
-               int64_t k, float alpha, float beta, float* c, int64_t ldc, float* blocks) {
+void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
+                      int64_t j1, int64_t k, float alpha, float beta, float* c, int64_t ldc,
+                      float* blocks) {
   float* pa = blocks;
   float* pb = blocks + kMC * kKC;
   for (int64_t jc = j0; jc < j1; jc += kNC) {
@@ -128,7 +65,8 @@ void gemm_tile(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64
       pack_b(b, pc, kc, jc, nc, pb);
       for (int64_t ic = i0; ic < i1; ic += kMC) {
         const int64_t mc = std::min(kMC, i1 - ic);
-        // A row-major A is read in place but for a last partial panel (rows past it must be 0).
+        // A row-major A is read in place, each row streaming contiguously, but for a last partial
+        // panel (rows past it must be 0).
         const int64_t packed_from = a.transposed ? 0 : mc / kMR * kMR;
         pack_a(a, ic + packed_from, mc - packed_from, pc, kc, pa);
         for (int64_t jr = 0; jr < nc; jr += kNR) {
@@ -137,10 +75,10 @@ void gemm_tile(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64
             const int cols = static_cast<int>(std::min<int64_t>(kNR, nc - jr));
             float* c_tile = c + (ic + ir) * ldc + jc + jr;
             if (ir < packed_from) {
-              micro_kernel<false>(kc, a.data + (ic + ir) * a.ld + pc, a.ld, pb + jr * kc, alpha,
+              float32_tile<false>(kc, a.data + (ic + ir) * a.ld + pc, a.ld, pb + jr * kc, alpha,
                                   c_scale, c_tile, ldc, rows, cols);
             } else {
-              micro_kernel<true>(kc, pa + (ir - packed_from) * kc, kMR, pb + jr * kc, alpha,
+              float32_tile<true>(kc, pa + (ir - packed_from) * kc, kMR, pb + jr * kc, alpha,
                                  c_scale, c_tile, ldc, rows, cols);
             }
           }
@@ -149,6 +87,10 @@ void gemm_tile(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64
     }
   }
 }
+
+}  // namespace gemm_tile
+
+namespace {
 
 // C[i0 : i1, j0 : j1] = beta * C (k = 0: no product to add).
 void scale_tile(int64_t i0, int64_t i1, int64_t j0, int64_t j1, float beta, float* c, int64_t ldc) {
@@ -161,15 +103,18 @@ void scale_tile(int64_t i0, int64_t i1, int64_t j0, int64_t j1, float beta, floa
 }  // namespace
 
 // Whole cache lines, so every thread's blocks stay 64-byte aligned in an aligned scratch.
-static_assert((kMC * kKC) % 16 == 0 && (kKC * kNC) % 16 == 0);
+static_assert((gemm_tile::kMC * gemm_tile::kKC) % 16 == 0 && gemm_tile::kBlockFloats % 16 == 0);
 
-size_t thread_scratch_floats() { return kMC * kKC + kKC * kNC; }
+size_t thread_scratch_floats() { return gemm_tile::kBlockFloats; }
 
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
-          const Exec& ex) {
+          const Exec& ex, Precision precision) {
+  using gemm_tile::kMR, gemm_tile::kNR;
   if (m == 0 || n == 0) return;
-  const Operand op_a{a, lda, trans_a}, op_b{b, ldb, trans_b};
+  const gemm_tile::Operand op_a{a, lda, trans_a}, op_b{b, ldb, trans_b};
+  const auto multiply = precision == Precision::kBFloat16 ? gemm_tile::multiply_bfloat16
+                                                          : gemm_tile::multiply_float32;
   AlignedBuffer own;  // only outside plans, which hand every thread its blocks
   float* scratch = ex.scratch;
   if (scratch == nullptr && k > 0) {
@@ -180,8 +125,8 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
     if (k == 0) {
       scale_tile(i0, i1, j0, j1, beta, c, ldc);
     } else {
-      gemm_tile(op_a, op_b, i0, i1, j0, j1, k, alpha, beta, c, ldc,
-                scratch + chunk * thread_scratch_floats());
+      multiply(op_a, op_b, i0, i1, j0, j1, k, alpha, beta, c, ldc,
+               scratch + chunk * thread_scratch_floats());
     }
   };
   // Split into whole micro-tiles, the larger side of C over the threads. Each thread packs the

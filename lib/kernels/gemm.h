@@ -1,27 +1,34 @@
 // gemm: the one matrix multiply of the engine. A packed, cache-blocked GEMM around a
-// register-blocked micro-kernel (simd.h): panels of A and B are copied into contiguous blocks
-// that stay in L1/L2 while a kMR x kNR tile of C accumulates in registers.
-// All matrices are row-major with leading dimensions (elements between row starts).
+// register-blocked micro-kernel (gemm_tile.h): panels of A and B are copied into contiguous blocks
+// that stay in L1/L2 while a kMR x kNR tile of C accumulates in registers. In bfloat16 the panels
+// hold A and B rounded to bfloat16, in pairs along k for AVX512_BF16's dot product (gemm_bf16.cpp).
+// All matrices are row-major float32 with leading dimensions (elements between row starts).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "lib/parallel/exec.h"
+#include "lib/tensor/precision.h"
 
 namespace xtrain::kernels {
 
-// C[m, n] = alpha * op(A) * op(B) + beta * C, where op(A) is [m, k] (A stored [k, m] when
-// trans_a) and op(B) is [k, n] (B stored [n, k] when trans_b). With beta = 0, C is not read.
-// The threads of ex split C by rows (or by columns when C is wide); every element is summed over
-// k in the same fixed order whatever the split, so results are bitwise independent of the
-// thread count. Each thread packs into its slice of ex.scratch (allocated for the call when null).
+// Whether the bfloat16 products run on AVX512_BF16's dot-product instruction: this build targets
+// a CPU that has it (-march=native on such a CPU). Otherwise they are emulated, to the same bits.
+bool bfloat16_in_hardware();
+
 // The scratch every kernel thread needs of its own (Exec::scratch): GEMM's packing blocks,
 // 64-byte multiples. A plan sets aside this much per thread of its core.
 size_t thread_scratch_floats();
 
+// C[m, n] = alpha * op(A) * op(B) + beta * C in `precision` (precision.h), where op(A) is [m, k] (A
+// stored [k, m] when trans_a) and op(B) is [k, n] (B stored [n, k] when trans_b). With beta = 0, C
+// is not read. The threads of ex split C by rows (or by columns when C is wide); every element is
+// summed over k in the same fixed order whatever the split, so results are bitwise independent of
+// the thread count. Each thread packs into its slice of ex.scratch (allocated for the call when
+// null).
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
-          const Exec& ex);
+          const Exec& ex, Precision precision = Precision::kFloat32);
 
 }  // namespace xtrain::kernels

@@ -63,18 +63,18 @@ int64_t Conv2d::macs(const std::vector<Shape>& inputs) const {
 void Conv2d::forward(const LayerCall& s) const {
   const float* bias = bias_ ? s.params[1] : nullptr;
   kernels::conv2d_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.params[0], bias,
-                          s.output.data, s.workspace, s.ex);
+                          s.output.data, s.workspace, s.ex, s.precision);
 }
 
 void Conv2d::backward(const LayerCall& s) const {
   const kernels::Conv2dShape k = kernel_shape(s.inputs[0].shape);
   if (!s.dinputs[0].empty()) {
     kernels::conv2d_backward_data(k, s.doutput.data, s.params[0], s.dinputs[0].data, s.workspace,
-                                  s.ex);
+                                  s.ex, s.precision);
   }
   float* dbias = bias_ ? s.grads[1] : nullptr;
   kernels::conv2d_backward_weight(k, s.inputs[0].data, s.doutput.data, s.grads[0], dbias,
-                                  s.workspace, s.ex);
+                                  s.workspace, s.ex, s.precision);
 }
 
 }  // namespace xtrain

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lib/parallel/exec.h"
+#include "lib/tensor/precision.h"
 #include "lib/tensor/tensor.h"
 
 namespace xtrain {
@@ -54,6 +55,8 @@ struct LayerCall {
   // Set with ex for every run, like it: the key of this training step's random draws (Dropout's
   // masks, see kernels/dropout.h). The backward and rebuilds see the forward's key.
   uint32_t step_key = 0;
+  // What convolutions and Linear layers multiply in (precision.h); the plan's, on every call.
+  Precision precision = Precision::kFloat32;
   Exec ex;
 };
 

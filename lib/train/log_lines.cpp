@@ -47,11 +47,17 @@ std::string with_thousands_separators(int64_t n) {
   return n < 0 ? "-" + digits : digits;
 }
 
+std::string precision_text(Precision precision, bool bfloat16_in_hardware) {
+  if (precision == Precision::kFloat32) return name(precision);
+  if (bfloat16_in_hardware) return "bfloat16 multiplies on AVX512_BF16";
+  return "bfloat16 multiplies, emulated (no AVX512_BF16 in this build: slower than float32)";
+}
+
 std::string model_line(const std::string& model, int64_t parameters, int64_t macs_per_image,
-                       int image_size) {
-  return fmt::format("Model {}: {} parameters, {:.2f} GMACs per image at {}x{}", model,
+                       int image_size, const std::string& precision) {
+  return fmt::format("Model {}: {} parameters, {:.2f} GMACs per image at {}x{}, {}", model,
                      with_thousands_separators(parameters), macs_per_image / 1e9, image_size,
-                     image_size);
+                     image_size, precision);
 }
 
 std::string memory_size(size_t bytes) {
@@ -60,10 +66,10 @@ std::string memory_size(size_t bytes) {
   return fmt::format("{:.1f} GB", bytes / kGB);
 }
 
-std::string memory_line(int num_cores, size_t core_bytes, int batch_size, size_t total_bytes,
-                        std::optional<size_t> available) {
-  return fmt::format("Memory: {} x {} (batch {}) = {}{}", count_of(num_cores, "core", "cores"),
-                     memory_size(core_bytes), batch_size, memory_size(total_bytes),
+std::string memory_line(int num_cores, size_t core_bytes, int batch_size, Precision precision,
+                        size_t total_bytes, std::optional<size_t> available) {
+  return fmt::format("Memory: {} x {} (batch {}, {}) = {}{}", count_of(num_cores, "core", "cores"),
+                     memory_size(core_bytes), batch_size, name(precision), memory_size(total_bytes),
                      available ? fmt::format(" of {} available", memory_size(*available))
                                : ", available memory unknown");
 }

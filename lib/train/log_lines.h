@@ -8,17 +8,23 @@
 #include <optional>
 #include <string>
 
+#include "lib/tensor/precision.h"
+
 namespace xtrain {
 
 std::string clock_time();  // now, "07:27:19"
 
-// "Model resnet50: 25,557,032 parameters, 4.09 GMACs per image at 224x224"
+// What the products are computed in: "float32", "bfloat16 multiplies on AVX512_BF16", or
+// "bfloat16 multiplies, emulated (no AVX512_BF16 in this build: slower than float32)".
+std::string precision_text(Precision precision, bool bfloat16_in_hardware);
+// "Model resnet50: 25,557,032 parameters, 4.09 GMACs per image at 224x224, float32" (the
+// precision as precision_text says it)
 std::string model_line(const std::string& model, int64_t parameters, int64_t macs_per_image,
-                       int image_size);
-// "Memory: 2 cores x 9.8 GB (batch 128) = 19.6 GB of 22.9 GB available" (the total adds the
-// process's own); with no budget known, "= 19.6 GB, available memory unknown".
-std::string memory_line(int num_cores, size_t core_bytes, int batch_size, size_t total_bytes,
-                        std::optional<size_t> available);
+                       int image_size, const std::string& precision);
+// "Memory: 2 cores x 9.8 GB (batch 128, float32) = 19.6 GB of 22.9 GB available" (the total
+// adds the process's own); with no budget known, "= 19.6 GB, available memory unknown".
+std::string memory_line(int num_cores, size_t core_bytes, int batch_size, Precision precision,
+                        size_t total_bytes, std::optional<size_t> available);
 // "Note: using 1 of 2 cores: 2 cores x batch 128 need 29.4 GB, 22.9 GB is available"
 std::string cores_capped_line(int num_cores, int max_cores, int batch_size, size_t max_cores_bytes,
                               size_t available);

@@ -8,6 +8,7 @@
 
 #include "lib/base/check.h"
 #include "lib/kernels/dropout.h"
+#include "lib/kernels/gemm.h"
 #include "lib/parallel/stop_watcher.h"
 #include "lib/train/chrome_trace.h"
 #include "lib/train/layer_profile.h"
@@ -24,6 +25,12 @@ LRSchedulerOptions with_steps_per_epoch(LRSchedulerOptions o, int64_t steps_per_
   return o;
 }
 
+// --metrics_debug's report, under a line saying what the products are computed in.
+std::string metrics_report(const Metrics& metrics, Precision precision) {
+  return "Precision: " + precision_text(precision, kernels::bfloat16_in_hardware()) + "\n" +
+         metrics.report();
+}
+
 }  // namespace
 
 Trainer::Core::Core(int rank, int ordinal, int threads, std::shared_ptr<const Graph> graph,
@@ -33,7 +40,7 @@ Trainer::Core::Core(int rank, int ordinal, int threads, std::shared_ptr<const Gr
       ordinal(ordinal),
       pool(threads),
       exec{&pool},
-      replica(std::move(graph), threads),
+      replica(std::move(graph), threads, o.precision),
       sgd(o.sgd),
       train(std::move(train_source)),
       test(std::move(test_source)),
@@ -205,7 +212,8 @@ void Trainer::run_core(Core& core, TrainResult& result) {
           checkpoint_info(options_.model, options_.flags, epoch, core.global_step, max_top1),
           improved);
     }
-    if (options_.metrics_debug) print_once(core, core.rank == 0 ? metrics_.report() : "");
+    if (options_.metrics_debug)
+      print_once(core, core.rank == 0 ? metrics_report(metrics_, options_.precision) : "");
   }
   print_once(core, max_accuracy_line(max_top1));
   if (core.rank == 0) {

@@ -42,6 +42,7 @@ struct TrainerOptions {
   bool test_only_at_end = false;
   bool metrics_debug = false;  // print the metrics report after every epoch
   float label_smoothing = 0.0f;
+  Precision precision = Precision::kFloat32;  // of convolutions and Linear layers (--bf16)
   uint64_t seed = 42;
   std::string profile;  // --profile: Chrome trace of the training layers, "" = off
   std::string logdir;   // --logdir: metrics, checkpoints and summary ("" = none; see log_dir.h)

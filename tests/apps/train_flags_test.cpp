@@ -110,7 +110,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> readme_groups() {
   while (std::getline(in, line) && line != "## Flags") {
   }
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;
-  const std::regex group(R"(^\| \*\*(.+)\*\* \|.*)"), flag("`(--[a-z_]+)`");
+  const std::regex group(R"(^\| \*\*(.+)\*\* \|.*)"), flag("`(--[a-z0-9_]+)`");
   for (std::smatch m; std::getline(in, line) && line.rfind("## ", 0) != 0;) {
     if (std::regex_match(line, m, group)) groups.push_back({m[1], {}});
     if (line.rfind("| `--", 0) != 0 || groups.empty()) continue;
@@ -127,7 +127,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> readme_groups() {
 std::vector<std::pair<std::string, std::vector<std::string>>> help_groups(const std::string& help) {
   std::istringstream in(help);
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;
-  const std::regex group("^([A-Z][^:]*):$"), option("^  (--[a-z_]+)");
+  const std::regex group("^([A-Z][^:]*):$"), option("^  (--[a-z0-9_]+)");
   for (std::string line; std::getline(in, line);) {
     std::smatch m;
     if (std::regex_match(line, m, group) && m[1] != "Options" && m[1] != "Usage") {

@@ -22,7 +22,7 @@ args=(--model=resnet50 --fake_data --batch_size=32 --num_epochs=0)
 XTRAIN_MEMORY_LIMIT=1T "$train" "${args[@]}" --num_cores=1 >"$dir/one.log" ||
   { cat "$dir/one.log"; fail "a 1-core run under 1T failed"; }
 cat "$dir/one.log"
-grep -qE '^Memory: 1 core x [0-9.]+ GB \(batch 32\) = [0-9.]+ GB of 1024\.0 GB available$' \
+grep -qE '^Memory: 1 core x [0-9.]+ GB \(batch 32, float32\) = [0-9.]+ GB of 1024\.0 GB available$' \
   "$dir/one.log" || fail "no Memory line"
 grep -qE '^Run: 0 epochs x [0-9]+ steps x 1 core x 32 images \(global batch 32\), test all [0-9]+ batches per core per epoch$' \
   "$dir/one.log" || fail "no Run line"

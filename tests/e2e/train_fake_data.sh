@@ -15,8 +15,8 @@ cat "$out"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 t='[0-2][0-9]:[0-5][0-9]:[0-5][0-9]'
 expected=(
-  "^Model resnet20: 269,722 parameters, 0\.04 GMACs per image at 32x32$"
-  "^Memory: 1 core x [0-9]+ MB \(batch 8\) = [0-9]+ MB of [0-9.]+ [MG]B available$"
+  "^Model resnet20: 269,722 parameters, 0\.04 GMACs per image at 32x32, float32$"
+  "^Memory: 1 core x [0-9]+ MB \(batch 8, float32\) = [0-9]+ MB of [0-9.]+ [MG]B available$"
   "^Run: 2 epochs x 6 steps x 1 core x 8 images \(global batch 8\), test 3 batches per core per epoch$"
 )
 for epoch in 1 2; do

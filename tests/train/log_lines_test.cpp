@@ -15,10 +15,20 @@ TEST(LogLines, MemorySizesAreMegabytesBelowAGigabyte) {
 }
 
 TEST(LogLines, MemoryLine) {
-  EXPECT_EQ(memory_line(2, size_t(9.8 * kGiB), 128, size_t(19.64 * kGiB), size_t(22.9 * kGiB)),
-            "Memory: 2 cores x 9.8 GB (batch 128) = 19.6 GB of 22.9 GB available");
-  EXPECT_EQ(memory_line(1, 60 * kMiB, 8, 124 * kMiB, std::nullopt),
-            "Memory: 1 core x 60 MB (batch 8) = 124 MB, available memory unknown");
+  EXPECT_EQ(memory_line(2, size_t(9.8 * kGiB), 128, Precision::kFloat32, size_t(19.64 * kGiB),
+                        size_t(22.9 * kGiB)),
+            "Memory: 2 cores x 9.8 GB (batch 128, float32) = 19.6 GB of 22.9 GB available");
+  EXPECT_EQ(memory_line(1, 60 * kMiB, 8, Precision::kBFloat16, 124 * kMiB, std::nullopt),
+            "Memory: 1 core x 60 MB (batch 8, bfloat16) = 124 MB, available memory unknown");
+}
+
+TEST(LogLines, ModelLineSaysThePrecision) {
+  EXPECT_EQ(
+      model_line("resnet50", 25557032, 4089184256, 224, precision_text(Precision::kFloat32, true)),
+      "Model resnet50: 25,557,032 parameters, 4.09 GMACs per image at 224x224, float32");
+  EXPECT_EQ(precision_text(Precision::kBFloat16, true), "bfloat16 multiplies on AVX512_BF16");
+  EXPECT_EQ(precision_text(Precision::kBFloat16, false),
+            "bfloat16 multiplies, emulated (no AVX512_BF16 in this build: slower than float32)");
 }
 
 TEST(LogLines, CappedCoresAndDoesNotFit) {

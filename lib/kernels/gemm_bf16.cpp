@@ -1,0 +1,226 @@
+// gemm's bfloat16 tiles: A and B are rounded to bfloat16 as they are packed, in pairs along k,
+// and the register tile multiplies the pairs with AVX512_BF16's vdpbf16ps (acc += a[2q] b[2q] +
+// a[2q + 1] b[2q + 1] per float32 lane, 32 multiply-adds per instruction: twice the FMA's).
+// Without AVX512_BF16 the pairs are emulated: both values rounded into float slots, odd k first,
+// for the float32 tile. vdpbf16ps adds the odd product first too, and a product of two bfloat16 is
+// exact in float32, so the emulation gives the hardware's bits (but for sums below 1.2e-38, which
+// the instruction flushes to zero), on any CPU and build.
+#include <algorithm>
+
+#include "lib/kernels/gemm.h"
+#include "lib/kernels/gemm_tile.h"
+#include "lib/tensor/bfloat16.h"
+
+namespace xtrain::kernels {
+namespace gemm_tile {
+namespace {
+
+#if defined(__AVX512BF16__)
+// A pair in one 32-bit slot, the even k in the low half: a lane of vdpbf16ps's operands.
+using Slot = uint32_t;
+constexpr int kSlotsPerPair = 1;
+inline void put_pair(Slot* out, int64_t /*next*/, float lo, float hi) {
+  *out = to_bfloat16(lo).bits | uint32_t{to_bfloat16(hi).bits} << 16;
+}
+#else
+// A pair in two float slots `next` apart, the odd k first.
+using Slot = float;
+constexpr int kSlotsPerPair = 2;
+inline void put_pair(Slot* out, int64_t next, float lo, float hi) {
+  out[0] = round_to_bfloat16(hi);
+  out[next] = round_to_bfloat16(lo);
+}
+#endif
+
+// Where packed pairs go: pair q of row r at out + q * q_step + r * r_step; emulated, its second
+// slot is `next` further.
+struct PairLayout {
+  Slot* out;
+  int64_t q_step, r_step, next;
+};
+
+#if defined(__AVX512BF16__)
+// The first n of 16 lanes.
+inline __mmask16 first_lanes(int64_t n) {
+  return static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << std::max<int64_t>(n, 0)) - 1);
+}
+
+// Rows of pairs from rows contiguous along k: the bfloat16 of a row, in order, are its pairs.
+// 32 floats (16 pairs) per step; lanes past kc load as zero, so an odd kc's last pair is (x, 0).
+void convert_rows(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc,
+                  const PairLayout& to) {
+  const int64_t pairs = (kc + 1) / 2;
+  for (int r = 0; r < rows; ++r) {
+    const float* src = x.data + (r0 + r) * x.ld + p0;
+    Slot* dst = to.out + r * to.r_step;
+    for (int64_t q = 0; q < pairs; q += 16) {
+      const int64_t left = kc - 2 * q;
+      const __m512 lo = _mm512_maskz_loadu_ps(first_lanes(left), src + 2 * q);
+      const __m512 hi = _mm512_maskz_loadu_ps(first_lanes(left - 16), src + 2 * q + 16);
+      const __m512i v = (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+      _mm512_mask_storeu_epi32(dst + q, first_lanes(pairs - q), v);
+    }
+  }
+}
+
+// Panels from rows contiguous per k: pair q of row r interleaves rows p0 + 2q and p0 + 2q + 1 of
+// the storage at r. 16 rows per step; a missing odd row is zero.
+void interleave_rows(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc,
+                     const PairLayout& to) {
+  // Lane 2i takes element i of the first half (the even k), lane 2i + 1 element i of the second.
+  alignas(64) static constexpr int16_t kInterleave[32] = {
+      0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
+      8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  const __m512i interleave = _mm512_load_si512(kInterleave);
+  for (int64_t q = 0; q < (kc + 1) / 2; ++q) {
+    const float* lo = x.data + (p0 + 2 * q) * x.ld + r0;
+    const float* hi = lo + x.ld;
+    const bool has_hi = 2 * q + 1 < kc;
+    for (int c = 0; c < rows; c += 16) {
+      const __mmask16 lanes = first_lanes(rows - c);
+      const __m512 lo_v = _mm512_maskz_loadu_ps(lanes, lo + c);
+      const __m512 hi_v = has_hi ? _mm512_maskz_loadu_ps(lanes, hi + c) : _mm512_setzero_ps();
+      const __m512i v = (__m512i)_mm512_cvtne2ps_pbh(hi_v, lo_v);
+      _mm512_mask_storeu_epi32(to.out + q * to.q_step + c, lanes,
+                               _mm512_permutexvar_epi16(interleave, v));
+    }
+  }
+}
+#endif
+
+// Packs op(X)[r0 : r0 + rows, p0 : p0 + kc] as bfloat16 pairs along k (k = p0 + 2q and
+// p0 + 2q + 1); the pair past an odd kc's end holds a zero. Each storage order gets the loop that
+// reads it contiguously.
+void pack_pairs(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc,
+                const PairLayout& to) {
+#if defined(__AVX512BF16__)
+  // The vector paths: A's rows (row-major A) and B's panels from a row-major B, and A's panels
+  // from a transposed A (backward-weight passes). B's panels from a transposed B (weights in
+  // backward-data passes, reused over every row of A) take the plain loop below.
+  if (!x.transposed && to.q_step == 1) return convert_rows(x, r0, rows, p0, kc, to);
+  if (x.transposed && to.r_step == 1) return interleave_rows(x, r0, rows, p0, kc, to);
+#endif
+  const int64_t whole = kc / 2;
+  if (x.transposed) {  // op(X)[r, p] = data[p * ld + r]: rows are contiguous per p
+    for (int64_t q = 0; q < (kc + 1) / 2; ++q) {
+      const float* lo = x.data + (p0 + 2 * q) * x.ld + r0;
+      const float* hi = lo + x.ld;
+      Slot* dst = to.out + q * to.q_step;
+      if (q < whole) {
+        for (int r = 0; r < rows; ++r) put_pair(dst + r * to.r_step, to.next, lo[r], hi[r]);
+      } else {
+        for (int r = 0; r < rows; ++r) put_pair(dst + r * to.r_step, to.next, lo[r], 0.0f);
+      }
+    }
+  } else {  // op(X)[r, p] = data[r * ld + p]: p is contiguous per row
+    for (int r = 0; r < rows; ++r) {
+      const float* src = x.data + (r0 + r) * x.ld + p0;
+      Slot* dst = to.out + r * to.r_step;
+      for (int64_t q = 0; q < whole; ++q) {
+        put_pair(dst + q * to.q_step, to.next, src[2 * q], src[2 * q + 1]);
+      }
+      if (kc % 2 != 0) put_pair(dst + whole * to.q_step, to.next, src[kc - 1], 0.0f);
+    }
+  }
+}
+
+// C tile = alpha * a_panel * b_panel + c_scale * C over `pairs` pairs of k, in order. The A
+// panel is packed (pair q of row r at a[q * kMR + r]) or rows of pairs (a[r * lda + q]); B is
+// packed (b[q * kNR + c]). Slots as above.
+#if defined(__AVX512BF16__)
+template <bool kPackedA>
+void bfloat16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, float alpha,
+                   float c_scale, float* c, int64_t ldc, int rows, int cols) {
+  static_assert(simd::kLanes == 16, "AVX512_BF16 comes with AVX-512's 16 float lanes");
+  Vec acc[kMR][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = simd::zero();
+  for (int64_t q = 0; q < pairs; ++q) {
+    const __m512bh b0 = (__m512bh)_mm512_loadu_si512(b);
+    const __m512bh b1 = (__m512bh)_mm512_loadu_si512(b + simd::kLanes);
+#pragma GCC unroll 6
+    for (int r = 0; r < kMR; ++r) {
+      const __m512bh ar =
+          (__m512bh)_mm512_set1_epi32(static_cast<int>(kPackedA ? a[r] : a[r * lda]));
+      acc[r][0] = _mm512_dpbf16_ps(acc[r][0], ar, b0);
+      acc[r][1] = _mm512_dpbf16_ps(acc[r][1], ar, b1);
+    }
+    a += kPackedA ? kMR : 1;
+    b += kNR;
+  }
+  store_tile(acc, alpha, c_scale, c, ldc, rows, cols);
+}
+#else
+template <bool kPackedA>
+void bfloat16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, float alpha,
+                   float c_scale, float* c, int64_t ldc, int rows, int cols) {
+  float32_tile<kPackedA>(2 * pairs, a, lda, b, alpha, c_scale, c, ldc, rows, cols);
+}
+#endif
+
+}  // namespace
+
+void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
+                       int64_t j1, int64_t k, float alpha, float beta, float* c, int64_t ldc,
+                       float* blocks) {
+  Slot* pa = reinterpret_cast<Slot*>(blocks);
+  Slot* pb = reinterpret_cast<Slot*>(blocks + kMC * kKC);
+  const Operand bt{b.data, b.ld, !b.transposed};  // B's columns are the rows of B^T
+  for (int64_t jc = j0; jc < j1; jc += kNC) {
+    const int64_t nc = std::min(kNC, j1 - jc);
+    for (int64_t pc = 0; pc < k; pc += kKC) {
+      const int64_t kc = std::min(kKC, k - pc);
+      const int64_t pairs = (kc + 1) / 2, slots = pairs * kSlotsPerPair;  // per row or column
+      const float c_scale = pc == 0 ? beta : 1.0f;
+      for (int64_t jr = 0; jr < nc; jr += kNR) {  // B as panels of kNR columns
+        const int cols = static_cast<int>(std::min<int64_t>(kNR, nc - jr));
+        Slot* panel = pb + jr * slots;
+        if (cols < kNR) std::fill_n(panel, slots * kNR, Slot{0});
+        pack_pairs(bt, jc + jr, cols, pc, kc, {panel, kSlotsPerPair * kNR, 1, kNR});
+      }
+      for (int64_t ic = i0; ic < i1; ic += kMC) {
+        const int64_t mc = std::min(kMC, i1 - ic);
+        const int64_t padded_rows = (mc + kMR - 1) / kMR * kMR;
+        // A row-major A packs as rows of pairs, each row converted contiguously; a transposed one
+        // as panels of kMR rows. Rows past mc are zero either way.
+        if (!a.transposed) {
+          std::fill(pa + mc * slots, pa + padded_rows * slots, Slot{0});
+          pack_pairs(a, ic, static_cast<int>(mc), pc, kc, {pa, kSlotsPerPair, slots, 1});
+        } else {
+          for (int64_t ir = 0; ir < mc; ir += kMR) {
+            const int rows = static_cast<int>(std::min<int64_t>(kMR, mc - ir));
+            Slot* panel = pa + ir * slots;
+            if (rows < kMR) std::fill_n(panel, slots * kMR, Slot{0});
+            pack_pairs(a, ic + ir, rows, pc, kc, {panel, kSlotsPerPair * kMR, 1, kMR});
+          }
+        }
+        for (int64_t jr = 0; jr < nc; jr += kNR) {
+          for (int64_t ir = 0; ir < mc; ir += kMR) {
+            const int rows = static_cast<int>(std::min<int64_t>(kMR, mc - ir));
+            const int cols = static_cast<int>(std::min<int64_t>(kNR, nc - jr));
+            float* c_tile = c + (ic + ir) * ldc + jc + jr;
+            if (!a.transposed) {
+              bfloat16_tile<false>(pairs, pa + ir * slots, slots, pb + jr * slots, alpha, c_scale,
+                                   c_tile, ldc, rows, cols);
+            } else {
+              bfloat16_tile<true>(pairs, pa + ir * slots, kMR, pb + jr * slots, alpha, c_scale,
+                                  c_tile, ldc, rows, cols);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace gemm_tile
+
+bool bfloat16_in_hardware() {
+#if defined(__AVX512BF16__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+}  // namespace xtrain::kernels

@@ -1,0 +1,93 @@
+// The per-thread half of gemm(): the cache blocking, packing and register tiles behind it, one
+// set per Precision (gemm.cpp: float32, gemm_bf16.cpp: bfloat16). gemm() splits C over the
+// threads and hands each its rectangle. Internal to lib/kernels.
+#pragma once
+
+#include <cstdint>
+
+#include "lib/kernels/simd.h"
+
+namespace xtrain::kernels::gemm_tile {
+
+using simd::Vec;
+
+// Micro-tile of C held in registers: kMR rows by two vectors (12 of AVX2's 16 registers).
+constexpr int kMR = 6;
+constexpr int kNR = 2 * simd::kLanes;
+// Cache blocks: a kMC x kKC block of A stays in L2, a kKC x kNR panel of B in L1; the kKC x kNC
+// block of B streams from L3. kKC is even, so bfloat16 pairs never straddle two blocks.
+constexpr int64_t kKC = 256;
+constexpr int64_t kMC = 24 * kMR;
+constexpr int64_t kNC = 64 * kNR;
+// Every thread's packing blocks: A's, then B's.
+constexpr int64_t kBlockFloats = kMC * kKC + kKC * kNC;
+
+// op(A) or op(B) over its storage.
+struct Operand {
+  const float* data;
+  int64_t ld;
+  bool transposed;  // stored as the transpose of the logical matrix
+};
+
+// C[i0 : i1, j0 : j1] = alpha * op(A) op(B) + beta * C on the calling thread, k in blocks of kKC
+// in order; `blocks` holds kBlockFloats. With beta = 0, C is not read.
+void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
+                      int64_t j1, int64_t k, float alpha, float beta, float* c, int64_t ldc,
+                      float* blocks);
+void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
+                       int64_t j1, int64_t k, float alpha, float beta, float* c, int64_t ldc,
+                       float* blocks);
+
+// C tile [rows, cols] (at most kMR x kNR) = alpha * acc + c_scale * C; c_scale = 0: C is not
+// read. An edge tile goes through a full-size buffer, so lanes outside C are never touched.
+inline void store_tile(const Vec (&acc)[kMR][2], float alpha, float c_scale, float* c, int64_t ldc,
+                       int rows, int cols) {
+  const Vec alpha_v = simd::broadcast(&alpha), scale_v = simd::broadcast(&c_scale);
+  float edge[kMR * kNR];
+  const bool full = rows == kMR && cols == kNR;
+  float* out = full ? c : edge;
+  const int64_t ld = full ? ldc : kNR;
+#pragma GCC unroll 6
+  for (int r = 0; r < kMR; ++r) {
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      float* dst = out + r * ld + h * simd::kLanes;
+      Vec v = simd::mul(alpha_v, acc[r][h]);
+      if (full && c_scale != 0.0f) v = simd::fma(scale_v, simd::load(dst), v);
+      simd::store(dst, v);
+    }
+  }
+  if (full) return;
+  for (int r = 0; r < rows; ++r) {
+    for (int j = 0; j < cols; ++j) {
+      float& dst = c[r * ldc + j];
+      dst = c_scale != 0.0f ? c_scale * dst + edge[r * kNR + j] : edge[r * kNR + j];
+    }
+  }
+}
+
+// The float32 register tile: C tile = alpha * a_panel * b_panel + c_scale * C, the product summed
+// over p = 0..kc-1 in order. The A panel is packed (a[p * kMR + r]) or, kPackedA false, kMR rows
+// a[r * lda + p] (a row-major A read in place, or rows copied so). B is packed (b[p * kNR + c]).
+template <bool kPackedA>
+void float32_tile(int64_t kc, const float* a, int64_t lda, const float* b, float alpha,
+                  float c_scale, float* c, int64_t ldc, int rows, int cols) {
+  // Every loop over acc is unrolled, so it lives in registers instead of on the stack.
+  Vec acc[kMR][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = simd::zero();
+  for (int64_t p = 0; p < kc; ++p) {
+    const Vec b0 = simd::load(b), b1 = simd::load(b + simd::kLanes);
+#pragma GCC unroll 6
+    for (int r = 0; r < kMR; ++r) {
+      const Vec ar = simd::broadcast(kPackedA ? a + r : a + r * lda);
+      acc[r][0] = simd::fma(ar, b0, acc[r][0]);
+      acc[r][1] = simd::fma(ar, b1, acc[r][1]);
+    }
+    a += kPackedA ? kMR : 1;
+    b += kNR;
+  }
+  store_tile(acc, alpha, c_scale, c, ldc, rows, cols);
+}
+
+}  // namespace xtrain::kernels::gemm_tile

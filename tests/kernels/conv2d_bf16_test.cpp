@@ -1,0 +1,130 @@
+// Conv2d kernels in bfloat16 against the float32 reference: on inputs already rounded to bfloat16
+// as tightly as float32 kernels match it (each product is exact in float32), and on float32
+// inputs within the rounding bound; every path a convolution can take (pointwise, strided 1x1,
+// the stem, 3x3, rectangular, grouped and banded), and 1 vs 2 threads bitwise.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "lib/kernels/conv2d.h"
+#include "lib/kernels/reference/conv2d.h"
+#include "lib/tensor/bfloat16.h"
+#include "tests/kernels/conv2d_cases.h"
+#include "tests/kernels/kernel_test_util.h"
+#include "tests/test_util.h"
+
+namespace xtrain {
+namespace {
+
+using kernels::Conv2dShape;
+using testing::ConvData;
+using testing::ConvOutputs;
+using testing::describe;
+using testing::expect_bitwise_equal;
+using testing::expect_close_to_reference;
+using testing::run_fast;
+using testing::run_reference;
+
+constexpr float kRtol = 1e-4f;  // the float32 kernels' tolerance: the same float32 sums
+
+const Conv2dShape kShapes[] = {
+    {2, 5, 7, 3, 4, 3, 3, 1, 1, 1},          // odd channels, an odd patch
+    {2, 12, 12, 3, 64, 7, 7, 2, 3, 3},       // a ResNet stem
+    {1, 14, 14, 64, 64, 3, 3, 1, 1, 1},      // ResNet 3x3
+    {2, 7, 7, 64, 256, 1, 1, 1, 0, 0},       // pointwise, one GEMM
+    {2, 8, 8, 32, 48, 1, 1, 2, 0, 0},        // strided 1x1 (a downsample)
+    {2, 9, 11, 8, 16, 1, 7, 1, 0, 3},        // Inception's 1x7
+    {1, 9, 9, 128, 128, 3, 3, 2, 1, 1, 32},  // ResNeXt's narrow groups, banded
+    {2, 7, 9, 32, 64, 3, 3, 2, 1, 1, 4},     // wide groups, a GEMM per group
+};
+
+void round_all(std::vector<float>& v) {
+  for (float& x : v) x = round_to_bfloat16(x);
+}
+
+std::vector<float> absolute(std::vector<float> v) {
+  for (float& x : v) x = std::fabs(x);
+  return v;
+}
+
+TEST(Conv2dBFloat16, RoundedInputsMatchTheReferenceAsTightlyAsFloat32) {
+  for (const Conv2dShape& s : kShapes) {
+    for (bool with_bias : {false, true}) {
+      SCOPED_TRACE(describe(s) + (with_bias ? ", bias" : ""));
+      ConvData d(s, 21);
+      round_all(d.x);
+      round_all(d.weight);
+      round_all(d.dy);
+      const ConvOutputs fast = run_fast(s, d, with_bias, Exec{}, Precision::kBFloat16);
+      const ConvOutputs ref = run_reference(s, d, with_bias);
+      expect_close_to_reference(fast.y, ref.y, kRtol, "y");
+      expect_close_to_reference(fast.dx, ref.dx, kRtol, "dx");
+      expect_close_to_reference(fast.dweight, ref.dweight, kRtol, "dweight");
+      expect_close_to_reference(fast.dbias, ref.dbias, kRtol, "dbias");
+    }
+  }
+}
+
+// bfloat16 keeps 8 significant bits, so each operand rounds to within 2^-8 of itself and each
+// product to within 2^-7 of |a b| (2^-8 + 2^-8 + 2^-16): an output is off by at most 2^-7 times
+// the sum of its terms' magnitudes (the reference on |x|, |weight|, |dy|), plus the float32 sums'
+// rounding.
+void expect_within_rounding(const std::vector<float>& fast, const std::vector<float>& exact,
+                            const std::vector<float>& magnitudes, const char* what) {
+  ASSERT_EQ(fast.size(), exact.size()) << what;
+  const float scale = testing::max_abs(exact);
+  int failures = 0;
+  for (size_t i = 0; i < fast.size() && failures < 5; ++i) {
+    const float allowed = std::ldexp(magnitudes[i], -7) + kRtol * scale;
+    if (std::fabs(fast[i] - exact[i]) > allowed) {
+      ADD_FAILURE() << what << "[" << i << "] = " << fast[i] << ", float32 " << exact[i]
+                    << ", allowed error " << allowed;
+      ++failures;
+    }
+  }
+}
+
+TEST(Conv2dBFloat16, FloatInputsStayWithinTheRoundingBound) {
+  for (const Conv2dShape& s : kShapes) {
+    SCOPED_TRACE(describe(s));
+    ConvData d(s, 31);
+    const ConvOutputs fast = run_fast(s, d, false, Exec{}, Precision::kBFloat16);
+    const ConvOutputs exact = run_reference(s, d, false);
+    ConvData magnitude = d;  // the same problem on absolute values, gradients from zero
+    magnitude.x = absolute(d.x);
+    magnitude.weight = absolute(d.weight);
+    magnitude.dy = absolute(d.dy);
+    const ConvOutputs sums = run_reference(s, magnitude, false);
+    std::vector<float> weight_sums(s.patch() * s.c_out, 0.0f);
+    kernels::reference::conv2d_backward_weight(s, magnitude.x.data(), magnitude.dy.data(),
+                                               weight_sums.data(), nullptr);
+    const ConvOutputs prefill = testing::prefilled_outputs(s);  // dweight accumulates onto it
+    std::vector<float> dweight_change = fast.dweight, exact_change = exact.dweight;
+    for (size_t i = 0; i < dweight_change.size(); ++i) {
+      dweight_change[i] -= prefill.dweight[i];
+      exact_change[i] -= prefill.dweight[i];
+    }
+    expect_within_rounding(fast.y, exact.y, sums.y, "y");
+    expect_within_rounding(fast.dx, exact.dx, sums.dx, "dx");
+    expect_within_rounding(dweight_change, exact_change, weight_sums, "dweight");
+  }
+}
+
+TEST(Conv2dBFloat16, OneAndTwoThreadsAreBitwiseEqual) {
+  testing::PoolExec two(2);
+  for (const Conv2dShape& s : {Conv2dShape{2, 28, 28, 64, 64, 3, 3, 1, 1, 1},
+                               Conv2dShape{4, 20, 20, 3, 64, 7, 7, 2, 3, 3}}) {
+    SCOPED_TRACE(describe(s));
+    ConvData d(s, 41);
+    const ConvOutputs one = run_fast(s, d, true, Exec{}, Precision::kBFloat16);
+    const ConvOutputs both = run_fast(s, d, true, two.exec(), Precision::kBFloat16);
+    expect_bitwise_equal(one.y, both.y, "y");
+    expect_bitwise_equal(one.dx, both.dx, "dx");
+    expect_bitwise_equal(one.dweight, both.dweight, "dweight");
+    expect_bitwise_equal(one.dbias, both.dbias, "dbias");
+  }
+}
+
+}  // namespace
+}  // namespace xtrain
