@@ -1,12 +1,14 @@
 // bench_conv: the three Conv2d kernel passes on one layer shape, on every hardware thread, as
 // milliseconds and GFLOP/s (best of a few runs). Where scripts/bench says how fast a model trains,
 // this says which pass of which layer shape is slow, and shows a kernel change's gain in seconds.
-//   bench_conv [N H W C_IN C_OUT K STRIDE PAD [REPEATS [GROUPS]]]
+//   bench_conv [--bf16] [N H W C_IN C_OUT K STRIDE PAD [REPEATS [GROUPS]]]
+// --bf16 times the bfloat16 passes (precision.h) instead of the float32 ones.
 // Without a shape it runs the layers that dominate issue 5's models. A benchmark, not a test.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -34,6 +36,7 @@ const NamedShape kDefaultShapes[] = {
     {"resnet18 layer1 b32", {32, 56, 56, 64, 64, 3, 3, 1, 1, 1}},
     {"resnet18 layer4 b32", {32, 7, 7, 512, 512, 3, 3, 1, 1, 1}},
     {"resnet50 layer1 1x1 b32", {32, 56, 56, 64, 256, 1, 1, 1, 0, 0}},
+    {"resnet50 layer2 down b32", {32, 56, 56, 256, 512, 1, 1, 2, 0, 0}},
     {"resnet50 layer3 3x3 b32", {32, 14, 14, 256, 256, 3, 3, 1, 1, 1}},
     {"resnext50 layer1 3x3 g32 b16", {16, 56, 56, 128, 128, 3, 3, 1, 1, 1, 32}},
     {"resnext50 layer2 3x3 g32 b16", {16, 28, 28, 256, 256, 3, 3, 1, 1, 1, 32}},
@@ -59,7 +62,8 @@ void fill(AlignedBuffer& buffer, int seed) {
   }
 }
 
-void bench(const char* name, const Conv2dShape& s, int repeats, const Exec& ex) {
+void bench(const char* name, const Conv2dShape& s, int repeats, const Exec& ex,
+           xtrain::Precision precision) {
   AlignedBuffer x(size_t(s.n) * s.h * s.w * s.c_in), dx(x.size());
   AlignedBuffer weight(s.patch() * s.c_out), dweight(weight.size());
   AlignedBuffer y(s.rows() * s.c_out), dy(y.size());
@@ -69,14 +73,16 @@ void bench(const char* name, const Conv2dShape& s, int repeats, const Exec& ex) 
   fill(dy, 3);
   float* ws = workspace.data();
   const double forward = best_seconds(repeats, [&] {
-    xtrain::kernels::conv2d_forward(s, x.data(), weight.data(), nullptr, y.data(), ws, ex);
+    xtrain::kernels::conv2d_forward(s, x.data(), weight.data(), nullptr, y.data(), ws, ex,
+                                    precision);
   });
   const double backward_data = best_seconds(repeats, [&] {
-    xtrain::kernels::conv2d_backward_data(s, dy.data(), weight.data(), dx.data(), ws, ex);
+    xtrain::kernels::conv2d_backward_data(s, dy.data(), weight.data(), dx.data(), ws, ex,
+                                          precision);
   });
   const double backward_weight = best_seconds(repeats, [&] {
-    xtrain::kernels::conv2d_backward_weight(s, x.data(), dy.data(), dweight.data(), nullptr, ws,
-                                            ex);
+    xtrain::kernels::conv2d_backward_weight(s, x.data(), dy.data(), dweight.data(), nullptr, ws, ex,
+                                            precision);
   });
   const double gflop = 2.0 * s.rows() * s.patch() * s.c_out / 1e9;
   std::printf(
@@ -91,6 +97,11 @@ int main(int argc, char** argv) {
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   xtrain::ThreadPool pool(threads);
   const Exec ex{&pool};
+  const bool bf16 = argc > 1 && std::strcmp(argv[1], "--bf16") == 0;
+  const xtrain::Precision precision =
+      bf16 ? xtrain::Precision::kBFloat16 : xtrain::Precision::kFloat32;
+  argc -= bf16;
+  argv += bf16;
   if (argc >= 9 && argc <= 11) {
     int v[8];
     for (int i = 0; i < 8; ++i) v[i] = std::atoi(argv[i + 1]);
@@ -101,13 +112,16 @@ int main(int argc, char** argv) {
                    groups);
       return 2;
     }
-    bench("shape", s, argc > 9 ? std::atoi(argv[9]) : 5, ex);
+    bench("shape", s, argc > 9 ? std::atoi(argv[9]) : 5, ex, precision);
     return 0;
   }
   if (argc > 1) {
-    std::fprintf(stderr, "usage: bench_conv [N H W C_IN C_OUT K STRIDE PAD [REPEATS [GROUPS]]]\n");
+    std::fprintf(stderr,
+                 "usage: bench_conv [--bf16] [N H W C_IN C_OUT K STRIDE PAD [REPEATS [GROUPS]]]\n");
     return 2;
   }
-  for (const NamedShape& named : kDefaultShapes) bench(named.name, named.shape, 5, ex);
+  for (const NamedShape& named : kDefaultShapes) {
+    bench(named.name, named.shape, 5, ex, precision);
+  }
   return 0;
 }

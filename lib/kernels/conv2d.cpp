@@ -89,9 +89,6 @@ void col2im_add(const Conv2dShape& s, const float* dcol, int g, int64_t r0, int6
       kMinChannelChunk);
 }
 
-// The direct kernels multiply in float32 only; bfloat16 convolutions take the GEMM paths.
-bool direct(Precision precision) { return precision == Precision::kFloat32; }
-
 // Calls fn(r0, r1) for each tile [r0, r1) of output rows, in order.
 template <typename Fn>
 void for_each_tile(const Conv2dShape& s, Fn&& fn) {
@@ -119,8 +116,8 @@ void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, c
   const int64_t m = s.rows(), k = s.patch();
   if (s.is_pointwise()) {
     gemm(false, false, m, s.c_out, k, 1.0f, x, k, weight, s.c_out, 0.0f, y, s.c_out, ex, precision);
-  } else if (direct(precision) && conv2d_direct_suits(s)) {
-    conv2d_direct_forward(s, x, weight, y, workspace, ex);
+  } else if (conv2d_direct_suits(s, precision)) {
+    conv2d_direct_forward(s, x, weight, y, workspace, ex, precision);
   } else {
     // Group g: its im2col times weight columns [g * group_out, ...) into y's same columns.
     const int64_t cols = s.group_out();
@@ -158,8 +155,8 @@ void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* we
          precision);
     return;
   }
-  if (direct(precision) && conv2d_direct_backward_data_suits(s)) {
-    conv2d_direct_backward_data(s, dy, weight, dx, workspace, ex);
+  if (conv2d_direct_backward_data_suits(s, precision)) {
+    conv2d_direct_backward_data(s, dy, weight, dx, workspace, ex, precision);
     return;
   }
   const int64_t dx_size = int64_t{s.n} * s.h * s.w * s.c_in;
@@ -186,8 +183,8 @@ void conv2d_backward_weight(const Conv2dShape& s, const float* x, const float* d
     return;
   }
   const int64_t m = s.rows(), k = s.patch();
-  if (direct(precision) && conv2d_direct_backward_weight_suits(s)) {
-    conv2d_direct_backward_weight(s, x, dy, dweight, workspace, ex);
+  if (conv2d_direct_backward_weight_suits(s, precision)) {
+    conv2d_direct_backward_weight(s, x, dy, dweight, workspace, ex, precision);
   } else if (s.is_pointwise()) {
     gemm(true, false, k, s.c_out, m, 1.0f, x, k, dy, s.c_out, 1.0f, dweight, s.c_out, ex,
          precision);

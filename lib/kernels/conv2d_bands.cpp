@@ -46,7 +46,8 @@ int band_groups(const Conv2dShape& s) {
   const int narrow = groups_per_band(s, simd::kLanes);
   Conv2dShape narrow_bands = s;
   narrow_bands.groups = s.groups / narrow;
-  if (conv2d_direct_suits(narrow_bands) && conv2d_direct_backward_data_suits(narrow_bands)) {
+  if (conv2d_direct_suits(narrow_bands, Precision::kFloat32) &&
+      conv2d_direct_backward_data_suits(narrow_bands, Precision::kFloat32)) {
     return narrow;
   }
   return groups_per_band(s, 2 * simd::kLanes);

@@ -5,8 +5,10 @@
 #include <cstring>
 #include <utility>
 
+#include "lib/kernels/bfloat16_pairs.h"
 #include "lib/kernels/simd.h"
 #include "lib/tensor/aligned_buffer.h"
+#include "lib/tensor/bfloat16.h"
 
 namespace xtrain::kernels {
 namespace {
@@ -43,9 +45,10 @@ bool narrow_groups(const Conv2dShape& s) { return s.groups == 1 || s.group_out()
 // Vectors of output channels per tile: two when the channels split evenly into pairs.
 int vectors_per_tile(int c_out) { return c_out % (2 * kLanes) == 0 ? 2 : 1; }
 
-// An NHWC batch with its zero padding materialized: [n, hp, wp, c].
+// An NHWC batch with its zero padding materialized: [n, hp, wp, c] of float32 or bfloat16.
+template <typename In>
 struct PaddedInput {
-  const float* data;
+  const In* data;
   int64_t hp, wp, c;
 };
 
@@ -72,8 +75,8 @@ void for_each_chunk(int n, int chunk, Fn&& fn) {
 }
 
 // x [n, h, w, c] with `pad` zero pixels on every side, in out (x itself when pad is 0).
-PaddedInput pad_input(const float* x, int n, int h, int w, int c, int pad, float* out,
-                      const Exec& ex) {
+PaddedInput<float> pad_input(const float* x, int n, int h, int w, int c, int pad, float* out,
+                             const Exec& ex) {
   if (pad == 0) return {x, h, w, c};
   const int64_t hp = h + 2 * pad, wp = w + 2 * pad;
   parallel_for(
@@ -130,6 +133,134 @@ inline void rank1_update(Vec (&acc)[R][NV], const float* a, int64_t a_step, cons
   }
 }
 
+// What a tile multiplies: float32 values one by one (rank-1 updates, one FMA per weight row and
+// vector), or bfloat16 values in pairs of neighbouring taps (rank-2 updates, one vdpbf16ps per
+// pair of weight rows and vector: twice the multiply-adds per instruction). kStep input elements
+// feed one Weight row.
+struct Float32Math {
+  using In = float;
+  using Weight = float;
+  static constexpr int kStep = 1;
+  template <int R, int NV>
+  static void update(Vec (&acc)[R][NV], const In* a, int64_t a_step, const Weight* b) {
+    rank1_update(acc, a, a_step, b);
+  }
+
+  // The backward-weight pass sums over output pixels, one at a time: the tile's taps of one
+  // pixel (a[r]) times its dy (b).
+  using PixelIn = float;
+  using PixelGrad = float;
+  static constexpr int kPixels = 1;
+  template <int R, int NV>
+  static void pixel_update(Vec (&acc)[R][NV], const PixelIn* a, const PixelGrad* b) {
+    rank1_update(acc, a, 1, b);
+  }
+};
+
+#if defined(__AVX512BF16__)
+// In bfloat16 the padded input holds an even number of channels per pixel (a zero channel after
+// an odd count), so a kernel row's taps pair up within it, and the weights are paired to match:
+// pair q of a kernel row's taps is one uint32 per output channel (the even tap in the low half).
+struct BFloat16Math {
+  using In = uint16_t;
+  using Weight = uint32_t;
+  static constexpr int kStep = 2;
+  template <int R, int NV>
+  static void update(Vec (&acc)[R][NV], const In* a, int64_t a_step, const Weight* b) {
+    __m512bh bv[NV];
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + v * kLanes);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      uint32_t pair;
+      std::memcpy(&pair, a + r * a_step, sizeof pair);
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair));
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, bv[v]);
+    }
+  }
+
+  // The backward-weight pass sums over output pixels in pairs: a[r] pairs a tap's input of two
+  // neighbouring output pixels (PairedPixels), b their dy, channel by channel (pair_dy).
+  using PixelIn = uint32_t;
+  using PixelGrad = uint32_t;
+  static constexpr int kPixels = 2;
+  template <int R, int NV>
+  static void pixel_update(Vec (&acc)[R][NV], const PixelIn* a, const PixelGrad* b) {
+    __m512bh bv[NV];
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + v * kLanes);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[r]));
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, bv[v]);
+    }
+  }
+};
+
+// Channels per pixel of a bfloat16 padded input: c rounded up to even.
+int64_t even_channels(int64_t c) { return c + c % 2; }
+
+// x [n, h, w, c] rounded to bfloat16 with `pad` zero pixels on every side and the channels
+// rounded up to even (a zero channel after an odd count), in out.
+PaddedInput<uint16_t> pad_input_bf16(const float* x, int n, int h, int w, int c, int pad,
+                                     uint16_t* out, const Exec& ex) {
+  const int64_t hp = h + 2 * pad, wp = w + 2 * pad, cp = even_channels(c);
+  parallel_for(
+      ex, n * hp,
+      [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          uint16_t* dst = out + r * wp * cp;
+          const int64_t image = r / hp, ih = r % hp - pad;
+          if (ih < 0 || ih >= h) {
+            std::memset(dst, 0, sizeof(uint16_t) * wp * cp);
+            continue;
+          }
+          std::memset(dst, 0, sizeof(uint16_t) * pad * cp);
+          const float* src = x + (image * h + ih) * w * c;
+          uint16_t* row = dst + pad * cp;
+          if (cp == c) {
+            int64_t i = 0;
+            for (; i + kLanes <= w * c; i += kLanes) {
+              _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + i),
+                                  (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(src + i)));
+            }
+            for (; i < w * c; ++i) row[i] = to_bfloat16(src[i]).bits;
+          } else {
+            for (int64_t iw = 0; iw < w; ++iw) {
+              for (int64_t ch = 0; ch < c; ++ch)
+                row[iw * cp + ch] = to_bfloat16(src[iw * c + ch]).bits;
+              row[iw * cp + c] = 0;
+            }
+          }
+          std::memset(dst + (pad + w) * cp, 0, sizeof(uint16_t) * pad * cp);
+        }
+      },
+      16);
+  return {out, hp, wp, cp};
+}
+
+// Floats of scratch a paired kernel of kh x kw taps over c channels into c_out takes.
+size_t paired_kernel_floats(int kh, int kw, int64_t c, int64_t c_out) {
+  return AlignedBuffer::round_up(kh * kw * even_channels(c) / 2 * c_out);
+}
+
+// A kernel [kh, kw, c, c_out] paired for BFloat16Math over a padded input of even_channels(c)
+// channels: pair q of a kernel row's taps (channel 2q and 2q + 1 of the run) per output channel.
+void pair_kernel(int kh, int kw, int64_t c, int64_t c_out, const float* weight, uint32_t* out) {
+  const int64_t cp = even_channels(c), rows = int64_t{kh} * kw * cp;
+  // Row r of the padded kernel: tap r / cp, channel r % cp (a zero row past c).
+  auto row = [&](int64_t r) -> const float* {
+    return r % cp < c ? weight + (r / cp * c + r % cp) * c_out : nullptr;
+  };
+  // cp is even and the zero row is channel c, odd: only the second of a pair can be it.
+  for (int64_t q = 0; q < rows / 2; ++q) {
+    interleave_pair(row(2 * q), row(2 * q + 1), c_out, out + q * c_out);
+  }
+}
+#endif
+
 // The taps of one kernel row, as runs of neighbouring floats in the padded input: `runs` runs of
 // `run` taps, `run_step` floats apart, whose weight rows follow each other. In NHWC an ungrouped
 // kernel row's kw x c_in taps are one run, contiguous both in the input and in the weight; with
@@ -147,28 +278,31 @@ TapRuns tap_runs(int kw, int64_t channels, int groups) {
 
 // One forward tile: `Pixels` output pixels along an output row times NV vectors of output
 // channels of one group, through that group's taps.
+template <typename Math>
 struct ForwardTile {
-  const float* in;     // padded input at the first pixel's receptive field (ky = kx = 0, the
-                       // group's first channel)
-  int64_t pixel_step;  // floats between neighbouring pixels' receptive fields (stride * c_in)
-  int64_t row_step;    // floats between padded input rows
+  const typename Math::In* in;  // padded input at the first pixel's receptive field (ky = kx = 0,
+                                // the group's first channel)
+  int64_t pixel_step;           // elements between neighbouring pixels' receptive fields
+  int64_t row_step;             // elements between padded input rows
   int kh;
   TapRuns taps;
-  const float* weight;  // weight at the tile's first output channel
+  const typename Math::Weight* weight;  // weight at the tile's first output channel
   int64_t c_out;
   float* out;        // output at the tile's first pixel and channel
   int64_t out_step;  // floats between the tile's output pixels
 };
 
-template <int Pixels, int NV>
-void forward_tile(const ForwardTile& t) {
+template <typename Math, int Pixels, int NV>
+void forward_tile(const ForwardTile<Math>& t) {
+  constexpr int kStep = Math::kStep;
   Vec acc[Pixels][NV] = {};
   for (int ky = 0; ky < t.kh; ++ky) {
-    const float* in = t.in + ky * t.row_step;
-    const float* w = t.weight + ky * t.taps.count() * t.c_out;
-    for (int64_t k = 0; k < t.taps.runs; ++k, in += t.taps.run_step, w += t.taps.run * t.c_out) {
-      for (int64_t q = 0; q < t.taps.run; ++q) {
-        rank1_update(acc, in + q, t.pixel_step, w + q * t.c_out);
+    const typename Math::In* in = t.in + ky * t.row_step;
+    const typename Math::Weight* w = t.weight + ky * t.taps.count() / kStep * t.c_out;
+    for (int64_t k = 0; k < t.taps.runs;
+         ++k, in += t.taps.run_step, w += t.taps.run / kStep * t.c_out) {
+      for (int64_t q = 0; q < t.taps.run; q += kStep) {
+        Math::update(acc, in + q, t.pixel_step, w + q / kStep * t.c_out);
       }
     }
   }
@@ -178,26 +312,30 @@ void forward_tile(const ForwardTile& t) {
 // One backward-weight tile: `Rows` consecutive taps of one kernel row (weight rows) times NV
 // vectors of output channels, summed over output pixels [pixel rows row0, row1) in order and
 // added to what dweight holds.
+template <typename Math>
 struct WeightTile {
-  const float* in;     // padded input of image 0 at (ky, first tap of the tile)
-  int64_t image_step;  // floats between padded images
-  int64_t row_step;    // floats between the receptive fields of neighbouring output rows
+  const typename Math::PixelIn* in;  // padded input of image 0 at (ky, first tap of the tile)
+  int64_t image_step;                // elements between padded images
+  int64_t row_step;    // elements between the receptive fields of neighbouring output rows
   int64_t pixel_step;  // ... of neighbouring output pixels
   int out_h, out_w;
-  const float* dy;  // dy at the tile's first output channel
+  const typename Math::PixelGrad* dy;  // dy at the tile's first output channel
   int64_t c_out;
   float* dweight;  // dweight at the tile's first row and channel
 };
 
-template <int Rows, int NV>
-void weight_tile(const WeightTile& t, int64_t row0, int64_t row1) {
+template <typename Math, int Rows, int NV>
+void weight_tile(const WeightTile<Math>& t, int64_t row0, int64_t row1) {
+  constexpr int kPixels = Math::kPixels;
+  const int64_t steps = (t.out_w + kPixels - 1) / kPixels;  // per output row
   Vec acc[Rows][NV];
   load_tile(acc, t.dweight, t.c_out);
   for (int64_t row = row0; row < row1; ++row) {
-    const float* in = t.in + row / t.out_h * t.image_step + row % t.out_h * t.row_step;
-    const float* dy = t.dy + row * t.out_w * t.c_out;
-    for (int ox = 0; ox < t.out_w; ++ox) {
-      rank1_update(acc, in + ox * t.pixel_step, 1, dy + ox * t.c_out);
+    const typename Math::PixelIn* in =
+        t.in + row / t.out_h * t.image_step + row % t.out_h * t.row_step;
+    const typename Math::PixelGrad* dy = t.dy + row * steps * t.c_out;
+    for (int64_t u = 0; u < steps; ++u) {
+      Math::pixel_update(acc, in + u * kPixels * t.pixel_step, dy + u * t.c_out);
     }
   }
   store_tile(acc, t.dweight, t.c_out);
@@ -205,55 +343,58 @@ void weight_tile(const WeightTile& t, int64_t row0, int64_t row1) {
 
 // Tile functions for every partial size 1..N, indexed by size - 1: a row of output pixels or a
 // kernel row's taps rarely divides evenly, and each size needs its own register tile.
-template <int NV, int... I>
+template <typename Math, int NV, int... I>
 constexpr auto forward_tiles(std::integer_sequence<int, I...>) {
-  return std::array<void (*)(const ForwardTile&), sizeof...(I)>{&forward_tile<I + 1, NV>...};
+  return std::array<void (*)(const ForwardTile<Math>&), sizeof...(I)>{
+      &forward_tile<Math, I + 1, NV>...};
 }
-template <int NV, int... I>
+template <typename Math, int NV, int... I>
 constexpr auto weight_tiles(std::integer_sequence<int, I...>) {
-  return std::array<void (*)(const WeightTile&, int64_t, int64_t), sizeof...(I)>{
-      &weight_tile<I + 1, NV>...};
+  return std::array<void (*)(const WeightTile<Math>&, int64_t, int64_t), sizeof...(I)>{
+      &weight_tile<Math, I + 1, NV>...};
 }
 
 // A grid of forward tiles: per image, `rows` x `cols` outputs, with the steps between their
 // receptive fields in the padded input and between the outputs themselves. A plain convolution
 // sweeps its whole output; a strided one's backward-data sweeps one phase of dx at a time.
+template <typename Math>
 struct Sweep {
   int64_t images;
   int rows, cols;
-  const float* in;                     // the first output's receptive field
-  int64_t in_image, in_row, in_pixel;  // floats between receptive fields
+  const typename Math::In* in;         // the first output's receptive field
+  int64_t in_image, in_row, in_pixel;  // elements between receptive fields
   float* out;                          // the first output
   int64_t out_image, out_row, out_pixel;
   int kh;
-  int64_t kernel_row;  // floats between the input rows of one receptive field
+  int64_t kernel_row;  // elements between the input rows of one receptive field
   TapRuns taps;
-  const float* weight;
+  const typename Math::Weight* weight;
   int64_t c_out;
   int64_t group_in, group_out;  // channels per group of the input and of the output
 };
 
-template <int NV>
-void sweep(const Sweep& w, const Exec& ex) {
+template <typename Math, int NV>
+void sweep(const Sweep<Math>& w, const Exec& ex) {
   constexpr int kPixels = forward_tile_pixels(NV);
-  static constexpr auto kTiles = forward_tiles<NV>(std::make_integer_sequence<int, kPixels>());
+  static constexpr auto kTiles =
+      forward_tiles<Math, NV>(std::make_integer_sequence<int, kPixels>());
   parallel_for(ex, w.images * w.rows, [&](int64_t row0, int64_t row1) {
     for (int64_t row = row0; row < row1; ++row) {
       const int64_t image = row / w.rows, r = row % w.rows;
-      const float* in_row = w.in + image * w.in_image + r * w.in_row;
+      const typename Math::In* in_row = w.in + image * w.in_image + r * w.in_row;
       float* out_row = w.out + image * w.out_image + r * w.out_row;
       for (int64_t co = 0; co < w.c_out; co += NV * kLanes) {
-        const float* group_in_row = in_row + co / w.group_out * w.group_in;
+        const typename Math::In* group_in_row = in_row + co / w.group_out * w.group_in;
         for (int col = 0; col < w.cols; col += kPixels) {
-          const ForwardTile t{group_in_row + col * w.in_pixel,
-                              w.in_pixel,
-                              w.kernel_row,
-                              w.kh,
-                              w.taps,
-                              w.weight + co,
-                              w.c_out,
-                              out_row + col * w.out_pixel + co,
-                              w.out_pixel};
+          const ForwardTile<Math> t{group_in_row + col * w.in_pixel,
+                                    w.in_pixel,
+                                    w.kernel_row,
+                                    w.kh,
+                                    w.taps,
+                                    w.weight + co,
+                                    w.c_out,
+                                    out_row + col * w.out_pixel + co,
+                                    w.out_pixel};
           kTiles[std::min(kPixels, w.cols - col) - 1](t);
         }
       }
@@ -261,21 +402,24 @@ void sweep(const Sweep& w, const Exec& ex) {
   });
 }
 
-void run_sweep(const Sweep& w, const Exec& ex) {
+template <typename Math>
+void run_sweep(const Sweep<Math>& w, const Exec& ex) {
   if (vectors_per_tile(static_cast<int>(w.group_out)) == 2) {
-    sweep<2>(w, ex);
+    sweep<Math, 2>(w, ex);
   } else {
-    sweep<1>(w, ex);
+    sweep<Math, 1>(w, ex);
   }
 }
 
 // The sweep of a kh x kw kernel in `groups` groups over the padded batch `in` into `out` ([n,
 // out_h, out_w, c_out]): a rows x cols grid of outputs, neighbours `out_step` pixels apart in
 // out, whose receptive fields start at in pixel `first_in` and lie `in_step` pixels apart.
-Sweep sweep_over(const PaddedInput& in, int64_t first_in, int in_step, int rows, int cols,
-                 float* out, int out_h, int out_w, int out_step, int64_t c_out, int kh, int kw,
-                 int groups, const float* weight, int64_t images) {
-  Sweep w;
+template <typename Math>
+Sweep<Math> sweep_over(const PaddedInput<typename Math::In>& in, int64_t first_in, int in_step,
+                       int rows, int cols, float* out, int out_h, int out_w, int out_step,
+                       int64_t c_out, int kh, int kw, int groups,
+                       const typename Math::Weight* weight, int64_t images) {
+  Sweep<Math> w;
   w.images = images;
   w.rows = rows;
   w.cols = cols;
@@ -297,11 +441,13 @@ Sweep sweep_over(const PaddedInput& in, int64_t first_in, int in_step, int rows,
   return w;
 }
 
-template <int NV>
-void backward_weight_pass(const Conv2dShape& s, const PaddedInput& x, const float* dy,
-                          float* dweight, const Exec& ex) {
+// dweight += the pass over a chunk of s.n images: x is the chunk's padded input (as PixelIn), dy
+// its upstream gradient (as PixelGrad).
+template <typename Math, int NV>
+void backward_weight_pass(const Conv2dShape& s, const PaddedInput<typename Math::PixelIn>& x,
+                          const typename Math::PixelGrad* dy, float* dweight, const Exec& ex) {
   constexpr int kRows = weight_tile_rows(NV);
-  static constexpr auto kTiles = weight_tiles<NV>(std::make_integer_sequence<int, kRows>());
+  static constexpr auto kTiles = weight_tiles<Math, NV>(std::make_integer_sequence<int, kRows>());
   const TapRuns taps = tap_runs(s.kw, s.c_in, s.groups);
   const int64_t run_blocks = (taps.run + kRows - 1) / kRows;  // tiles never straddle two runs
   const int64_t channel_blocks = s.c_out / (NV * kLanes);
@@ -320,15 +466,15 @@ void backward_weight_pass(const Conv2dShape& s, const PaddedInput& x, const floa
         const int64_t q0 = u / channel_blocks % run_blocks * kRows;
         const int64_t co = u % channel_blocks * NV * kLanes;
         const int64_t group_first_in = co / s.group_out() * s.group_in();
-        const WeightTile t{x.data + ky * x.wp * x.c + k * taps.run_step + group_first_in + q0,
-                           x.hp * x.wp * x.c,
-                           s.stride * x.wp * x.c,
-                           int64_t{s.stride} * x.c,
-                           s.out_h(),
-                           s.out_w(),
-                           dy + co,
-                           s.c_out,
-                           dweight + (ky * taps.count() + k * taps.run + q0) * s.c_out + co};
+        const WeightTile<Math> t{x.data + ky * x.wp * x.c + k * taps.run_step + group_first_in + q0,
+                                 x.hp * x.wp * x.c,
+                                 s.stride * x.wp * x.c,
+                                 int64_t{s.stride} * x.c,
+                                 s.out_h(),
+                                 s.out_w(),
+                                 dy + co,
+                                 s.c_out,
+                                 dweight + (ky * taps.count() + k * taps.run + q0) * s.c_out + co};
         kTiles[std::min<int64_t>(kRows, taps.run - q0) - 1](t, row0, row1);
       }
     }
@@ -410,19 +556,232 @@ size_t forward_workspace_floats(const Conv2dShape& s) {
   return padded_floats(input_chunk(s), s.h, s.w, s.c_in, s.pad_h);
 }
 
+size_t phase_kernels_floats(const Conv2dShape& s) {
+  return AlignedBuffer::round_up(s.patch() * s.c_out);
+}
+
 size_t backward_data_workspace_floats(const Conv2dShape& s) {
-  return AlignedBuffer::round_up(s.patch() * s.c_out) +
+  return phase_kernels_floats(s) +
          padded_floats(dy_chunk(s), s.out_h(), s.out_w(), s.c_out, dy_padding(s));
+}
+
+// The phases' kernels (phase_kernel), one after the other at `kernel`.
+void phase_kernels(const Conv2dShape& s, const float* weight, float* kernel) {
+  for_each_phase(s, [&](int a, const Phase& rows, int b, const Phase& cols) {
+    phase_kernel(s, weight, a, rows.taps, b, cols.taps, kernel);
+    kernel += int64_t{rows.taps} * cols.taps * s.group_out() * s.c_in;
+  });
+}
+
+// The backward-data pass over dy, padded by pad_dy (float32 or bfloat16 in `in`), with the
+// phases' kernels one after the other at `kernel`, `per_tap` Weights apart per tap.
+template <typename Math>
+void sweep_phases(const Conv2dShape& s, const PaddedInput<typename Math::In>& in, int pad,
+                  const typename Math::Weight* kernel, int64_t per_tap, float* dx, int images,
+                  const Exec& ex) {
+  for_each_phase(s, [&](int a, const Phase& rows, int b, const Phase& cols) {
+    // The phase's first dx position and the first dy row and column of its window.
+    const int64_t first_in =
+        (rows.t0 - (rows.taps - 1) + pad) * in.wp + cols.t0 - (cols.taps - 1) + pad;
+    const int64_t first_out =
+        int64_t{s.stride * rows.t0 + a - s.pad_h} * s.w + s.stride * cols.t0 + b - s.pad_w;
+    run_sweep(
+        sweep_over<Math>(in, first_in, 1, rows.count, cols.count, dx + first_out * s.c_in, s.h, s.w,
+                         s.stride, s.c_in, rows.taps, cols.taps, s.groups, kernel, images),
+        ex);
+    kernel += int64_t{rows.taps} * cols.taps * per_tap;
+  });
+}
+
+// dx = 0 where no phase writes: when the kernel is smaller than the stride, some phases have no
+// taps.
+void zero_untouched_phases(const Conv2dShape& s, float* dx, const Exec& ex) {
+  if (s.kh >= s.stride && s.kw >= s.stride) return;
+  const int64_t dx_size = int64_t{s.n} * s.h * s.w * s.c_in;
+  parallel_for(
+      ex, dx_size, [&](int64_t b, int64_t e) { std::memset(dx + b, 0, sizeof(float) * (e - b)); },
+      1 << 16);
+}
+
+#if defined(__AVX512BF16__)
+// bfloat16 passes always copy their input (the copy is the rounding), a chunk of images at a time.
+size_t bf16_padded_floats(int64_t n, int64_t h, int64_t w, int64_t c, int pad) {
+  return AlignedBuffer::round_up((n * (h + 2 * pad) * (w + 2 * pad) * even_channels(c) + 1) / 2);
+}
+
+int bf16_images_per_chunk(int n, int64_t h, int64_t w, int64_t c, int pad) {
+  const size_t per_image = bf16_padded_floats(1, h, w, c, pad);
+  return static_cast<int>(std::clamp<int64_t>(kPaddedChunkFloats / per_image, 1, n));
+}
+
+int bf16_input_chunk(const Conv2dShape& s) {
+  return bf16_images_per_chunk(s.n, s.h, s.w, s.c_in, s.pad_h);
+}
+
+int bf16_dy_chunk(const Conv2dShape& s) {
+  return bf16_images_per_chunk(s.n, s.out_h(), s.out_w(), s.c_out, dy_padding(s));
+}
+
+size_t bf16_forward_workspace_floats(const Conv2dShape& s) {
+  return paired_kernel_floats(s.kh, s.kw, s.group_in(), s.c_out) +
+         bf16_padded_floats(bf16_input_chunk(s), s.h, s.w, s.c_in, s.pad_h);
+}
+
+// The float32 phase kernels, their pairs (the phases' taps together are the kernel's: one paired
+// kernel over group_out channels into c_in), then the padded dy.
+size_t bf16_backward_data_workspace_floats(const Conv2dShape& s) {
+  return phase_kernels_floats(s) + paired_kernel_floats(s.kh, s.kw, s.group_out(), s.c_in) +
+         bf16_padded_floats(bf16_dy_chunk(s), s.out_h(), s.out_w(), s.c_out, dy_padding(s));
+}
+
+// For each element i of x's padded rows, the pair (x[i], x[i + pixel_step]): a tap's input for
+// two neighbouring output pixels (the second 0 past the row's end).
+PaddedInput<uint32_t> pair_pixels(const PaddedInput<float>& x, int images, int64_t pixel_step,
+                                  uint32_t* out, const Exec& ex) {
+  const int64_t row = x.wp * x.c, paired = std::max<int64_t>(0, row - pixel_step);
+  parallel_for(
+      ex, images * x.hp,
+      [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const float* src = x.data + r * row;
+          uint32_t* dst = out + r * row;
+          interleave_pair(src, src + pixel_step, paired, dst);
+          interleave_pair(src + paired, nullptr, row - paired, dst + paired);
+        }
+      },
+      4);
+  return {out, x.hp, x.wp, x.c};
+}
+
+// dy [rows, out_w, c_out] in pairs of neighbouring pixels: out[row][q][co] pairs dy[row][2q][co]
+// and dy[row][2q + 1][co] (0 past an odd out_w).
+void pair_dy(const float* dy, int64_t rows, int out_w, int64_t c_out, uint32_t* out,
+             const Exec& ex) {
+  const int64_t pairs = (out_w + 1) / 2;
+  parallel_for(
+      ex, rows,
+      [&](int64_t r0, int64_t r1) {
+        for (int64_t row = r0; row < r1; ++row) {
+          for (int64_t q = 0; q < pairs; ++q) {
+            const float* lo = dy + (row * out_w + 2 * q) * c_out;
+            interleave_pair(lo, 2 * q + 1 < out_w ? lo + c_out : nullptr, c_out,
+                            out + (row * pairs + q) * c_out);
+          }
+        }
+      },
+      4);
+}
+
+// The backward-weight pass's scratch per image: the float32 padded input (none without padding),
+// its pixel pairs, dy's pixel pairs.
+struct WeightPassScratch {
+  size_t padded, paired, dy;
+  size_t total() const { return padded + paired + dy; }
+};
+
+WeightPassScratch bf16_weight_scratch(const Conv2dShape& s, int images) {
+  const int64_t hp = s.h + 2 * s.pad_h, wp = s.w + 2 * s.pad_w;
+  return {AlignedBuffer::round_up(padded_floats(images, s.h, s.w, s.c_in, s.pad_h)),
+          AlignedBuffer::round_up(images * hp * wp * s.c_in),
+          AlignedBuffer::round_up(int64_t{images} * s.out_h() * ((s.out_w() + 1) / 2) * s.c_out)};
+}
+
+int bf16_weight_chunk(const Conv2dShape& s) {
+  const size_t per_image = bf16_weight_scratch(s, 1).total();
+  return static_cast<int>(std::clamp<int64_t>(2 * kPaddedChunkFloats / per_image, 1, s.n));
+}
+
+void backward_weight_bf16(const Conv2dShape& s, const float* x, const float* dy, float* dweight,
+                          float* workspace, const Exec& ex) {
+  const int chunk = bf16_weight_chunk(s);
+  const WeightPassScratch scratch = bf16_weight_scratch(s, chunk);
+  uint32_t* pixels = reinterpret_cast<uint32_t*>(workspace + scratch.padded);
+  uint32_t* dy_pairs = pixels + scratch.paired;
+  const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
+  const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
+  for_each_chunk(s.n, chunk, [&](int n0, int images) {
+    Conv2dShape part = s;
+    part.n = images;
+    const PaddedInput<float> padded =
+        pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
+    const PaddedInput<uint32_t> pairs =
+        pair_pixels(padded, images, int64_t{s.stride} * s.c_in, pixels, ex);
+    pair_dy(dy + n0 * dy_image, int64_t{images} * s.out_h(), s.out_w(), s.c_out, dy_pairs, ex);
+    if (vectors_per_tile(s.group_out()) == 2) {
+      backward_weight_pass<BFloat16Math, 2>(part, pairs, dy_pairs, dweight, ex);
+    } else {
+      backward_weight_pass<BFloat16Math, 1>(part, pairs, dy_pairs, dweight, ex);
+    }
+  });
+}
+
+void forward_bf16(const Conv2dShape& s, const float* x, const float* weight, float* y,
+                  float* workspace, const Exec& ex) {
+  // A group's taps are kh x kw runs of group_in channels (even, or the whole ungrouped input
+  // padded to even), in the weight's row order.
+  uint32_t* kernel = reinterpret_cast<uint32_t*>(workspace);
+  pair_kernel(s.kh, s.kw, s.group_in(), s.c_out, weight, kernel);
+  uint16_t* padded = reinterpret_cast<uint16_t*>(
+      workspace + paired_kernel_floats(s.kh, s.kw, s.group_in(), s.c_out));
+  const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
+  const int64_t y_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
+  for_each_chunk(s.n, bf16_input_chunk(s), [&](int n0, int images) {
+    const PaddedInput<uint16_t> in =
+        pad_input_bf16(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad_h, padded, ex);
+    run_sweep(
+        sweep_over<BFloat16Math>(in, 0, s.stride, s.out_h(), s.out_w(), y + n0 * y_image, s.out_h(),
+                                 s.out_w(), 1, s.c_out, s.kh, s.kw, s.groups, kernel, images),
+        ex);
+  });
+}
+
+void backward_data_bf16(const Conv2dShape& s, const float* dy, const float* weight, float* dx,
+                        float* workspace, const Exec& ex) {
+  const int pad = dy_padding(s);
+  zero_untouched_phases(s, dx, ex);
+  phase_kernels(s, weight, workspace);
+  // Each phase's kernel is [taps, group_out, c_in]: its rows pair up like a plain kernel's, and
+  // group_out is even (a multiple of the vector width), so no pair straddles two taps.
+  uint32_t* paired = reinterpret_cast<uint32_t*>(workspace + phase_kernels_floats(s));
+  pair_kernel(s.kh * s.kw, 1, s.group_out(), s.c_in, workspace, paired);
+  uint16_t* padded =
+      reinterpret_cast<uint16_t*>(workspace + phase_kernels_floats(s) +
+                                  paired_kernel_floats(s.kh, s.kw, s.group_out(), s.c_in));
+  const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
+  const int64_t dx_image = int64_t{s.h} * s.w * s.c_in;
+  for_each_chunk(s.n, bf16_dy_chunk(s), [&](int n0, int images) {
+    const PaddedInput<uint16_t> in =
+        pad_input_bf16(dy + n0 * dy_image, images, s.out_h(), s.out_w(), s.c_out, pad, padded, ex);
+    sweep_phases<BFloat16Math>(s, in, pad, paired, s.group_out() / 2 * s.c_in, dx + n0 * dx_image,
+                               images, ex);
+  });
+}
+#endif
+
+// Whether the bfloat16 kernels take s: ungrouped (an odd channel count gets a zero channel) or
+// with an even number of input channels per group (each group's taps pair up within it), on a
+// CPU with AVX512_BF16 (elsewhere bfloat16 convolutions take the GEMM paths, which emulate the
+// instruction).
+bool bf16_direct(const Conv2dShape& s) {
+#if defined(__AVX512BF16__)
+  return s.groups == 1 || s.group_in() % 2 == 0;
+#else
+  return false;
+#endif
 }
 
 }  // namespace
 
-bool conv2d_direct_suits(const Conv2dShape& s) {
+bool conv2d_direct_suits(const Conv2dShape& s, Precision precision) {
+  if (precision == Precision::kBFloat16 && !bf16_direct(s)) return false;
   return s.pad_h == s.pad_w && s.group_out() % kLanes == 0 && narrow_groups(s) &&
          s.group_in() <= kMaxDirectInChannels && !s.is_pointwise();
 }
 
-bool conv2d_direct_backward_weight_suits(const Conv2dShape& s) {
+bool conv2d_direct_backward_weight_suits(const Conv2dShape& s, Precision precision) {
+#if !defined(__AVX512BF16__)
+  if (precision == Precision::kBFloat16) return false;
+#endif
   if (s.pad_h != s.pad_w || s.group_out() % kLanes != 0 || !narrow_groups(s)) return false;
   // A stride-1 kernel past 1x1, whatever the channels: im2col + GEMM reads and writes all of
   // dweight again for every im2col tile (3x3 512 -> 512 at 7x7, b32: 20-28 -> 17-21 ms; at
@@ -434,85 +793,92 @@ bool conv2d_direct_backward_weight_suits(const Conv2dShape& s) {
   return s.group_in() <= kMaxDirectInChannels && (!s.is_pointwise() || s.c_out <= s.c_in);
 }
 
-bool conv2d_direct_backward_data_suits(const Conv2dShape& s) {
-  return conv2d_direct_suits(s) && s.group_in() % kLanes == 0;
+bool conv2d_direct_backward_data_suits(const Conv2dShape& s, Precision precision) {
+  return conv2d_direct_suits(s, precision) && s.group_in() % kLanes == 0;
 }
 
 size_t conv2d_direct_workspace_floats(const Conv2dShape& s) {
   size_t floats = 0;
-  if (conv2d_direct_suits(s) || conv2d_direct_backward_weight_suits(s)) {
+  if (conv2d_direct_suits(s, Precision::kFloat32) ||
+      conv2d_direct_backward_weight_suits(s, Precision::kFloat32)) {
     floats = forward_workspace_floats(s);  // the padded input, as the backward-weight pads it too
   }
-  if (conv2d_direct_backward_data_suits(s)) {
+  if (conv2d_direct_backward_data_suits(s, Precision::kFloat32)) {
     floats = std::max(floats, backward_data_workspace_floats(s));
   }
+#if defined(__AVX512BF16__)
+  if (conv2d_direct_suits(s, Precision::kBFloat16)) {
+    floats = std::max(floats, bf16_forward_workspace_floats(s));
+  }
+  if (conv2d_direct_backward_data_suits(s, Precision::kBFloat16)) {
+    floats = std::max(floats, bf16_backward_data_workspace_floats(s));
+  }
+  if (conv2d_direct_backward_weight_suits(s, Precision::kBFloat16)) {
+    floats = std::max(floats, bf16_weight_scratch(s, bf16_weight_chunk(s)).total());
+  }
+#endif
   return floats;
 }
 
 void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight, float* y,
-                           float* workspace, const Exec& ex) {
+                           float* workspace, const Exec& ex, Precision precision) {
+#if defined(__AVX512BF16__)
+  if (precision == Precision::kBFloat16) return forward_bf16(s, x, weight, y, workspace, ex);
+#endif
   const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
   const int64_t y_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   for_each_chunk(s.n, input_chunk(s), [&](int n0, int images) {
-    const PaddedInput in =
+    const PaddedInput<float> in =
         pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
-    run_sweep(sweep_over(in, 0, s.stride, s.out_h(), s.out_w(), y + n0 * y_image, s.out_h(),
-                         s.out_w(), 1, s.c_out, s.kh, s.kw, s.groups, weight, images),
-              ex);
+    run_sweep(
+        sweep_over<Float32Math>(in, 0, s.stride, s.out_h(), s.out_w(), y + n0 * y_image, s.out_h(),
+                                s.out_w(), 1, s.c_out, s.kh, s.kw, s.groups, weight, images),
+        ex);
   });
 }
 
 void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const float* weight,
-                                 float* dx, float* workspace, const Exec& ex) {
-  const int pad = dy_padding(s);
-  if (s.kh < s.stride || s.kw < s.stride) {  // some phases have no taps: their dx stays 0
-    const int64_t dx_size = int64_t{s.n} * s.h * s.w * s.c_in;
-    parallel_for(
-        ex, dx_size, [&](int64_t b, int64_t e) { std::memset(dx + b, 0, sizeof(float) * (e - b)); },
-        1 << 16);
+                                 float* dx, float* workspace, const Exec& ex, Precision precision) {
+#if defined(__AVX512BF16__)
+  if (precision == Precision::kBFloat16) {
+    return backward_data_bf16(s, dy, weight, dx, workspace, ex);
   }
+#endif
+  const int pad = dy_padding(s);
+  zero_untouched_phases(s, dx, ex);
   // Each phase's kernel, one after the other at the workspace's start; then every chunk of
   // images sweeps each phase.
-  float* kernel = workspace;
-  for_each_phase(s, [&](int a, const Phase& rows, int b, const Phase& cols) {
-    phase_kernel(s, weight, a, rows.taps, b, cols.taps, kernel);
-    kernel += int64_t{rows.taps} * cols.taps * s.group_out() * s.c_in;
-  });
-  float* padded = workspace + AlignedBuffer::round_up(s.patch() * s.c_out);
+  phase_kernels(s, weight, workspace);
+  float* padded = workspace + phase_kernels_floats(s);
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   const int64_t dx_image = int64_t{s.h} * s.w * s.c_in;
   for_each_chunk(s.n, dy_chunk(s), [&](int n0, int images) {
-    const PaddedInput in =
+    const PaddedInput<float> in =
         pad_input(dy + n0 * dy_image, images, s.out_h(), s.out_w(), s.c_out, pad, padded, ex);
-    const float* kernel = workspace;
-    for_each_phase(s, [&](int a, const Phase& rows, int b, const Phase& cols) {
-      // The phase's first dx position and the first dy row and column of its window.
-      const int64_t first_in =
-          (rows.t0 - (rows.taps - 1) + pad) * in.wp + cols.t0 - (cols.taps - 1) + pad;
-      const int64_t first_out =
-          int64_t{s.stride * rows.t0 + a - s.pad_h} * s.w + s.stride * cols.t0 + b - s.pad_w;
-      run_sweep(sweep_over(in, first_in, 1, rows.count, cols.count,
-                           dx + n0 * dx_image + first_out * s.c_in, s.h, s.w, s.stride, s.c_in,
-                           rows.taps, cols.taps, s.groups, kernel, images),
-                ex);
-      kernel += int64_t{rows.taps} * cols.taps * s.group_out() * s.c_in;
-    });
+    sweep_phases<Float32Math>(s, in, pad, workspace, s.group_out() * s.c_in, dx + n0 * dx_image,
+                              images, ex);
   });
 }
 
 void conv2d_direct_backward_weight(const Conv2dShape& s, const float* x, const float* dy,
-                                   float* dweight, float* workspace, const Exec& ex) {
+                                   float* dweight, float* workspace, const Exec& ex,
+                                   Precision precision) {
+#if defined(__AVX512BF16__)
+  if (precision == Precision::kBFloat16) {
+    return backward_weight_bf16(s, x, dy, dweight, workspace, ex);
+  }
+#endif
   const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   for_each_chunk(s.n, input_chunk(s), [&](int n0, int images) {
     Conv2dShape chunk = s;
     chunk.n = images;
-    const PaddedInput padded =
+    const PaddedInput<float> padded =
         pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
     if (vectors_per_tile(s.group_out()) == 2) {
-      backward_weight_pass<2>(chunk, padded, dy + n0 * dy_image, dweight, ex);
+      backward_weight_pass<Float32Math, 2>(chunk, padded, dy + n0 * dy_image, dweight, ex);
     } else {
-      backward_weight_pass<1>(chunk, padded, dy + n0 * dy_image, dweight, ex);
+      backward_weight_pass<Float32Math, 1>(chunk, padded, dy + n0 * dy_image, dweight, ex);
     }
   });
 }

@@ -14,33 +14,38 @@
 
 namespace xtrain::kernels {
 
-// Whether the direct kernels are the faster choice for s (few enough channels, vector-width
-// output channels); conv2d.cpp dispatches on it.
-bool conv2d_direct_suits(const Conv2dShape& s);
+// Whether the direct kernels are the faster choice for s in `precision` (few enough channels,
+// vector-width output channels; in bfloat16 also ungrouped, on a CPU with AVX512_BF16);
+// conv2d.cpp dispatches on it.
+bool conv2d_direct_suits(const Conv2dShape& s, Precision precision);
 
 // Whether conv2d_direct_backward_data handles s: c_in a multiple of the vector width (dx is
 // computed as convolutions with c_in outputs).
-bool conv2d_direct_backward_data_suits(const Conv2dShape& s);
+bool conv2d_direct_backward_data_suits(const Conv2dShape& s, Precision precision);
 
-// Whether conv2d_direct_backward_weight is the faster choice for s: where conv2d_direct_suits,
-// for stride-1 kernels past 1x1 of any width, and for pointwise layers that reduce channels.
-bool conv2d_direct_backward_weight_suits(const Conv2dShape& s);
+// Whether conv2d_direct_backward_weight is the faster choice for s in `precision` (bfloat16: on
+// a CPU with AVX512_BF16): where conv2d_direct_suits, for stride-1 kernels past 1x1 of any width,
+// and for pointwise layers that reduce channels.
+bool conv2d_direct_backward_weight_suits(const Conv2dShape& s, Precision precision);
 
-// Floats of scratch the direct passes that suit s need (0 when none does).
+// Floats of scratch the direct passes that suit s need in either precision (0 when none does).
 size_t conv2d_direct_workspace_floats(const Conv2dShape& s);
 
-// y = conv(x, weight). y is overwritten.
+// y = conv(x, weight). y is overwritten. In bfloat16 the padded input copy and the kernel are
+// rounded, paired along neighbouring taps for vdpbf16ps.
 void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight, float* y,
-                           float* workspace, const Exec& ex);
+                           float* workspace, const Exec& ex, Precision precision);
 
 // dx = conv_transpose(dy, weight), computed as convolutions of dy with the weight flipped in
 // space and transposed in channels: one per phase of dx (stride x stride of them), each over the
 // taps that feed that phase. dx is overwritten.
 void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const float* weight,
-                                 float* dx, float* workspace, const Exec& ex);
+                                 float* dx, float* workspace, const Exec& ex, Precision precision);
 
-// dweight += im2col(x)^T * dy, each element summed over output pixels in order.
+// dweight += im2col(x)^T * dy, each element summed over output pixels in order (in bfloat16, over
+// pairs of neighbouring output pixels along a row, whose inputs and dy are paired for vdpbf16ps).
 void conv2d_direct_backward_weight(const Conv2dShape& s, const float* x, const float* dy,
-                                   float* dweight, float* workspace, const Exec& ex);
+                                   float* dweight, float* workspace, const Exec& ex,
+                                   Precision precision);
 
 }  // namespace xtrain::kernels

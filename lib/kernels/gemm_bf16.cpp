@@ -7,6 +7,7 @@
 // the instruction flushes to zero), on any CPU and build.
 #include <algorithm>
 
+#include "lib/kernels/bfloat16_pairs.h"
 #include "lib/kernels/gemm.h"
 #include "lib/kernels/gemm_tile.h"
 #include "lib/tensor/bfloat16.h"
@@ -40,50 +41,24 @@ struct PairLayout {
 };
 
 #if defined(__AVX512BF16__)
-// The first n of 16 lanes.
-inline __mmask16 first_lanes(int64_t n) {
-  return static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << std::max<int64_t>(n, 0)) - 1);
-}
-
-// Rows of pairs from rows contiguous along k: the bfloat16 of a row, in order, are its pairs.
-// 32 floats (16 pairs) per step; lanes past kc load as zero, so an odd kc's last pair is (x, 0).
+// Rows of pairs from rows contiguous along k: the bfloat16 of a row, in order, are its pairs (an
+// odd kc's last pair gets a zero).
 void convert_rows(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc,
                   const PairLayout& to) {
-  const int64_t pairs = (kc + 1) / 2;
   for (int r = 0; r < rows; ++r) {
-    const float* src = x.data + (r0 + r) * x.ld + p0;
-    Slot* dst = to.out + r * to.r_step;
-    for (int64_t q = 0; q < pairs; q += 16) {
-      const int64_t left = kc - 2 * q;
-      const __m512 lo = _mm512_maskz_loadu_ps(first_lanes(left), src + 2 * q);
-      const __m512 hi = _mm512_maskz_loadu_ps(first_lanes(left - 16), src + 2 * q + 16);
-      const __m512i v = (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
-      _mm512_mask_storeu_epi32(dst + q, first_lanes(pairs - q), v);
-    }
+    uint16_t* dst = reinterpret_cast<uint16_t*>(to.out + r * to.r_step);
+    convert_to_bfloat16(x.data + (r0 + r) * x.ld + p0, kc, dst);
+    if (kc % 2 != 0) dst[kc] = 0;
   }
 }
 
 // Panels from rows contiguous per k: pair q of row r interleaves rows p0 + 2q and p0 + 2q + 1 of
-// the storage at r. 16 rows per step; a missing odd row is zero.
+// the storage at r (a missing odd row is zero).
 void interleave_rows(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc,
                      const PairLayout& to) {
-  // Lane 2i takes element i of the first half (the even k), lane 2i + 1 element i of the second.
-  alignas(64) static constexpr int16_t kInterleave[32] = {
-      0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
-      8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
-  const __m512i interleave = _mm512_load_si512(kInterleave);
   for (int64_t q = 0; q < (kc + 1) / 2; ++q) {
     const float* lo = x.data + (p0 + 2 * q) * x.ld + r0;
-    const float* hi = lo + x.ld;
-    const bool has_hi = 2 * q + 1 < kc;
-    for (int c = 0; c < rows; c += 16) {
-      const __mmask16 lanes = first_lanes(rows - c);
-      const __m512 lo_v = _mm512_maskz_loadu_ps(lanes, lo + c);
-      const __m512 hi_v = has_hi ? _mm512_maskz_loadu_ps(lanes, hi + c) : _mm512_setzero_ps();
-      const __m512i v = (__m512i)_mm512_cvtne2ps_pbh(hi_v, lo_v);
-      _mm512_mask_storeu_epi32(to.out + q * to.q_step + c, lanes,
-                               _mm512_permutexvar_epi16(interleave, v));
-    }
+    interleave_pair(lo, 2 * q + 1 < kc ? lo + x.ld : nullptr, rows, to.out + q * to.q_step);
   }
 }
 #endif

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/kernels/conv2d.h"
+#include "lib/kernels/conv2d_direct.h"
 #include "lib/kernels/reference/conv2d.h"
 #include "lib/tensor/bfloat16.h"
 #include "tests/kernels/conv2d_cases.h"
@@ -34,9 +35,12 @@ const Conv2dShape kShapes[] = {
     {1, 14, 14, 64, 64, 3, 3, 1, 1, 1},      // ResNet 3x3
     {2, 7, 7, 64, 256, 1, 1, 1, 0, 0},       // pointwise, one GEMM
     {2, 8, 8, 32, 48, 1, 1, 2, 0, 0},        // strided 1x1 (a downsample)
+    {2, 9, 9, 32, 64, 3, 3, 2, 1, 1},        // strided 3x3: four phases of dx
+    {2, 7, 9, 16, 32, 3, 3, 1, 1, 1},        // an odd row of pixels, paired with a zero one
     {2, 9, 11, 8, 16, 1, 7, 1, 0, 3},        // Inception's 1x7
     {1, 9, 9, 128, 128, 3, 3, 2, 1, 1, 32},  // ResNeXt's narrow groups, banded
-    {2, 7, 9, 32, 64, 3, 3, 2, 1, 1, 4},     // wide groups, a GEMM per group
+    {2, 7, 9, 32, 64, 3, 3, 2, 1, 1, 4},     // groups of 8 inputs and 16 outputs
+    {2, 7, 9, 12, 96, 3, 3, 1, 1, 1, 4},     // groups of 3 inputs: no direct pairs
 };
 
 void round_all(std::vector<float>& v) {
@@ -123,6 +127,27 @@ TEST(Conv2dBFloat16, OneAndTwoThreadsAreBitwiseEqual) {
     expect_bitwise_equal(one.dx, both.dx, "dx");
     expect_bitwise_equal(one.dweight, both.dweight, "dweight");
     expect_bitwise_equal(one.dbias, both.dbias, "dbias");
+  }
+}
+
+// The direct passes round a padded copy of a few images at a time: a batch's y and dx are each
+// image's alone, bit for bit, and its dweight the images' gradients added in order (pixel pairs
+// never straddle two images). 9 images of 62x62x64 take two chunks; the strided layer's dy one
+// image a chunk. (Without AVX512_BF16 these layers take the GEMM paths: y and dx are still each
+// image's, but the GEMM sums dweight over the whole batch's pixels at once.)
+TEST(Conv2dBFloat16, DirectPassesChunkTheBatchWithTheSameBits) {
+  testing::PoolExec two(2);
+  for (const Conv2dShape& s : {Conv2dShape{9, 62, 62, 64, 64, 3, 3, 1, 1, 1},
+                               Conv2dShape{3, 90, 90, 16, 256, 3, 3, 2, 1, 1}}) {
+    SCOPED_TRACE(describe(s));
+    ConvData d(s, 51);
+    const ConvOutputs batch = run_fast(s, d, false, two.exec(), Precision::kBFloat16);
+    const ConvOutputs images = testing::run_image_by_image(s, d, two.exec(), Precision::kBFloat16);
+    expect_bitwise_equal(batch.y, images.y, "y");
+    expect_bitwise_equal(batch.dx, images.dx, "dx");
+    if (kernels::conv2d_direct_backward_weight_suits(s, Precision::kBFloat16)) {
+      expect_bitwise_equal(batch.dweight, images.dweight, "dweight");
+    }
   }
 }
 

@@ -73,4 +73,31 @@ inline ConvOutputs run_reference(const Conv2dShape& s, const ConvData& d, bool w
   return out;
 }
 
+// The three passes one image at a time (y and dx concatenated, dweight accumulated in image
+// order), with a workspace for one image: what a batch's passes must give when they work through
+// it a chunk of images at a time.
+inline ConvOutputs run_image_by_image(const Conv2dShape& s, const ConvData& d, const Exec& ex,
+                                      Precision precision = Precision::kFloat32) {
+  Conv2dShape one = s;
+  one.n = 1;
+  ConvOutputs out;
+  out.dweight = prefilled_outputs(s).dweight;
+  std::vector<float> workspace(kernels::conv2d_workspace_floats(one));
+  const size_t x_image = size_t(s.h) * s.w * s.c_in, y_image = size_t(one.rows()) * s.c_out;
+  for (int n = 0; n < s.n; ++n) {
+    std::vector<float> y_n = nans(y_image), dx_n = nans(x_image);
+    const float* x_n = d.x.data() + n * x_image;
+    const float* dy_n = d.dy.data() + n * y_image;
+    kernels::conv2d_forward(one, x_n, d.weight.data(), nullptr, y_n.data(), workspace.data(), ex,
+                            precision);
+    kernels::conv2d_backward_data(one, dy_n, d.weight.data(), dx_n.data(), workspace.data(), ex,
+                                  precision);
+    kernels::conv2d_backward_weight(one, x_n, dy_n, out.dweight.data(), nullptr, workspace.data(),
+                                    ex, precision);
+    out.y.insert(out.y.end(), y_n.begin(), y_n.end());
+    out.dx.insert(out.dx.end(), dx_n.begin(), dx_n.end());
+  }
+  return out;
+}
+
 }  // namespace xtrain::testing

@@ -121,15 +121,16 @@ TEST(Conv2dKernel, NarrowGroupsJoinIntoBands) {
   EXPECT_EQ(kernels::band_groups(resnext_layer1), lanes / 4);
   EXPECT_EQ(kernels::banded(resnext_layer1).groups, 32 / (lanes / 4));
   EXPECT_EQ(kernels::banded(resnext_layer1).patch(), 9 * lanes);
-  EXPECT_TRUE(kernels::conv2d_direct_suits(kernels::banded(resnext_layer1)));
-  EXPECT_TRUE(kernels::conv2d_direct_backward_data_suits(kernels::banded(resnext_layer1)));
+  EXPECT_TRUE(kernels::conv2d_direct_suits(kernels::banded(resnext_layer1), Precision::kFloat32));
+  EXPECT_TRUE(kernels::conv2d_direct_backward_data_suits(kernels::banded(resnext_layer1),
+                                                         Precision::kFloat32));
   // Groups of one and two vectors run alone on the direct kernels, wider ones on the GEMM.
   const Conv2dShape one_vector{1, 8, 8, 32 * lanes, 32 * lanes, 3, 3, 1, 1, 1, 32};
   const Conv2dShape four_vectors{1, 8, 8, 128 * lanes, 128 * lanes, 3, 3, 1, 1, 1, 32};
   EXPECT_EQ(kernels::band_groups(one_vector), 1);
-  EXPECT_TRUE(kernels::conv2d_direct_suits(one_vector));
+  EXPECT_TRUE(kernels::conv2d_direct_suits(one_vector, Precision::kFloat32));
   EXPECT_EQ(kernels::band_groups(four_vectors), 1);
-  EXPECT_FALSE(kernels::conv2d_direct_suits(four_vectors));
+  EXPECT_FALSE(kernels::conv2d_direct_suits(four_vectors, Precision::kFloat32));
   EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 64, 64, 3, 3, 1, 1, 1}), 1);
   // Padded unevenly, the direct kernels decline: bands as wide as the micro-kernel.
   EXPECT_EQ(kernels::band_groups(Conv2dShape{1, 8, 8, 128, 128, 3, 3, 1, 1, 0, 32}), 2 * lanes / 4);
@@ -187,8 +188,9 @@ TEST(Conv2dKernel, MatchesReferenceOnDirectShapes) {
       {1, 12, 13, 32, 16, 5, 5, 1, 2, 2}, {2, 23, 21, 3, 64, 7, 7, 2, 3, 3},
       {2, 10, 12, 3, 16, 3, 3, 1, 1, 1}};
   for (const Conv2dShape& s : shapes) {
-    EXPECT_TRUE(kernels::conv2d_direct_suits(s)) << describe(s);
-    EXPECT_EQ(kernels::conv2d_direct_backward_data_suits(s), s.c_in % 16 == 0) << describe(s);
+    EXPECT_TRUE(kernels::conv2d_direct_suits(s, Precision::kFloat32)) << describe(s);
+    EXPECT_EQ(kernels::conv2d_direct_backward_data_suits(s, Precision::kFloat32), s.c_in % 16 == 0)
+        << describe(s);
     for (bool with_bias : {false, true}) expect_matches_reference(s, with_bias);
   }
 }
@@ -197,9 +199,9 @@ TEST(Conv2dKernel, MatchesReferenceOnDirectShapes) {
 // backward-weight; one that widens them takes the GEMM throughout.
 TEST(Conv2dKernel, MatchesReferenceOnPointwiseReductions) {
   const Conv2dShape reduce{2, 9, 11, 64, 16, 1, 1, 1, 0, 0}, widen{2, 9, 11, 16, 64, 1, 1, 1, 0, 0};
-  EXPECT_TRUE(kernels::conv2d_direct_backward_weight_suits(reduce));
-  EXPECT_FALSE(kernels::conv2d_direct_suits(reduce));
-  EXPECT_FALSE(kernels::conv2d_direct_backward_weight_suits(widen));
+  EXPECT_TRUE(kernels::conv2d_direct_backward_weight_suits(reduce, Precision::kFloat32));
+  EXPECT_FALSE(kernels::conv2d_direct_suits(reduce, Precision::kFloat32));
+  EXPECT_FALSE(kernels::conv2d_direct_backward_weight_suits(widen, Precision::kFloat32));
   for (bool with_bias : {false, true}) {
     expect_matches_reference(reduce, with_bias);
     expect_matches_reference(widen, with_bias);
@@ -211,8 +213,9 @@ TEST(Conv2dKernel, MatchesReferenceOnPointwiseReductions) {
 TEST(Conv2dKernel, MatchesReferenceOnWideLayers) {
   for (const Conv2dShape& s : {Conv2dShape{1, 7, 7, 512, 512, 3, 3, 1, 1, 1},
                                Conv2dShape{2, 5, 6, 272, 48, 3, 3, 1, 1, 1}}) {
-    EXPECT_FALSE(kernels::conv2d_direct_suits(s)) << describe(s);
-    EXPECT_TRUE(kernels::conv2d_direct_backward_weight_suits(s)) << describe(s);
+    EXPECT_FALSE(kernels::conv2d_direct_suits(s, Precision::kFloat32)) << describe(s);
+    EXPECT_TRUE(kernels::conv2d_direct_backward_weight_suits(s, Precision::kFloat32))
+        << describe(s);
     expect_matches_reference(s, /*with_bias=*/true);
   }
 }
@@ -321,9 +324,9 @@ TEST(Conv2dKernel, DirectPassesChunkTheBatchWithTheSameBits) {
   for (const Conv2dShape& s : {Conv2dShape{9, 62, 62, 64, 64, 3, 3, 1, 1, 1},
                                Conv2dShape{3, 90, 90, 16, 256, 3, 3, 2, 1, 1}}) {
     SCOPED_TRACE(describe(s));
-    ASSERT_TRUE(kernels::conv2d_direct_suits(s));
-    ASSERT_TRUE(kernels::conv2d_direct_backward_data_suits(s));
-    ASSERT_TRUE(kernels::conv2d_direct_backward_weight_suits(s));
+    ASSERT_TRUE(kernels::conv2d_direct_suits(s, Precision::kFloat32));
+    ASSERT_TRUE(kernels::conv2d_direct_backward_data_suits(s, Precision::kFloat32));
+    ASSERT_TRUE(kernels::conv2d_direct_backward_weight_suits(s, Precision::kFloat32));
     Conv2dShape batch_64 = s, batch_128 = s;
     batch_64.n = 64;
     batch_128.n = 128;
@@ -333,27 +336,10 @@ TEST(Conv2dKernel, DirectPassesChunkTheBatchWithTheSameBits) {
     ConvData d(s, 31);
     const ConvOutputs batch = run_fast(s, d, false, two.exec());
 
-    Conv2dShape one = s;
-    one.n = 1;
-    std::vector<float> y, dx, dweight = prefilled_outputs(s).dweight;
-    std::vector<float> workspace(kernels::conv2d_workspace_floats(one));
-    const size_t x_image = size_t(s.h) * s.w * s.c_in, y_image = size_t(one.rows()) * s.c_out;
-    for (int n = 0; n < s.n; ++n) {
-      std::vector<float> y_n = nans(y_image), dx_n = nans(x_image);
-      const float* x_n = d.x.data() + n * x_image;
-      const float* dy_n = d.dy.data() + n * y_image;
-      kernels::conv2d_forward(one, x_n, d.weight.data(), nullptr, y_n.data(), workspace.data(),
-                              two.exec());
-      kernels::conv2d_backward_data(one, dy_n, d.weight.data(), dx_n.data(), workspace.data(),
-                                    two.exec());
-      kernels::conv2d_backward_weight(one, x_n, dy_n, dweight.data(), nullptr, workspace.data(),
-                                      two.exec());
-      y.insert(y.end(), y_n.begin(), y_n.end());
-      dx.insert(dx.end(), dx_n.begin(), dx_n.end());
-    }
-    expect_bitwise_equal(batch.y, y, "y");
-    expect_bitwise_equal(batch.dx, dx, "dx");
-    expect_bitwise_equal(batch.dweight, dweight, "dweight");
+    const ConvOutputs images = testing::run_image_by_image(s, d, two.exec());
+    expect_bitwise_equal(batch.y, images.y, "y");
+    expect_bitwise_equal(batch.dx, images.dx, "dx");
+    expect_bitwise_equal(batch.dweight, images.dweight, "dweight");
   }
 }
 
