@@ -144,6 +144,7 @@ MemoryPlanOptions memory_plan_options(const TrainFlags& flags, const ProcessGrou
   memory.local_processes = processes.local_size();
   memory.test_set_batch_size = flags.trainer.test_set_batch_size;
   memory.image_size = flags.trainer.image_size;
+  memory.precision = flags.trainer.precision;
   memory.trains = !flags.evaluate;
   memory.loads_images = !flags.fake_data;
   memory.num_workers = flags.data.loader.num_workers;

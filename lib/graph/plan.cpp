@@ -6,10 +6,12 @@
 namespace xtrain {
 
 size_t Plan::arena_bytes_for(const Graph& graph, const Shape& input, PlanMode mode,
-                             const Layer* loss, int kernel_threads) {
+                             const Layer* loss, int kernel_threads, Precision precision) {
   const CallList calls = list_calls(graph, loss);
   const std::vector<Shape> shapes = infer_shapes(graph, calls, input);
-  return place_buffers(calls, shapes, plan_lifetimes(calls, mode), kernel_threads).floats *
+  return place_buffers(calls, shapes, element_types(calls, precision), plan_lifetimes(calls, mode),
+                       kernel_threads)
+             .floats *
          sizeof(float);
 }
 
@@ -19,11 +21,12 @@ Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode m
       kernel_threads_(kernel_threads),
       precision_(precision),
       calls_(list_calls(graph, loss)),
-      shapes_(infer_shapes(graph, calls_, input)) {
+      shapes_(infer_shapes(graph, calls_, input)),
+      types_(element_types(calls_, precision)) {
   XTRAIN_CHECK(kernel_threads >= 1, "a plan needs at least one kernel thread, got {}",
                kernel_threads);
   const Lifetimes lifetimes = plan_lifetimes(calls_, mode);
-  const ArenaLayout layout = place_buffers(calls_, shapes_, lifetimes, kernel_threads);
+  const ArenaLayout layout = place_buffers(calls_, shapes_, types_, lifetimes, kernel_threads);
   // Every buffer is written before it is read, so the arena is not cleared: untouched pages
   // cost no memory.
   arena_ = AlignedBuffer::uninitialized(layout.floats);
@@ -103,10 +106,14 @@ void Plan::bind_backward(const Lifetimes& lifetimes, const ArenaLayout& layout) 
     LayerCall& c = backward_calls_[i];
     for (size_t slot = 0; slot < calls_.inputs[i].size(); ++slot) {
       const int v = calls_.inputs[i][slot];
-      if (lifetimes.rebuilt[v]) c.inputs[slot] = {at(layout.rebuilt_copies[v]), shapes_[v]};
+      if (lifetimes.rebuilt[v]) {
+        c.inputs[slot] = {at(layout.rebuilt_copies[v]), shapes_[v], types_[v]};
+      }
     }
     const int out = i + 1;
-    if (lifetimes.rebuilt[out]) c.output = {at(layout.rebuilt_copies[out]), shapes_[out]};
+    if (lifetimes.rebuilt[out]) {
+      c.output = {at(layout.rebuilt_copies[out]), shapes_[out], types_[out]};
+    }
   }
   const int last_tick = lifetimes.num_ticks - 1;
   for (int v = 1; v < calls_.num_values(); ++v) {

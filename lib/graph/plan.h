@@ -44,7 +44,7 @@ class Plan {
   // The arena_bytes() such a plan would have, computed without allocating anything: memory is
   // planned before it is taken.
   static size_t arena_bytes_for(const Graph& graph, const Shape& input, PlanMode mode,
-                                const Layer* loss, int kernel_threads);
+                                const Layer* loss, int kernel_threads, Precision precision);
 
   TensorView input() { return value_view(Graph::kImage); }   // [N, H, W, C], filled by the caller
   int32_t* labels();                                         // [N], plans with a loss
@@ -82,7 +82,7 @@ class Plan {
   void run_call(int i, bool backward);
 
   TensorView value_view(int value) {
-    return {arena_.data() + value_offset_[value], shapes_[value]};
+    return {arena_.data() + value_offset_[value], shapes_[value], types_[value]};
   }
 
   PlanMode mode_;
@@ -90,6 +90,7 @@ class Plan {
   Precision precision_;
   CallList calls_;
   std::vector<Shape> shapes_;              // per value
+  std::vector<ElementType> types_;         // per value
   std::vector<size_t> value_offset_;       // per value, into arena_
   size_t thread_scratch_offset_ = 0;       // into arena_
   std::vector<LayerCall> forward_calls_;   // parallel to calls_.layers

@@ -29,6 +29,25 @@ std::vector<Shape> infer_shapes(const Graph& graph, const CallList& calls, const
   return shapes;
 }
 
+std::vector<ElementType> element_types(const CallList& calls, Precision precision) {
+  std::vector<ElementType> types(calls.num_values(), ElementType::kFloat32);
+  if (precision != Precision::kBFloat16) return types;
+  std::vector<bool> readable(calls.num_values(), true), read(calls.num_values(), false);
+  for (int i = 0; i < calls.num_calls(); ++i) {
+    for (size_t slot = 0; slot < calls.inputs[i].size(); ++slot) {
+      const int v = calls.inputs[i][slot];
+      read[v] = true;
+      if (!calls.layers[i]->reads_bfloat16(static_cast<int>(slot))) readable[v] = false;
+    }
+  }
+  for (int v = 1; v < calls.logits; ++v) {
+    if (calls.layers[v - 1]->writes_bfloat16() && read[v] && readable[v]) {
+      types[v] = ElementType::kBFloat16;
+    }
+  }
+  return types;
+}
+
 namespace {
 
 // Which values a training plan rebuilds for the backward instead of keeping them (see
@@ -137,15 +156,17 @@ Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode) {
 }
 
 ArenaLayout place_buffers(const CallList& calls, const std::vector<Shape>& shapes,
-                          const Lifetimes& lifetimes, int kernel_threads) {
+                          const std::vector<ElementType>& types, const Lifetimes& lifetimes,
+                          int kernel_threads) {
   ArenaLayout layout;
   ArenaPlanner& planner = layout.planner;
   auto add = [&](size_t floats, const Lifetime& live) {
     return live.empty() ? -1 : planner.add(floats, live.first, live.last);
   };
   for (int v = 0; v < calls.num_values(); ++v) {
-    layout.values.push_back(add(shapes[v].numel(), lifetimes.values[v]));
-    layout.rebuilt_copies.push_back(add(shapes[v].numel(), lifetimes.rebuilt_copies[v]));
+    const size_t floats = floats_for(shapes[v].numel(), types[v]);
+    layout.values.push_back(add(floats, lifetimes.values[v]));
+    layout.rebuilt_copies.push_back(add(floats, lifetimes.rebuilt_copies[v]));
   }
   layout.input_gradients.resize(calls.num_calls());
   layout.gradients.assign(calls.num_values(), -1);

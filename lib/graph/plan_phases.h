@@ -3,6 +3,7 @@
 //   list_calls      the layer calls in order (the graph's nodes, then the loss if there is one)
 //                   and the values each reads
 //   infer_shapes    every value's shape
+//   element_types   which values a bfloat16 plan stores in bfloat16
 //   plan_lifetimes  when each activation, rebuilt activation, gradient and saved buffer is live
 //   place_buffers   where each buffer sits in the arena
 // Binding every call's views to the allocated arena is the Plan's last phase (plan.cpp). Kernels
@@ -39,6 +40,11 @@ CallList list_calls(const Graph& graph, const Layer* loss);
 
 // Per value; checks the image's shape and that the logits are [N, K].
 std::vector<Shape> infer_shapes(const Graph& graph, const CallList& calls, const Shape& image);
+
+// Per value: bfloat16 in a bfloat16 plan when its producer writes bfloat16 and every reader reads
+// it (Layer::writes_bfloat16, reads_bfloat16: convolutions' outputs that only BatchNorm reads),
+// float32 otherwise (always the image, the logits and every gradient).
+std::vector<ElementType> element_types(const CallList& calls, Precision precision);
 
 // An inclusive range of ticks; empty when last < first.
 struct Lifetime {
@@ -79,7 +85,10 @@ struct ArenaLayout {
 };
 
 // `kernel_threads`: the most threads the plan's calls will run on.
+// `kernel_threads`: the most threads the plan's calls will run on. Values and their rebuilt copies
+// take their element type's bytes.
 ArenaLayout place_buffers(const CallList& calls, const std::vector<Shape>& shapes,
-                          const Lifetimes& lifetimes, int kernel_threads);
+                          const std::vector<ElementType>& types, const Lifetimes& lifetimes,
+                          int kernel_threads);
 
 }  // namespace xtrain

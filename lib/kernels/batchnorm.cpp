@@ -15,6 +15,20 @@ int64_t num_chunks(const BatchNormShape& s) { return (s.m + kRowsPerChunk - 1) /
 // Rows per chunk for the element-wise passes.
 constexpr int64_t kMinRowChunk = 64;
 
+// x's element i as a float, whether x is stored in float32 or bfloat16 (exact either way).
+inline float value(const float* x, int64_t i) { return x[i]; }
+inline float value(const BFloat16* x, int64_t i) { return to_float(x[i]); }
+
+// Calls fn(x as a typed pointer): the kernels are instantiated for both storage types.
+template <typename Fn>
+void with_typed(ConstElements x, Fn&& fn) {
+  if (x.type == ElementType::kBFloat16) {
+    fn(x.bf16());
+  } else {
+    fn(x.f32());
+  }
+}
+
 // Two per-channel sums over all rows, in double: add_rows(r0, r1, a, b) adds rows [r0, r1) into
 // a[C] and b[C]. Each chunk of kRowsPerChunk rows is summed on its own (threads split the
 // chunks), then the chunk sums are added in chunk order into sum_a and sum_b [C]. Inside a
@@ -62,18 +76,18 @@ Scratch carve(const BatchNormShape& s, float* workspace) {
 
 // y[r, c] = act(x[r, c] * scale[c] + shift[c] + residual[r, c]) over all rows, threads
 // splitting rows; act is the fused ReLU or nothing, and the residual is added only when kResidual.
-template <bool kRelu, bool kResidual>
-void scale_shift(const BatchNormShape& s, const float* x, const float* residual, const float* scale,
+template <bool kRelu, bool kResidual, typename X>
+void scale_shift(const BatchNormShape& s, const X* x, const float* residual, const float* scale,
                  const float* shift, float* y, const Exec& ex) {
   parallel_for(
       ex, s.m,
       [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
-          const float* xr = x + r * s.c;
+          const X* xr = x + r * s.c;
           const float* residual_r = kResidual ? residual + r * s.c : nullptr;
           float* yr = y + r * s.y_row();
           for (int c = 0; c < s.c; ++c) {
-            float v = xr[c] * scale[c] + shift[c];
+            float v = value(xr, c) * scale[c] + shift[c];
             if (kResidual) v += residual_r[c];
             yr[c] = kRelu ? (v > 0.0f ? v : 0.0f) : v;
           }
@@ -82,19 +96,21 @@ void scale_shift(const BatchNormShape& s, const float* x, const float* residual,
       kMinRowChunk);
 }
 
-void scale_shift(const BatchNormShape& s, const float* x, const float* residual, const float* scale,
-                 const float* shift, float* y, const Exec& ex) {
-  if (s.relu) {
-    if (residual != nullptr) {
-      scale_shift<true, true>(s, x, residual, scale, shift, y, ex);
+void scale_shift(const BatchNormShape& s, ConstElements x, const float* residual,
+                 const float* scale, const float* shift, float* y, const Exec& ex) {
+  with_typed(x, [&](const auto* xt) {
+    if (s.relu) {
+      if (residual != nullptr) {
+        scale_shift<true, true>(s, xt, residual, scale, shift, y, ex);
+      } else {
+        scale_shift<true, false>(s, xt, residual, scale, shift, y, ex);
+      }
+    } else if (residual != nullptr) {
+      scale_shift<false, true>(s, xt, residual, scale, shift, y, ex);
     } else {
-      scale_shift<true, false>(s, x, residual, scale, shift, y, ex);
+      scale_shift<false, false>(s, xt, residual, scale, shift, y, ex);
     }
-  } else if (residual != nullptr) {
-    scale_shift<false, true>(s, x, residual, scale, shift, y, ex);
-  } else {
-    scale_shift<false, false>(s, x, residual, scale, shift, y, ex);
-  }
+  });
 }
 
 // dy[i], masked by the fused ReLU's output y when there is one (y and dy share their layout).
@@ -109,38 +125,50 @@ size_t batchnorm_workspace_floats(const BatchNormShape& s) {
   return 2 * size_t(num_chunks(s) * 2 * s.c + 2 * s.c) + 2 * size_t(s.c);
 }
 
-void batchnorm_forward_train(const BatchNormShape& s, const float* x, const float* residual,
-                             const float* gamma, const float* beta, float* y, float* saved,
-                             float* running_mean, float* running_var, float momentum,
-                             float* workspace, const Exec& ex) {
-  const Scratch scratch = carve(s, workspace);
-  double* sum = scratch.sums;
-  double* sum_sq = sum + s.c;
+namespace {
+
+// sum[c] and sum_sq[c] of x over all rows (sum_over_rows).
+template <typename X>
+void sum_and_squares(const BatchNormShape& s, const X* x, const Scratch& scratch, double* sum,
+                     double* sum_sq, const Exec& ex) {
   sum_over_rows(
       s,
       [&](int64_t r0, int64_t r1, double* a, double* b) {
         const int channels = s.c;
         int64_t r = r0;
         for (; r + 4 <= r1; r += 4) {
-          const float* x0 = x + r * channels;
-          const float* x1 = x0 + channels;
-          const float* x2 = x1 + channels;
-          const float* x3 = x2 + channels;
+          const X* x0 = x + r * channels;
+          const X* x1 = x0 + channels;
+          const X* x2 = x1 + channels;
+          const X* x3 = x2 + channels;
           for (int c = 0; c < channels; ++c) {
-            const double v0 = x0[c], v1 = x1[c], v2 = x2[c], v3 = x3[c];
+            const double v0 = value(x0, c), v1 = value(x1, c), v2 = value(x2, c), v3 = value(x3, c);
             a[c] += (v0 + v1) + (v2 + v3);
             b[c] += (v0 * v0 + v1 * v1) + (v2 * v2 + v3 * v3);
           }
         }
         for (; r < r1; ++r) {
-          const float* xr = x + r * channels;
+          const X* xr = x + r * channels;
           for (int c = 0; c < channels; ++c) {
-            a[c] += xr[c];
-            b[c] += double{xr[c]} * xr[c];
+            const double v = value(xr, c);
+            a[c] += v;
+            b[c] += v * v;
           }
         }
       },
       scratch.partials, sum, sum_sq, ex);
+}
+
+}  // namespace
+
+void batchnorm_forward_train(const BatchNormShape& s, ConstElements x, const float* residual,
+                             const float* gamma, const float* beta, float* y, float* saved,
+                             float* running_mean, float* running_var, float momentum,
+                             float* workspace, const Exec& ex) {
+  const Scratch scratch = carve(s, workspace);
+  double* sum = scratch.sums;
+  double* sum_sq = sum + s.c;
+  with_typed(x, [&](const auto* xt) { sum_and_squares(s, xt, scratch, sum, sum_sq, ex); });
   float* mean = saved;
   float* inv_std = mean + s.c;
   float* scale = inv_std + s.c;
@@ -159,13 +187,13 @@ void batchnorm_forward_train(const BatchNormShape& s, const float* x, const floa
   scale_shift(s, x, residual, scale, shift, y, ex);
 }
 
-void batchnorm_forward_again(const BatchNormShape& s, const float* x, const float* residual,
+void batchnorm_forward_again(const BatchNormShape& s, ConstElements x, const float* residual,
                              const float* saved, float* y, const Exec& ex) {
   const float* scale = saved + 2 * s.c;
   scale_shift(s, x, residual, scale, scale + s.c, y, ex);
 }
 
-void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float* residual,
+void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, const float* residual,
                             const float* gamma, const float* beta, const float* running_mean,
                             const float* running_var, float* y, float* workspace, const Exec& ex) {
   float* scale = carve(s, workspace).per_channel;
@@ -179,8 +207,8 @@ void batchnorm_forward_eval(const BatchNormShape& s, const float* x, const float
 
 namespace {
 
-template <bool kRelu>
-void backward(const BatchNormShape& s, const float* x, const float* y, const float* dy,
+template <bool kRelu, typename X>
+void backward(const BatchNormShape& s, const X* x, const float* y, const float* dy,
               const float* gamma, const float* saved, float* dx, float* dresidual, float* dgamma,
               float* dbeta, float* workspace, const Exec& ex) {
   const float* mean = saved;
@@ -196,22 +224,22 @@ void backward(const BatchNormShape& s, const float* x, const float* y, const flo
         int64_t r = r0;
         for (; r + 4 <= r1; r += 4) {
           const int64_t i0 = r * y_row, i1 = i0 + y_row, i2 = i1 + y_row, i3 = i2 + y_row;
-          const float* x0 = x + r * channels;
-          const float *x1 = x0 + channels, *x2 = x1 + channels, *x3 = x2 + channels;
+          const X* x0 = x + r * channels;
+          const X *x1 = x0 + channels, *x2 = x1 + channels, *x3 = x2 + channels;
           for (int c = 0; c < channels; ++c) {
             const double g0 = masked_dy<kRelu>(y, dy, i0 + c), g1 = masked_dy<kRelu>(y, dy, i1 + c),
                          g2 = masked_dy<kRelu>(y, dy, i2 + c), g3 = masked_dy<kRelu>(y, dy, i3 + c);
             a[c] += (g0 + g1) + (g2 + g3);
-            b[c] += (g0 * (x0[c] - mean[c]) + g1 * (x1[c] - mean[c])) +
-                    (g2 * (x2[c] - mean[c]) + g3 * (x3[c] - mean[c]));
+            b[c] += (g0 * (value(x0, c) - mean[c]) + g1 * (value(x1, c) - mean[c])) +
+                    (g2 * (value(x2, c) - mean[c]) + g3 * (value(x3, c) - mean[c]));
           }
         }
         for (; r < r1; ++r) {
-          const float* xr = x + r * channels;
+          const X* xr = x + r * channels;
           for (int c = 0; c < channels; ++c) {
             const double g = masked_dy<kRelu>(y, dy, r * y_row + c);
             a[c] += g;
-            b[c] += g * (xr[c] - mean[c]);
+            b[c] += g * (value(xr, c) - mean[c]);
           }
         }
       },
@@ -236,10 +264,10 @@ void backward(const BatchNormShape& s, const float* x, const float* y, const flo
             for (int c = 0; c < s.c; ++c) dresidual[row + c] = masked_dy<kRelu>(y, dy, y_row + c);
           }
           if (dx == nullptr) continue;
-          const float* xr = x + row;
+          const X* xr = x + row;
           float* dxr = dx + row;
           for (int c = 0; c < s.c; ++c) {
-            const float xhat = (xr[c] - mean[c]) * inv_std[c];
+            const float xhat = (value(xr, c) - mean[c]) * inv_std[c];
             const float g = masked_dy<kRelu>(y, dy, y_row + c);
             dxr[c] = gamma[c] * inv_std[c] * (g - mean_dy[c] - xhat * mean_dy_xhat[c]);
           }
@@ -250,14 +278,16 @@ void backward(const BatchNormShape& s, const float* x, const float* y, const flo
 
 }  // namespace
 
-void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y, const float* dy,
+void batchnorm_backward(const BatchNormShape& s, ConstElements x, const float* y, const float* dy,
                         const float* gamma, const float* saved, float* dx, float* dresidual,
                         float* dgamma, float* dbeta, float* workspace, const Exec& ex) {
-  if (s.relu) {
-    backward<true>(s, x, y, dy, gamma, saved, dx, dresidual, dgamma, dbeta, workspace, ex);
-  } else {
-    backward<false>(s, x, y, dy, gamma, saved, dx, dresidual, dgamma, dbeta, workspace, ex);
-  }
+  with_typed(x, [&](const auto* xt) {
+    if (s.relu) {
+      backward<true>(s, xt, y, dy, gamma, saved, dx, dresidual, dgamma, dbeta, workspace, ex);
+    } else {
+      backward<false>(s, xt, y, dy, gamma, saved, dx, dresidual, dgamma, dbeta, workspace, ex);
+    }
+  });
 }
 
 }  // namespace xtrain::kernels

@@ -1,6 +1,18 @@
 #include "lib/kernels/bfloat16_pairs.h"
 
-#if defined(__AVX512BF16__)
+#include "lib/tensor/bfloat16.h"
+
+#if !defined(__AVX512BF16__)
+
+namespace xtrain::kernels {
+
+void convert_to_bfloat16(const float* src, int64_t n, uint16_t* dst) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = to_bfloat16(src[i]).bits;
+}
+
+}  // namespace xtrain::kernels
+
+#else
 
 #include <immintrin.h>
 

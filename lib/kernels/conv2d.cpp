@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lib/kernels/bfloat16_pairs.h"
 #include "lib/kernels/conv2d_bands.h"
 #include "lib/kernels/conv2d_direct.h"
 #include "lib/kernels/gemm.h"
@@ -96,49 +97,84 @@ void for_each_tile(const Conv2dShape& s, Fn&& fn) {
   for (int64_t r0 = 0; r0 < m; r0 += tile) fn(r0, std::min(m, r0 + tile));
 }
 
+// Rows of the float32 products tile through which the GEMM paths write a bfloat16 output.
+int64_t product_tile_rows(const Conv2dShape& s) {
+  return std::min(s.rows(), std::max(kMinTileRows, kWorkspaceBudgetFloats / s.c_out));
+}
+
+// Output rows [r0, r0 + n) from their float32 products in `rows` (c_out apart): the bias added
+// (when not null), then rounded into y when y is bfloat16 (when float32, `rows` are y's own).
+void finish_rows(const Conv2dShape& s, const float* bias, float* rows, int64_t n, Elements y,
+                 int64_t r0, const Exec& ex) {
+  const bool rounded = y.type == ElementType::kBFloat16;
+  if (bias == nullptr && !rounded) return;
+  parallel_for(
+      ex, n,
+      [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          float* row = rows + r * s.c_out;
+          if (bias != nullptr) {
+            for (int c = 0; c < s.c_out; ++c) row[c] += bias[c];
+          }
+          if (rounded) {
+            convert_to_bfloat16(row, s.c_out,
+                                reinterpret_cast<uint16_t*>(y.bf16() + (r0 + r) * s.c_out));
+          }
+        }
+      },
+      256);
+}
+
+// The forward's GEMM paths, a tile of output rows at a time: one GEMM (pointwise), or an im2col
+// tile and a GEMM per group. Each tile's products are float32, in y itself when y is float32,
+// else in a tile of the workspace that finish_rows rounds into y.
+void gemm_forward(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
+                  Elements y, float* workspace, const Exec& ex, Precision precision) {
+  const bool rounded = y.type == ElementType::kBFloat16;
+  const int64_t m = s.rows(), k = s.patch(), cols = s.group_out();
+  int64_t tile = s.is_pointwise() ? m : tile_rows(s);
+  if (rounded) tile = std::min(tile, product_tile_rows(s));
+  float* patches = workspace;  // the im2col tile
+  float* products = workspace + (s.is_pointwise() ? 0 : tile_rows(s) * k);
+  for (int64_t r0 = 0; r0 < m; r0 += tile) {
+    const int64_t r1 = std::min(m, r0 + tile);
+    float* out = rounded ? products : y.f32() + r0 * s.c_out;
+    if (s.is_pointwise()) {
+      gemm(false, false, r1 - r0, s.c_out, k, 1.0f, x + r0 * k, k, weight, s.c_out, 0.0f, out,
+           s.c_out, ex, precision);
+    } else {
+      // Group g: its im2col times weight columns [g * cols, ...) into the same columns of out.
+      for (int g = 0; g < s.groups; ++g) {
+        im2col(s, x, g, r0, r1, patches, ex);
+        gemm(false, false, r1 - r0, cols, k, 1.0f, patches, k, weight + g * cols, s.c_out, 0.0f,
+             out + g * cols, s.c_out, ex, precision);
+      }
+    }
+    finish_rows(s, bias, out, r1 - r0, y, r0, ex);
+  }
+}
+
 }  // namespace
 
 size_t conv2d_workspace_floats(const Conv2dShape& s) {
   // Banded: the banded weight (or its gradient), then the banded convolution's own scratch.
   if (band_groups(s) > 1) return banded_weight_floats(s) + conv2d_workspace_floats(banded(s));
   const size_t im2col = s.is_pointwise() ? 0 : static_cast<size_t>(tile_rows(s) * s.patch());
-  return std::max(im2col, conv2d_direct_workspace_floats(s));
+  const size_t products = static_cast<size_t>(product_tile_rows(s) * s.c_out);  // bfloat16 y
+  return std::max(im2col + products, conv2d_direct_workspace_floats(s));
 }
 
 void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
-                    float* y, float* workspace, const Exec& ex, Precision precision) {
+                    Elements y, float* workspace, const Exec& ex, Precision precision) {
   if (band_groups(s) > 1) {
     expand_to_bands(s, weight, workspace);
     conv2d_forward(banded(s), x, workspace, bias, y, workspace + banded_weight_floats(s), ex,
                    precision);
-    return;
-  }
-  const int64_t m = s.rows(), k = s.patch();
-  if (s.is_pointwise()) {
-    gemm(false, false, m, s.c_out, k, 1.0f, x, k, weight, s.c_out, 0.0f, y, s.c_out, ex, precision);
   } else if (conv2d_direct_suits(s, precision)) {
-    conv2d_direct_forward(s, x, weight, y, workspace, ex, precision);
+    conv2d_direct_forward(s, x, weight, bias, y, workspace, ex, precision);
   } else {
-    // Group g: its im2col times weight columns [g * group_out, ...) into y's same columns.
-    const int64_t cols = s.group_out();
-    for_each_tile(s, [&](int64_t r0, int64_t r1) {
-      for (int g = 0; g < s.groups; ++g) {
-        im2col(s, x, g, r0, r1, workspace, ex);
-        gemm(false, false, r1 - r0, cols, k, 1.0f, workspace, k, weight + g * cols, s.c_out, 0.0f,
-             y + r0 * s.c_out + g * cols, s.c_out, ex, precision);
-      }
-    });
+    gemm_forward(s, x, weight, bias, y, workspace, ex, precision);
   }
-  if (bias == nullptr) return;
-  parallel_for(
-      ex, m,
-      [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) {
-          float* row = y + r * s.c_out;
-          for (int c = 0; c < s.c_out; ++c) row[c] += bias[c];
-        }
-      },
-      256);
 }
 
 void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* weight, float* dx,

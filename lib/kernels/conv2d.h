@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "lib/parallel/exec.h"
+#include "lib/tensor/elements.h"
 #include "lib/tensor/precision.h"
 
 namespace xtrain::kernels {
@@ -41,9 +42,10 @@ struct Conv2dShape {
 // Floats of scratch the three functions below need (0 for a pointwise convolution).
 size_t conv2d_workspace_floats(const Conv2dShape& s);
 
-// y = conv(x, weight) + bias (bias may be null). y is overwritten.
+// y = conv(x, weight) + bias (bias may be null). y is overwritten, in float32 or (in bfloat16
+// precision only) rounded to bfloat16: a bfloat16 plan stores the outputs BatchNorm reads so.
 void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
-                    float* y, float* workspace, const Exec& ex,
+                    Elements y, float* workspace, const Exec& ex,
                     Precision precision = Precision::kFloat32);
 
 // dx = conv_transpose(dy, weight). dx is overwritten.

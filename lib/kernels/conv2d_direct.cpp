@@ -118,6 +118,36 @@ inline void store_tile(const Vec (&acc)[R][NV], float* dst, int64_t ld) {
   }
 }
 
+#if defined(__AVX512BF16__)
+// The tile rounded to bfloat16, for an output a bfloat16 plan stores so.
+template <int R, int NV>
+inline void store_tile(const Vec (&acc)[R][NV], uint16_t* dst, int64_t ld) {
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + r * ld + v * kLanes),
+                          (__m256i)_mm512_cvtneps_pbh(acc[r][v]));
+    }
+  }
+}
+#endif
+
+// Every row of the tile = bias[v lanes] (NV vectors), or zeros without a bias.
+template <int R, int NV>
+inline void start_tile(Vec (&acc)[R][NV], const float* bias) {
+  Vec start[NV];
+#pragma GCC unroll 2
+  for (int v = 0; v < NV; ++v) {
+    start[v] = bias != nullptr ? simd::load(bias + v * kLanes) : simd::zero();
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) acc[r][v] = start[v];
+  }
+}
+
 // acc[r][v] += a[r * a_step] * b[v lanes]: a rank-1 update, the whole inner loop of both kernels
 // (a broadcast per row, a vector load per column block, R x NV FMAs).
 template <int R, int NV>
@@ -277,8 +307,8 @@ TapRuns tap_runs(int kw, int64_t channels, int groups) {
 }
 
 // One forward tile: `Pixels` output pixels along an output row times NV vectors of output
-// channels of one group, through that group's taps.
-template <typename Math>
+// channels of one group, through that group's taps, written as Out (float, or bfloat16 bits).
+template <typename Math, typename Out>
 struct ForwardTile {
   const typename Math::In* in;  // padded input at the first pixel's receptive field (ky = kx = 0,
                                 // the group's first channel)
@@ -287,15 +317,17 @@ struct ForwardTile {
   int kh;
   TapRuns taps;
   const typename Math::Weight* weight;  // weight at the tile's first output channel
+  const float* bias;                    // at the tile's first output channel; null: none
   int64_t c_out;
-  float* out;        // output at the tile's first pixel and channel
-  int64_t out_step;  // floats between the tile's output pixels
+  Out* out;          // output at the tile's first pixel and channel
+  int64_t out_step;  // elements between the tile's output pixels
 };
 
-template <typename Math, int Pixels, int NV>
-void forward_tile(const ForwardTile<Math>& t) {
+template <typename Math, typename Out, int Pixels, int NV>
+void forward_tile(const ForwardTile<Math, Out>& t) {
   constexpr int kStep = Math::kStep;
-  Vec acc[Pixels][NV] = {};
+  Vec acc[Pixels][NV];
+  start_tile(acc, t.bias);
   for (int ky = 0; ky < t.kh; ++ky) {
     const typename Math::In* in = t.in + ky * t.row_step;
     const typename Math::Weight* w = t.weight + ky * t.taps.count() / kStep * t.c_out;
@@ -343,10 +375,10 @@ void weight_tile(const WeightTile<Math>& t, int64_t row0, int64_t row1) {
 
 // Tile functions for every partial size 1..N, indexed by size - 1: a row of output pixels or a
 // kernel row's taps rarely divides evenly, and each size needs its own register tile.
-template <typename Math, int NV, int... I>
+template <typename Math, typename Out, int NV, int... I>
 constexpr auto forward_tiles(std::integer_sequence<int, I...>) {
-  return std::array<void (*)(const ForwardTile<Math>&), sizeof...(I)>{
-      &forward_tile<Math, I + 1, NV>...};
+  return std::array<void (*)(const ForwardTile<Math, Out>&), sizeof...(I)>{
+      &forward_tile<Math, Out, I + 1, NV>...};
 }
 template <typename Math, int NV, int... I>
 constexpr auto weight_tiles(std::integer_sequence<int, I...>) {
@@ -357,44 +389,46 @@ constexpr auto weight_tiles(std::integer_sequence<int, I...>) {
 // A grid of forward tiles: per image, `rows` x `cols` outputs, with the steps between their
 // receptive fields in the padded input and between the outputs themselves. A plain convolution
 // sweeps its whole output; a strided one's backward-data sweeps one phase of dx at a time.
-template <typename Math>
+template <typename Math, typename Out>
 struct Sweep {
   int64_t images;
   int rows, cols;
   const typename Math::In* in;         // the first output's receptive field
   int64_t in_image, in_row, in_pixel;  // elements between receptive fields
-  float* out;                          // the first output
+  Out* out;                            // the first output
   int64_t out_image, out_row, out_pixel;
   int kh;
   int64_t kernel_row;  // elements between the input rows of one receptive field
   TapRuns taps;
   const typename Math::Weight* weight;
+  const float* bias;  // null: none
   int64_t c_out;
   int64_t group_in, group_out;  // channels per group of the input and of the output
 };
 
-template <typename Math, int NV>
-void sweep(const Sweep<Math>& w, const Exec& ex) {
+template <typename Math, typename Out, int NV>
+void sweep(const Sweep<Math, Out>& w, const Exec& ex) {
   constexpr int kPixels = forward_tile_pixels(NV);
   static constexpr auto kTiles =
-      forward_tiles<Math, NV>(std::make_integer_sequence<int, kPixels>());
+      forward_tiles<Math, Out, NV>(std::make_integer_sequence<int, kPixels>());
   parallel_for(ex, w.images * w.rows, [&](int64_t row0, int64_t row1) {
     for (int64_t row = row0; row < row1; ++row) {
       const int64_t image = row / w.rows, r = row % w.rows;
       const typename Math::In* in_row = w.in + image * w.in_image + r * w.in_row;
-      float* out_row = w.out + image * w.out_image + r * w.out_row;
+      Out* out_row = w.out + image * w.out_image + r * w.out_row;
       for (int64_t co = 0; co < w.c_out; co += NV * kLanes) {
         const typename Math::In* group_in_row = in_row + co / w.group_out * w.group_in;
         for (int col = 0; col < w.cols; col += kPixels) {
-          const ForwardTile<Math> t{group_in_row + col * w.in_pixel,
-                                    w.in_pixel,
-                                    w.kernel_row,
-                                    w.kh,
-                                    w.taps,
-                                    w.weight + co,
-                                    w.c_out,
-                                    out_row + col * w.out_pixel + co,
-                                    w.out_pixel};
+          const ForwardTile<Math, Out> t{group_in_row + col * w.in_pixel,
+                                         w.in_pixel,
+                                         w.kernel_row,
+                                         w.kh,
+                                         w.taps,
+                                         w.weight + co,
+                                         w.bias != nullptr ? w.bias + co : nullptr,
+                                         w.c_out,
+                                         out_row + col * w.out_pixel + co,
+                                         w.out_pixel};
           kTiles[std::min(kPixels, w.cols - col) - 1](t);
         }
       }
@@ -402,24 +436,26 @@ void sweep(const Sweep<Math>& w, const Exec& ex) {
   });
 }
 
-template <typename Math>
-void run_sweep(const Sweep<Math>& w, const Exec& ex) {
+template <typename Math, typename Out>
+void run_sweep(const Sweep<Math, Out>& w, const Exec& ex) {
   if (vectors_per_tile(static_cast<int>(w.group_out)) == 2) {
-    sweep<Math, 2>(w, ex);
+    sweep<Math, Out, 2>(w, ex);
   } else {
-    sweep<Math, 1>(w, ex);
+    sweep<Math, Out, 1>(w, ex);
   }
 }
 
-// The sweep of a kh x kw kernel in `groups` groups over the padded batch `in` into `out` ([n,
-// out_h, out_w, c_out]): a rows x cols grid of outputs, neighbours `out_step` pixels apart in
-// out, whose receptive fields start at in pixel `first_in` and lie `in_step` pixels apart.
-template <typename Math>
-Sweep<Math> sweep_over(const PaddedInput<typename Math::In>& in, int64_t first_in, int in_step,
-                       int rows, int cols, float* out, int out_h, int out_w, int out_step,
-                       int64_t c_out, int kh, int kw, int groups,
-                       const typename Math::Weight* weight, int64_t images) {
-  Sweep<Math> w;
+// The sweep of a kh x kw kernel in `groups` groups (plus bias, when not null) over the padded
+// batch `in` into `out` ([n, out_h, out_w, c_out]): a rows x cols grid of outputs, neighbours
+// `out_step` pixels apart in out, whose receptive fields start at in pixel `first_in` and lie
+// `in_step` pixels apart.
+template <typename Math, typename Out>
+Sweep<Math, Out> sweep_over(const PaddedInput<typename Math::In>& in, int64_t first_in, int in_step,
+                            int rows, int cols, Out* out, int out_h, int out_w, int out_step,
+                            int64_t c_out, int kh, int kw, int groups,
+                            const typename Math::Weight* weight, const float* bias,
+                            int64_t images) {
+  Sweep<Math, Out> w;
   w.images = images;
   w.rows = rows;
   w.cols = cols;
@@ -435,6 +471,7 @@ Sweep<Math> sweep_over(const PaddedInput<typename Math::In>& in, int64_t first_i
   w.kernel_row = in.wp * in.c;
   w.taps = tap_runs(kw, in.c, groups);
   w.weight = weight;
+  w.bias = bias;
   w.c_out = c_out;
   w.group_in = in.c / groups;
   w.group_out = c_out / groups;
@@ -585,10 +622,10 @@ void sweep_phases(const Conv2dShape& s, const PaddedInput<typename Math::In>& in
         (rows.t0 - (rows.taps - 1) + pad) * in.wp + cols.t0 - (cols.taps - 1) + pad;
     const int64_t first_out =
         int64_t{s.stride * rows.t0 + a - s.pad_h} * s.w + s.stride * cols.t0 + b - s.pad_w;
-    run_sweep(
-        sweep_over<Math>(in, first_in, 1, rows.count, cols.count, dx + first_out * s.c_in, s.h, s.w,
-                         s.stride, s.c_in, rows.taps, cols.taps, s.groups, kernel, images),
-        ex);
+    run_sweep(sweep_over<Math, float>(in, first_in, 1, rows.count, cols.count,
+                                      dx + first_out * s.c_in, s.h, s.w, s.stride, s.c_in,
+                                      rows.taps, cols.taps, s.groups, kernel, nullptr, images),
+              ex);
     kernel += int64_t{rows.taps} * cols.taps * per_tap;
   });
 }
@@ -715,8 +752,9 @@ void backward_weight_bf16(const Conv2dShape& s, const float* x, const float* dy,
   });
 }
 
-void forward_bf16(const Conv2dShape& s, const float* x, const float* weight, float* y,
-                  float* workspace, const Exec& ex) {
+template <typename Out>
+void forward_bf16(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
+                  Out* y, float* workspace, const Exec& ex) {
   // A group's taps are kh x kw runs of group_in channels (even, or the whole ungrouped input
   // padded to even), in the weight's row order.
   uint32_t* kernel = reinterpret_cast<uint32_t*>(workspace);
@@ -728,10 +766,10 @@ void forward_bf16(const Conv2dShape& s, const float* x, const float* weight, flo
   for_each_chunk(s.n, bf16_input_chunk(s), [&](int n0, int images) {
     const PaddedInput<uint16_t> in =
         pad_input_bf16(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad_h, padded, ex);
-    run_sweep(
-        sweep_over<BFloat16Math>(in, 0, s.stride, s.out_h(), s.out_w(), y + n0 * y_image, s.out_h(),
-                                 s.out_w(), 1, s.c_out, s.kh, s.kw, s.groups, kernel, images),
-        ex);
+    run_sweep(sweep_over<BFloat16Math, Out>(in, 0, s.stride, s.out_h(), s.out_w(), y + n0 * y_image,
+                                            s.out_h(), s.out_w(), 1, s.c_out, s.kh, s.kw, s.groups,
+                                            kernel, bias, images),
+              ex);
   });
 }
 
@@ -820,20 +858,26 @@ size_t conv2d_direct_workspace_floats(const Conv2dShape& s) {
   return floats;
 }
 
-void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight, float* y,
-                           float* workspace, const Exec& ex, Precision precision) {
+void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight,
+                           const float* bias, Elements y, float* workspace, const Exec& ex,
+                           Precision precision) {
 #if defined(__AVX512BF16__)
-  if (precision == Precision::kBFloat16) return forward_bf16(s, x, weight, y, workspace, ex);
+  if (precision == Precision::kBFloat16) {
+    if (y.type == ElementType::kBFloat16) {
+      return forward_bf16(s, x, weight, bias, reinterpret_cast<uint16_t*>(y.bf16()), workspace, ex);
+    }
+    return forward_bf16(s, x, weight, bias, y.f32(), workspace, ex);
+  }
 #endif
   const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
   const int64_t y_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   for_each_chunk(s.n, input_chunk(s), [&](int n0, int images) {
     const PaddedInput<float> in =
         pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
-    run_sweep(
-        sweep_over<Float32Math>(in, 0, s.stride, s.out_h(), s.out_w(), y + n0 * y_image, s.out_h(),
-                                s.out_w(), 1, s.c_out, s.kh, s.kw, s.groups, weight, images),
-        ex);
+    run_sweep(sweep_over<Float32Math, float>(in, 0, s.stride, s.out_h(), s.out_w(),
+                                             y.f32() + n0 * y_image, s.out_h(), s.out_w(), 1,
+                                             s.c_out, s.kh, s.kw, s.groups, weight, bias, images),
+              ex);
   });
 }
 

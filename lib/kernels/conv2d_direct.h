@@ -11,6 +11,7 @@
 #include <cstddef>
 
 #include "lib/kernels/conv2d.h"
+#include "lib/tensor/elements.h"
 
 namespace xtrain::kernels {
 
@@ -31,10 +32,12 @@ bool conv2d_direct_backward_weight_suits(const Conv2dShape& s, Precision precisi
 // Floats of scratch the direct passes that suit s need in either precision (0 when none does).
 size_t conv2d_direct_workspace_floats(const Conv2dShape& s);
 
-// y = conv(x, weight). y is overwritten. In bfloat16 the padded input copy and the kernel are
-// rounded, paired along neighbouring taps for vdpbf16ps.
-void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight, float* y,
-                           float* workspace, const Exec& ex, Precision precision);
+// y = conv(x, weight) + bias (bias may be null). y is overwritten, in float32 or (bfloat16
+// precision only) bfloat16. In bfloat16 the padded input copy and the kernel are rounded, paired
+// along neighbouring taps for vdpbf16ps.
+void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight,
+                           const float* bias, Elements y, float* workspace, const Exec& ex,
+                           Precision precision);
 
 // dx = conv_transpose(dy, weight), computed as convolutions of dy with the weight flipped in
 // space and transposed in channels: one per phase of dx (stride x stride of them), each over the

@@ -104,12 +104,12 @@ void BatchNorm2d::forward(const LayerCall& s) const {
   for_each_part(s.inputs, [&](int i, const kernels::BatchNormShape& k, int first) {
     if (s.training) {
       kernels::batchnorm_forward_train(
-          k, s.inputs[i].data, residual(s), gamma + first, beta + first, s.output.data + first,
-          s.saved + kernels::kBatchNormSavedRows * first, running_mean + first, running_var + first,
-          kMomentum, s.workspace, s.ex);
+          k, s.inputs[i].elements(), residual(s), gamma + first, beta + first,
+          s.output.data + first, s.saved + kernels::kBatchNormSavedRows * first,
+          running_mean + first, running_var + first, kMomentum, s.workspace, s.ex);
     } else {
-      kernels::batchnorm_forward_eval(k, s.inputs[i].data, residual(s), gamma + first, beta + first,
-                                      running_mean + first, running_var + first,
+      kernels::batchnorm_forward_eval(k, s.inputs[i].elements(), residual(s), gamma + first,
+                                      beta + first, running_mean + first, running_var + first,
                                       s.output.data + first, s.workspace, s.ex);
     }
   });
@@ -118,7 +118,7 @@ void BatchNorm2d::forward(const LayerCall& s) const {
 
 void BatchNorm2d::recompute_output(const LayerCall& s) const {
   for_each_part(s.inputs, [&](int i, const kernels::BatchNormShape& k, int first) {
-    kernels::batchnorm_forward_again(k, s.inputs[i].data, residual(s),
+    kernels::batchnorm_forward_again(k, s.inputs[i].elements(), residual(s),
                                      s.saved + kernels::kBatchNormSavedRows * first,
                                      s.output.data + first, s.ex);
   });
@@ -127,10 +127,10 @@ void BatchNorm2d::recompute_output(const LayerCall& s) const {
 void BatchNorm2d::backward(const LayerCall& s) const {
   float* dresidual = fused_ == Fused::kAddReLU ? s.dinputs[1].data : nullptr;
   for_each_part(s.inputs, [&](int i, const kernels::BatchNormShape& k, int first) {
-    kernels::batchnorm_backward(k, s.inputs[i].data, s.output.data + first, s.doutput.data + first,
-                                s.params[0] + first, s.saved + kernels::kBatchNormSavedRows * first,
-                                s.dinputs[i].data, dresidual, s.grads[0] + first,
-                                s.grads[1] + first, s.workspace, s.ex);
+    kernels::batchnorm_backward(
+        k, s.inputs[i].elements(), s.output.data + first, s.doutput.data + first,
+        s.params[0] + first, s.saved + kernels::kBatchNormSavedRows * first, s.dinputs[i].data,
+        dresidual, s.grads[0] + first, s.grads[1] + first, s.workspace, s.ex);
   });
 }
 

@@ -35,6 +35,9 @@ class BatchNorm2d : public Layer {
     return slot == 0 || fused_ != Fused::kAddReLU;  // not the residual
   }
   bool backward_reads_output() const override { return fused_ != Fused::kNothing; }
+  bool reads_bfloat16(int slot) const override {
+    return slot == 0 || fused_ != Fused::kAddReLU;  // not the residual
+  }
   Rebuild rebuild_cost() const override { return Rebuild::kOnePass; }
   // kernels::batchnorm_forward_train's saved: mean, inv_std, scale, shift [C] each.
   size_t saved_floats(const std::vector<Shape>& inputs) const override;

@@ -63,7 +63,7 @@ int64_t Conv2d::macs(const std::vector<Shape>& inputs) const {
 void Conv2d::forward(const LayerCall& s) const {
   const float* bias = bias_ ? s.params[1] : nullptr;
   kernels::conv2d_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.params[0], bias,
-                          s.output.data, s.workspace, s.ex, s.precision);
+                          s.output.elements(), s.workspace, s.ex, s.precision);
 }
 
 void Conv2d::backward(const LayerCall& s) const {

@@ -95,6 +95,12 @@ class Layer {
   // only when rebuild_cost() is not kNo.
   virtual void recompute_output(const LayerCall& s) const { forward(s); }
 
+  // bfloat16 plans store a value in bfloat16 when its producer can write it so and every reader
+  // can read it so (plan_phases.h); the views then say so (TensorView::type). Conv2d writes
+  // bfloat16, BatchNorm2d reads it.
+  virtual bool writes_bfloat16() const { return false; }
+  virtual bool reads_bfloat16(int slot) const { return false; }
+
   virtual void forward(const LayerCall& s) const = 0;
   // Writes every non-empty dinput (overwriting) and accumulates into grads.
   virtual void backward(const LayerCall& s) const = 0;

@@ -3,16 +3,19 @@
 #pragma once
 
 #include "lib/tensor/aligned_buffer.h"
+#include "lib/tensor/elements.h"
 #include "lib/tensor/shape.h"
 
 namespace xtrain {
 
 struct TensorView {
-  float* data = nullptr;
+  float* data = nullptr;  // bfloat16 elements when type says so (read them through elements())
   Shape shape;
+  ElementType type = ElementType::kFloat32;
 
   int64_t numel() const { return shape.numel(); }
   bool empty() const { return data == nullptr; }
+  Elements elements() const { return {data, type}; }
 };
 
 class Tensor {

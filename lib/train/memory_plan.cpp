@@ -41,10 +41,12 @@ size_t MemoryPlan::plan_bytes(int batch_size, bool training, int kernel_threads)
   if (batch_size <= 0) return 0;
   const Shape input{batch_size, options_.image_size, options_.image_size, graph_->input_channels()};
   if (!training) {
-    return Plan::arena_bytes_for(*graph_, input, PlanMode::kEval, nullptr, kernel_threads);
+    return Plan::arena_bytes_for(*graph_, input, PlanMode::kEval, nullptr, kernel_threads,
+                                 options_.precision);
   }
   const CrossEntropyLoss loss("loss", /*label_smoothing=*/0.0f);  // smoothing changes no buffer
-  return Plan::arena_bytes_for(*graph_, input, PlanMode::kTrain, &loss, kernel_threads);
+  return Plan::arena_bytes_for(*graph_, input, PlanMode::kTrain, &loss, kernel_threads,
+                               options_.precision);
 }
 
 CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {

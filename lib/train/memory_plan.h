@@ -25,6 +25,7 @@ namespace xtrain {
 struct MemoryPlanOptions {
   int test_set_batch_size = 64;
   int image_size = 224;
+  Precision precision = Precision::kFloat32;  // bfloat16 plans store some activations in half
   bool trains = true;  // false under --evaluate: no training plan is compiled
   // Image folders: a training and a test loader per core, each with num_workers decoding
   // threads and a ring of ring_slots batches. --fake_data has neither.

@@ -80,19 +80,22 @@ struct BatchNormOutputs {
       dbeta;
 };
 
-BatchNormOutputs run_fast(const BatchNormShape& s, const BatchNormData& d, const Exec& ex) {
+// The kernels on d, reading x from d.x or, when given, from `x` (bfloat16 elements of d.x).
+BatchNormOutputs run_fast(const BatchNormShape& s, const BatchNormData& d, const Exec& ex,
+                          const BFloat16* bf16_x = nullptr) {
   BatchNormOutputs o(s, d);
-  kernels::batchnorm_forward_train(s, d.x.data(), d.residual_or_null(), d.gamma.data(),
-                                   d.beta.data(), o.y.data(), o.saved.data(), o.running_mean.data(),
+  const ConstElements x = bf16_x != nullptr ? ConstElements(bf16_x) : ConstElements(d.x.data());
+  kernels::batchnorm_forward_train(s, x, d.residual_or_null(), d.gamma.data(), d.beta.data(),
+                                   o.y.data(), o.saved.data(), o.running_mean.data(),
                                    o.running_var.data(), kMomentum, workspace_for(s).data(), ex);
-  kernels::batchnorm_forward_again(s, d.x.data(), d.residual_or_null(), o.saved.data(),
-                                   o.y_again.data(), ex);
-  kernels::batchnorm_forward_eval(s, d.x.data(), d.residual_or_null(), d.gamma.data(),
-                                  d.beta.data(), d.running_mean.data(), d.running_var.data(),
-                                  o.y_eval.data(), workspace_for(s).data(), ex);
-  kernels::batchnorm_backward(s, d.x.data(), o.y.data(), d.dy.data(), d.gamma.data(),
-                              o.saved.data(), o.dx.data(), o.dresidual_or_null(), o.dgamma.data(),
-                              o.dbeta.data(), workspace_for(s).data(), ex);
+  kernels::batchnorm_forward_again(s, x, d.residual_or_null(), o.saved.data(), o.y_again.data(),
+                                   ex);
+  kernels::batchnorm_forward_eval(s, x, d.residual_or_null(), d.gamma.data(), d.beta.data(),
+                                  d.running_mean.data(), d.running_var.data(), o.y_eval.data(),
+                                  workspace_for(s).data(), ex);
+  kernels::batchnorm_backward(s, x, o.y.data(), d.dy.data(), d.gamma.data(), o.saved.data(),
+                              o.dx.data(), o.dresidual_or_null(), o.dgamma.data(), o.dbeta.data(),
+                              workspace_for(s).data(), ex);
   return o;
 }
 
@@ -315,6 +318,36 @@ TEST(BatchNorm2dKernel, OneTwoAndThreeThreadsAreBitwiseEqual) {
     for (Exec ex : {two.exec(), three.exec()}) {
       SCOPED_TRACE(std::to_string(ex.num_threads()) + " threads");
       const BatchNormOutputs b = run_fast(s, d, ex);
+      expect_bitwise_equal(a.y, b.y, "y");
+      expect_bitwise_equal(a.y_again, b.y_again, "y_again");
+      expect_bitwise_equal(a.saved, b.saved, "saved");
+      expect_bitwise_equal(a.running_mean, b.running_mean, "running_mean");
+      expect_bitwise_equal(a.running_var, b.running_var, "running_var");
+      expect_bitwise_equal(a.y_eval, b.y_eval, "y_eval");
+      expect_bitwise_equal(a.dx, b.dx, "dx");
+      expect_bitwise_equal(a.dresidual, b.dresidual, "dresidual");
+      expect_bitwise_equal(a.dgamma, b.dgamma, "dgamma");
+      expect_bitwise_equal(a.dbeta, b.dbeta, "dbeta");
+    }
+  }
+}
+
+// A bfloat16 plan stores the convolution outputs BatchNorm reads in bfloat16: reading x from
+// bfloat16 gives every output the bits it has from x's float32 values (x is converted exactly),
+// fused or not, on 1 or 2 threads.
+TEST(BatchNorm2dKernel, BFloat16InputGivesTheBitsOfItsFloatValues) {
+  testing::PoolExec two(2);
+  for (bool relu : {false, true}) {
+    const BatchNormShape s{2 * 28 * 28 + 3, 48, kEps, relu};
+    SCOPED_TRACE(describe(s) + (relu ? " relu, residual" : ""));
+    BatchNormData d(s, 23, 0.5f, 2.0f, /*with_residual=*/relu);
+    std::vector<BFloat16> bf16_x;
+    for (float& x : d.x) {
+      bf16_x.push_back(to_bfloat16(x));
+      x = to_float(bf16_x.back());
+    }
+    for (Exec ex : {Exec{}, two.exec()}) {
+      const BatchNormOutputs a = run_fast(s, d, ex), b = run_fast(s, d, ex, bf16_x.data());
       expect_bitwise_equal(a.y, b.y, "y");
       expect_bitwise_equal(a.y_again, b.y_again, "y_again");
       expect_bitwise_equal(a.saved, b.saved, "saved");

@@ -130,6 +130,29 @@ TEST(Conv2dBFloat16, OneAndTwoThreadsAreBitwiseEqual) {
   }
 }
 
+// A bfloat16 plan stores the outputs BatchNorm reads in bfloat16: such an output is the float32
+// output of the same bfloat16 convolution rounded, bit for bit, on every path (direct with bias
+// folded into the tiles, the GEMM's tiles of float32 products, im2col, bands).
+TEST(Conv2dBFloat16, ABFloat16OutputIsTheFloat32OutputRounded) {
+  testing::PoolExec two(2);
+  for (const Conv2dShape& s : kShapes) {
+    SCOPED_TRACE(describe(s));
+    ConvData d(s, 61);
+    std::vector<float> y(s.rows() * s.c_out);
+    std::vector<BFloat16> rounded(y.size());
+    kernels::conv2d_forward(s, d.x.data(), d.weight.data(), d.bias.data(), y.data(),
+                            d.workspace.data(), two.exec(), Precision::kBFloat16);
+    kernels::conv2d_forward(s, d.x.data(), d.weight.data(), d.bias.data(), rounded.data(),
+                            d.workspace.data(), two.exec(), Precision::kBFloat16);
+    std::vector<float> expected(y.size()), got(y.size());
+    for (size_t i = 0; i < y.size(); ++i) {
+      expected[i] = round_to_bfloat16(y[i]);
+      got[i] = to_float(rounded[i]);
+    }
+    expect_bitwise_equal(got, expected, "y");
+  }
+}
+
 // The direct passes round a padded copy of a few images at a time: a batch's y and dx are each
 // image's alone, bit for bit, and its dweight the images' gradients added in order (pixel pairs
 // never straddle two images). 9 images of 62x62x64 take two chunks; the strided layer's dy one

@@ -1,0 +1,46 @@
+// Elements: a kernel's pointer to activations stored as float32 or as bfloat16. A bfloat16 plan
+// stores some activations in bfloat16 (plan.h: those its producer can write so and every reader
+// can read so), and the kernels that touch them take Elements instead of float*. Both convert
+// from a plain float pointer, so float32 callers pass float* as before.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "lib/tensor/bfloat16.h"
+
+namespace xtrain {
+
+enum class ElementType { kFloat32, kBFloat16 };
+
+// Floats of storage that n elements of type take (a bfloat16 pair fills one).
+inline size_t floats_for(int64_t n, ElementType type) {
+  return static_cast<size_t>(type == ElementType::kFloat32 ? n : (n + 1) / 2);
+}
+
+struct ConstElements {
+  ConstElements(const float* p) : data(p), type(ElementType::kFloat32) {}      // NOLINT: implicit
+  ConstElements(const BFloat16* p) : data(p), type(ElementType::kBFloat16) {}  // NOLINT: implicit
+  ConstElements(const void* p, ElementType t) : data(p), type(t) {}
+
+  const float* f32() const { return static_cast<const float*>(data); }
+  const BFloat16* bf16() const { return static_cast<const BFloat16*>(data); }
+
+  const void* data;
+  ElementType type;
+};
+
+struct Elements {
+  Elements(float* p) : data(p), type(ElementType::kFloat32) {}      // NOLINT: implicit
+  Elements(BFloat16* p) : data(p), type(ElementType::kBFloat16) {}  // NOLINT: implicit
+  Elements(void* p, ElementType t) : data(p), type(t) {}
+
+  float* f32() const { return static_cast<float*>(data); }
+  BFloat16* bf16() const { return static_cast<BFloat16*>(data); }
+  operator ConstElements() const { return {data, type}; }  // NOLINT: implicit
+
+  void* data;
+  ElementType type;
+};
+
+}  // namespace xtrain
