@@ -1,6 +1,8 @@
-// bench_gemm: the machine's peak single-precision rate as our gemm() reaches it. Multiplies large
-// matrices on every hardware thread, a few times each, and prints the best rate as
+// bench_gemm: the machine's peak rate as our gemm() reaches it, in float32 and in bfloat16.
+// Multiplies large matrices on every hardware thread, a few times each, and prints the best rate
+// of each precision as
 //   peak_gflops <GFLOP/s> threads <T> shape <M>x<N>x<K>
+//   peak_bf16_gflops <GFLOP/s> threads <T> shape <M>x<N>x<K> (on AVX512_BF16 | emulated)
 // Two shapes: a square S x S x S and a tall, shallow 8S x S x 256. The square one undersells the
 // machine: each thread packs all of B for only S/2 rows of A, and C is read and written again
 // for every 256-deep block of K. The shallow one is the micro-kernel's steady state, the FMA
@@ -19,7 +21,8 @@
 namespace {
 
 // Best rate of `repeats` products C[m, n] = A[m, k] * B[k, n], in GFLOP/s.
-double best_gflops(int64_t m, int64_t n, int64_t k, int repeats, const xtrain::Exec& ex) {
+double best_gflops(int64_t m, int64_t n, int64_t k, int repeats, const xtrain::Exec& ex,
+                   xtrain::Precision precision) {
   xtrain::Tensor a(xtrain::Shape{m, k}), b(xtrain::Shape{k, n}), c(xtrain::Shape{m, n});
   for (int64_t i = 0; i < a.numel(); ++i) {
     a.data()[i] = static_cast<float>(i % 7) * 0.25f - 0.75f;  // small values: no overflow
@@ -29,7 +32,7 @@ double best_gflops(int64_t m, int64_t n, int64_t k, int repeats, const xtrain::E
   for (int r = 0; r < repeats; ++r) {
     const auto start = std::chrono::steady_clock::now();
     xtrain::kernels::gemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n,
-                          ex);
+                          ex, precision);
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
     best_seconds = std::min(best_seconds, took.count());
   }
@@ -46,11 +49,18 @@ int main(int argc, char** argv) {
   const xtrain::Exec ex{&pool};
 
   constexpr int64_t kShallow = 256;
-  const double square = best_gflops(size, size, size, repeats, ex);
-  const double shallow = best_gflops(8 * size, size, kShallow, repeats, ex);
-  const bool shallow_wins = shallow >= square;
-  std::printf("peak_gflops %.1f threads %d shape %lldx%lldx%lld\n", std::max(square, shallow),
-              threads, static_cast<long long>(shallow_wins ? 8 * size : size),
-              static_cast<long long>(size), static_cast<long long>(shallow_wins ? kShallow : size));
+  for (xtrain::Precision precision : {xtrain::Precision::kFloat32, xtrain::Precision::kBFloat16}) {
+    const double square = best_gflops(size, size, size, repeats, ex, precision);
+    const double shallow = best_gflops(8 * size, size, kShallow, repeats, ex, precision);
+    const bool shallow_wins = shallow >= square;
+    const bool bf16 = precision == xtrain::Precision::kBFloat16;
+    std::printf(
+        "%s %.1f threads %d shape %lldx%lldx%lld%s\n", bf16 ? "peak_bf16_gflops" : "peak_gflops",
+        std::max(square, shallow), threads, static_cast<long long>(shallow_wins ? 8 * size : size),
+        static_cast<long long>(size), static_cast<long long>(shallow_wins ? kShallow : size),
+        !bf16                                     ? ""
+        : xtrain::kernels::bfloat16_in_hardware() ? " on AVX512_BF16"
+                                                  : " emulated");
+  }
   return 0;
 }
