@@ -74,28 +74,38 @@ void for_each_chunk(int n, int chunk, Fn&& fn) {
   for (int n0 = 0; n0 < n; n0 += chunk) fn(n0, std::min(chunk, n - n0));
 }
 
-// x [n, h, w, c] with `pad` zero pixels on every side, in out (x itself when pad is 0).
-PaddedInput<float> pad_input(const float* x, int n, int h, int w, int c, int pad, float* out,
-                             const Exec& ex) {
-  if (pad == 0) return {x, h, w, c};
+// out = x [n, h, w, c] with `pad` zero pixels on every side and cp >= c channels a pixel:
+// put_row(source row, destination row) writes each image row's w pixels (cp elements apart).
+template <typename T, typename PutRow>
+void pad_rows(const float* x, int n, int h, int w, int c, int64_t cp, int pad, T* out,
+              PutRow&& put_row, const Exec& ex) {
   const int64_t hp = h + 2 * pad, wp = w + 2 * pad;
   parallel_for(
       ex, n * hp,
       [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
-          float* dst = out + r * wp * c;
+          T* dst = out + r * wp * cp;
           const int64_t image = r / hp, ih = r % hp - pad;
           if (ih < 0 || ih >= h) {
-            std::memset(dst, 0, sizeof(float) * wp * c);
+            std::memset(dst, 0, sizeof(T) * wp * cp);
             continue;
           }
-          std::memset(dst, 0, sizeof(float) * pad * c);
-          std::memcpy(dst + pad * c, x + (image * h + ih) * w * c, sizeof(float) * w * c);
-          std::memset(dst + (pad + w) * c, 0, sizeof(float) * pad * c);
+          std::memset(dst, 0, sizeof(T) * pad * cp);
+          put_row(x + (image * h + ih) * w * c, dst + pad * cp);
+          std::memset(dst + (pad + w) * cp, 0, sizeof(T) * pad * cp);
         }
       },
       16);
-  return {out, hp, wp, c};
+}
+
+// x [n, h, w, c] with `pad` zero pixels on every side, in out (x itself when pad is 0).
+PaddedInput<float> pad_input(const float* x, int n, int h, int w, int c, int pad, float* out,
+                             const Exec& ex) {
+  if (pad == 0) return {x, h, w, c};
+  pad_rows(
+      x, n, h, w, c, c, pad, out,
+      [&](const float* src, float* dst) { std::memcpy(dst, src, sizeof(float) * w * c); }, ex);
+  return {out, h + 2 * pad, w + 2 * pad, c};
 }
 
 // The register tiles of both kernels: R rows of NV vectors, rows `ld` floats apart in memory.
@@ -191,41 +201,46 @@ struct Float32Math {
 // In bfloat16 the padded input holds an even number of channels per pixel (a zero channel after
 // an odd count), so a kernel row's taps pair up within it, and the weights are paired to match:
 // pair q of a kernel row's taps is one uint32 per output channel (the even tap in the low half).
+// acc[r][v] += the dot products of pair_of(r) (a bfloat16 pair per row) and b's pairs (NV
+// vectors of them): a rank-2 update, one vdpbf16ps per row and vector.
+template <int R, int NV, typename PairOf>
+inline void rank2_update(Vec (&acc)[R][NV], PairOf&& pair_of, const uint32_t* b) {
+  __m512bh bv[NV];
+#pragma GCC unroll 2
+  for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + v * kLanes);
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair_of(r)));
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, bv[v]);
+  }
+}
+
 struct BFloat16Math {
   using In = uint16_t;
   using Weight = uint32_t;
   static constexpr int kStep = 2;
   template <int R, int NV>
   static void update(Vec (&acc)[R][NV], const In* a, int64_t a_step, const Weight* b) {
-    __m512bh bv[NV];
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + v * kLanes);
-#pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) {
-      uint32_t pair;
-      std::memcpy(&pair, a + r * a_step, sizeof pair);
-      const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair));
-#pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, bv[v]);
-    }
+    rank2_update(
+        acc,
+        [&](int r) {
+          uint32_t pair;  // two neighbouring taps of row r's receptive field
+          std::memcpy(&pair, a + r * a_step, sizeof pair);
+          return pair;
+        },
+        b);
   }
 
   // The backward-weight pass sums over output pixels in pairs: a[r] pairs a tap's input of two
-  // neighbouring output pixels (PairedPixels), b their dy, channel by channel (pair_dy).
+  // neighbouring output pixels (pair_pixels), b their dy, channel by channel (pair_dy).
   using PixelIn = uint32_t;
   using PixelGrad = uint32_t;
   static constexpr int kPixels = 2;
   template <int R, int NV>
   static void pixel_update(Vec (&acc)[R][NV], const PixelIn* a, const PixelGrad* b) {
-    __m512bh bv[NV];
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + v * kLanes);
-#pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) {
-      const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[r]));
-#pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, bv[v]);
-    }
+    rank2_update(
+        acc, [&](int r) { return a[r]; }, b);
   }
 };
 
@@ -236,39 +251,18 @@ int64_t even_channels(int64_t c) { return c + c % 2; }
 // rounded up to even (a zero channel after an odd count), in out.
 PaddedInput<uint16_t> pad_input_bf16(const float* x, int n, int h, int w, int c, int pad,
                                      uint16_t* out, const Exec& ex) {
-  const int64_t hp = h + 2 * pad, wp = w + 2 * pad, cp = even_channels(c);
-  parallel_for(
-      ex, n * hp,
-      [&](int64_t r0, int64_t r1) {
-        for (int64_t r = r0; r < r1; ++r) {
-          uint16_t* dst = out + r * wp * cp;
-          const int64_t image = r / hp, ih = r % hp - pad;
-          if (ih < 0 || ih >= h) {
-            std::memset(dst, 0, sizeof(uint16_t) * wp * cp);
-            continue;
-          }
-          std::memset(dst, 0, sizeof(uint16_t) * pad * cp);
-          const float* src = x + (image * h + ih) * w * c;
-          uint16_t* row = dst + pad * cp;
-          if (cp == c) {
-            int64_t i = 0;
-            for (; i + kLanes <= w * c; i += kLanes) {
-              _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + i),
-                                  (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(src + i)));
-            }
-            for (; i < w * c; ++i) row[i] = to_bfloat16(src[i]).bits;
-          } else {
-            for (int64_t iw = 0; iw < w; ++iw) {
-              for (int64_t ch = 0; ch < c; ++ch)
-                row[iw * cp + ch] = to_bfloat16(src[iw * c + ch]).bits;
-              row[iw * cp + c] = 0;
-            }
-          }
-          std::memset(dst + (pad + w) * cp, 0, sizeof(uint16_t) * pad * cp);
+  const int64_t cp = even_channels(c);
+  pad_rows(
+      x, n, h, w, c, cp, pad, out,
+      [&](const float* src, uint16_t* dst) {
+        if (cp == c) return convert_to_bfloat16(src, int64_t{w} * c, dst);
+        for (int64_t iw = 0; iw < w; ++iw) {
+          convert_to_bfloat16(src + iw * c, c, dst + iw * cp);
+          dst[iw * cp + c] = 0;
         }
       },
-      16);
-  return {out, hp, wp, cp};
+      ex);
+  return {out, h + 2 * pad, w + 2 * pad, cp};
 }
 
 // Floats of scratch a paired kernel of kh x kw taps over c channels into c_out takes.

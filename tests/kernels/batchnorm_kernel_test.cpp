@@ -99,6 +99,19 @@ BatchNormOutputs run_fast(const BatchNormShape& s, const BatchNormData& d, const
   return o;
 }
 
+void expect_outputs_bitwise_equal(const BatchNormOutputs& a, const BatchNormOutputs& b) {
+  expect_bitwise_equal(a.y, b.y, "y");
+  expect_bitwise_equal(a.y_again, b.y_again, "y_again");
+  expect_bitwise_equal(a.saved, b.saved, "saved");
+  expect_bitwise_equal(a.running_mean, b.running_mean, "running_mean");
+  expect_bitwise_equal(a.running_var, b.running_var, "running_var");
+  expect_bitwise_equal(a.y_eval, b.y_eval, "y_eval");
+  expect_bitwise_equal(a.dx, b.dx, "dx");
+  expect_bitwise_equal(a.dresidual, b.dresidual, "dresidual");
+  expect_bitwise_equal(a.dgamma, b.dgamma, "dgamma");
+  expect_bitwise_equal(a.dbeta, b.dbeta, "dbeta");
+}
+
 BatchNormOutputs run_reference(const BatchNormShape& s, const BatchNormData& d) {
   BatchNormOutputs o(s, d);
   kernels::reference::batchnorm_forward_train(
@@ -318,16 +331,7 @@ TEST(BatchNorm2dKernel, OneTwoAndThreeThreadsAreBitwiseEqual) {
     for (Exec ex : {two.exec(), three.exec()}) {
       SCOPED_TRACE(std::to_string(ex.num_threads()) + " threads");
       const BatchNormOutputs b = run_fast(s, d, ex);
-      expect_bitwise_equal(a.y, b.y, "y");
-      expect_bitwise_equal(a.y_again, b.y_again, "y_again");
-      expect_bitwise_equal(a.saved, b.saved, "saved");
-      expect_bitwise_equal(a.running_mean, b.running_mean, "running_mean");
-      expect_bitwise_equal(a.running_var, b.running_var, "running_var");
-      expect_bitwise_equal(a.y_eval, b.y_eval, "y_eval");
-      expect_bitwise_equal(a.dx, b.dx, "dx");
-      expect_bitwise_equal(a.dresidual, b.dresidual, "dresidual");
-      expect_bitwise_equal(a.dgamma, b.dgamma, "dgamma");
-      expect_bitwise_equal(a.dbeta, b.dbeta, "dbeta");
+      expect_outputs_bitwise_equal(a, b);
     }
   }
 }
@@ -348,16 +352,7 @@ TEST(BatchNorm2dKernel, BFloat16InputGivesTheBitsOfItsFloatValues) {
     }
     for (Exec ex : {Exec{}, two.exec()}) {
       const BatchNormOutputs a = run_fast(s, d, ex), b = run_fast(s, d, ex, bf16_x.data());
-      expect_bitwise_equal(a.y, b.y, "y");
-      expect_bitwise_equal(a.y_again, b.y_again, "y_again");
-      expect_bitwise_equal(a.saved, b.saved, "saved");
-      expect_bitwise_equal(a.running_mean, b.running_mean, "running_mean");
-      expect_bitwise_equal(a.running_var, b.running_var, "running_var");
-      expect_bitwise_equal(a.y_eval, b.y_eval, "y_eval");
-      expect_bitwise_equal(a.dx, b.dx, "dx");
-      expect_bitwise_equal(a.dresidual, b.dresidual, "dresidual");
-      expect_bitwise_equal(a.dgamma, b.dgamma, "dgamma");
-      expect_bitwise_equal(a.dbeta, b.dbeta, "dbeta");
+      expect_outputs_bitwise_equal(a, b);
     }
   }
 }

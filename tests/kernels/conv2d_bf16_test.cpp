@@ -121,12 +121,8 @@ TEST(Conv2dBFloat16, OneAndTwoThreadsAreBitwiseEqual) {
                                Conv2dShape{4, 20, 20, 3, 64, 7, 7, 2, 3, 3}}) {
     SCOPED_TRACE(describe(s));
     ConvData d(s, 41);
-    const ConvOutputs one = run_fast(s, d, true, Exec{}, Precision::kBFloat16);
-    const ConvOutputs both = run_fast(s, d, true, two.exec(), Precision::kBFloat16);
-    expect_bitwise_equal(one.y, both.y, "y");
-    expect_bitwise_equal(one.dx, both.dx, "dx");
-    expect_bitwise_equal(one.dweight, both.dweight, "dweight");
-    expect_bitwise_equal(one.dbias, both.dbias, "dbias");
+    testing::expect_outputs_bitwise_equal(run_fast(s, d, true, Exec{}, Precision::kBFloat16),
+                                          run_fast(s, d, true, two.exec(), Precision::kBFloat16));
   }
 }
 

@@ -73,6 +73,14 @@ inline ConvOutputs run_reference(const Conv2dShape& s, const ConvData& d, bool w
   return out;
 }
 
+// Expects every output of a and b to hold the same bits.
+inline void expect_outputs_bitwise_equal(const ConvOutputs& a, const ConvOutputs& b) {
+  expect_bitwise_equal(a.y, b.y, "y");
+  expect_bitwise_equal(a.dx, b.dx, "dx");
+  expect_bitwise_equal(a.dweight, b.dweight, "dweight");
+  expect_bitwise_equal(a.dbias, b.dbias, "dbias");
+}
+
 // The three passes one image at a time (y and dx concatenated, dweight accumulated in image
 // order), with a workspace for one image: what a batch's passes must give when they work through
 // it a chunk of images at a time.

@@ -258,12 +258,8 @@ TEST(Conv2dKernel, RerunsOnTwoThreadsAreBitwiseEqual) {
   for (const Conv2dShape& s : kThreadSplitShapes) {
     SCOPED_TRACE(describe(s));
     ConvData d(s, 5);
-    const ConvOutputs first = run_fast(s, d, true, two.exec());
-    const ConvOutputs second = run_fast(s, d, true, two.exec());
-    expect_bitwise_equal(first.y, second.y, "y");
-    expect_bitwise_equal(first.dx, second.dx, "dx");
-    expect_bitwise_equal(first.dweight, second.dweight, "dweight");
-    expect_bitwise_equal(first.dbias, second.dbias, "dbias");
+    testing::expect_outputs_bitwise_equal(run_fast(s, d, true, two.exec()),
+                                          run_fast(s, d, true, two.exec()));
   }
 }
 

@@ -142,19 +142,6 @@ TEST(GemmBFloat16, GivesTheBitsOfTheDotProductInstruction) {
   }
 }
 
-TEST(GemmBFloat16, RerunsAndThreadCountsAreBitwiseEqual) {
-  testing::PoolExec two(2);
-  for (const GemmCase& g : {GemmCase{false, false, 3136, 64, 576, 1.0f, 0.0f},
-                            GemmCase{true, false, 577, 67, 3137, 1.0f, 1.0f},
-                            GemmCase{false, true, 197, 1030, 513, 1.0f, 0.0f}}) {
-    SCOPED_TRACE(describe(g));
-    const GemmData d(g);
-    const std::vector<float> first = fast_gemm(g, d, two.exec(), Precision::kBFloat16);
-    expect_bitwise_equal(first, fast_gemm(g, d, two.exec(), Precision::kBFloat16), "C, rerun");
-    expect_bitwise_equal(first, fast_gemm(g, d, Exec{}, Precision::kBFloat16), "C, one thread");
-  }
-}
-
 // Rounding: to nearest, ties to even; denormals to a zero of their sign, NaN stays a quiet NaN,
 // infinities and the overflow past the largest bfloat16 as PyTorch and vcvtneps2bf16 give them.
 TEST(BFloat16, RoundsToNearestEvenAsTheHardwareDoes) {

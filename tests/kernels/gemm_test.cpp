@@ -90,17 +90,19 @@ TEST(GemmKernel, HandExample) {
 }
 
 // The documented guarantee: every element is summed over k in one fixed order whatever the
-// split, so reruns on two threads and a run on one thread agree bit for bit.
+// split, so reruns on two threads and a run on one thread agree bit for bit, in both precisions.
 TEST(GemmKernel, RerunsAndThreadCountsAreBitwiseEqual) {
   testing::PoolExec two(2);
-  for (const GemmCase& g : {GemmCase{false, false, 3136, 64, 576, 1.0f, 0.0f},
-                            GemmCase{true, false, 577, 67, 3137, 1.0f, 1.0f},
-                            GemmCase{false, true, 197, 1030, 513, 1.0f, 0.0f}}) {
-    SCOPED_TRACE(describe(g));
-    const GemmData d(g);
-    const std::vector<float> first = fast_gemm(g, d, two.exec());
-    expect_bitwise_equal(first, fast_gemm(g, d, two.exec()), "C, rerun");
-    expect_bitwise_equal(first, fast_gemm(g, d, Exec{}), "C, one thread");
+  for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
+    for (const GemmCase& g : {GemmCase{false, false, 3136, 64, 576, 1.0f, 0.0f},
+                              GemmCase{true, false, 577, 67, 3137, 1.0f, 1.0f},
+                              GemmCase{false, true, 197, 1030, 513, 1.0f, 0.0f}}) {
+      SCOPED_TRACE(describe(g) + " " + name(precision));
+      const GemmData d(g);
+      const std::vector<float> first = fast_gemm(g, d, two.exec(), precision);
+      expect_bitwise_equal(first, fast_gemm(g, d, two.exec(), precision), "C, rerun");
+      expect_bitwise_equal(first, fast_gemm(g, d, Exec{}, precision), "C, one thread");
+    }
   }
 }
 
