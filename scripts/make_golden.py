@@ -18,7 +18,12 @@ STEP_KEYS (lib/kernels/dropout.h's mask, reproduced here), so both runs see the 
 sum would not.
 
 Usage: scripts/make_golden.py [OUT_DIR [MODEL...]]   (default tests/golden, every model)
+       scripts/make_golden.py --bf16 [OUT_DIR [MODEL...]]   (default resnet50)
+--bf16 writes <model>_bf16.json instead, for tests/models/golden_bf16_test.cpp: the losses and
+step-0 logits of the same two steps with the forward and loss under PyTorch's CPU autocast to
+bfloat16 (golden_bf16() says which runs and why).
 """
+import functools
 import json
 import math
 import os
@@ -115,6 +120,59 @@ def with_golden_dropouts(model):
     return model
 
 
+def bfloat16_rounded(t):
+    """t's float32 value rounded to the nearest bfloat16 (ties to even), in t's dtype."""
+    return t.float().to(torch.bfloat16).to(t.dtype)
+
+
+class RoundedOperand(torch.autograd.Function):
+    """Rounds to bfloat16 going forward; the gradient passes as it is."""
+
+    @staticmethod
+    def forward(ctx, t):
+        return bfloat16_rounded(t)
+
+    @staticmethod
+    def backward(ctx, dt):
+        return dt
+
+
+class RoundedGradient(torch.autograd.Function):
+    """Passes forward as it is; the gradient is rounded to bfloat16 going backward."""
+
+    @staticmethod
+    def forward(ctx, t):
+        return t
+
+    @staticmethod
+    def backward(ctx, dt):
+        return bfloat16_rounded(dt)
+
+
+def rounded_conv2d(conv, x):
+    y = conv._conv_forward(RoundedOperand.apply(x), RoundedOperand.apply(conv.weight), None)
+    y = RoundedGradient.apply(y)
+    return y if conv.bias is None else y + conv.bias.reshape(1, -1, 1, 1)
+
+
+def rounded_linear(linear, x):
+    y = F.linear(RoundedOperand.apply(x), RoundedOperand.apply(linear.weight))
+    y = RoundedGradient.apply(y)
+    return y if linear.bias is None else y + linear.bias
+
+
+def with_bfloat16_operands(model):
+    """xtrain's --bf16 on PyTorch: convolutions and Linear layers multiply bfloat16-rounded
+    operands (x and weight forward; dy with weight, and x with dy, backward) and sum in the run's
+    dtype; biases, activations, BatchNorm and the loss keep the run's precision."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.Conv2d):
+            module.forward = functools.partial(rounded_conv2d, module)
+        elif isinstance(module, torch.nn.Linear):
+            module.forward = functools.partial(rounded_linear, module)
+    return model
+
+
 def summary(t):
     flat = t.detach().double().flatten()
     weights = torch.cos(0.11 * torch.arange(flat.numel(), dtype=torch.float64))
@@ -135,7 +193,10 @@ def write_json(path, result):
     print(f"wrote {path}")
 
 
-def run(model, name, num_classes, side, dtype, memory_format=torch.contiguous_format):
+def run(model, name, num_classes, side, dtype, memory_format=torch.contiguous_format,
+        autocast=False):
+    """Two SGD steps, then an eval-mode forward; `autocast`: the forwards and the loss under
+    torch.autocast("cpu", dtype=torch.bfloat16), PyTorch's CPU mixed precision."""
     model = with_golden_dropouts(model)
     set_formula_parameters(model)
     model = model.to(dtype).to(memory_format=memory_format)
@@ -153,8 +214,9 @@ def run(model, name, num_classes, side, dtype, memory_format=torch.contiguous_fo
         for module in model.modules():
             if isinstance(module, GoldenDropout):
                 module.step_key = STEP_KEYS[step]
-        logits = model(images)
-        loss = F.cross_entropy(logits, labels)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+            logits = model(images)
+            loss = F.cross_entropy(logits, labels)
         loss.backward()
         out["losses"].append(float(loss))
         if step == 0:
@@ -165,7 +227,7 @@ def run(model, name, num_classes, side, dtype, memory_format=torch.contiguous_fo
     out["buffers"] = {n: summary(b) for n, b in model.named_buffers()
                       if not n.endswith("num_batches_tracked")}
     model.eval()
-    with torch.no_grad():
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
         out["eval_logits"] = model(images).flatten().tolist()
     return out
 
@@ -190,8 +252,39 @@ def golden(make_model, name, num_classes, side):
     return exact
 
 
+def golden_bf16(make_model, name, num_classes, side):
+    """The reference is autocast in channels_last on one thread: PyTorch's CPU guidance runs
+    bfloat16 in channels_last (oneDNN's bfloat16 convolutions are NHWC, as xtrain's activations
+    are). The network amplifies rounding ~160-fold by the logits, so which values round which way
+    (the layout, the threads' summation order) moves bfloat16 losses by several 1e-2. The other runs
+    show how far apart bfloat16 runs land, for the test's tolerances: autocast in NCHW, and
+    xtrain's rounding points (with_bfloat16_operands) summed in float32 and in float64, each on
+    1 and 2 threads. Only the losses and step-0 logits are kept."""
+    with_rounding = lambda: with_bfloat16_operands(make_model())
+    setups = {  # label: make the model, dtype, memory format, autocast
+        "autocast_channels_last": (make_model, torch.float32, torch.channels_last, True),
+        "autocast_nchw": (make_model, torch.float32, torch.contiguous_format, True),
+        "xtrain_rounding_float32": (with_rounding, torch.float32, torch.contiguous_format, False),
+        "xtrain_rounding_float64": (with_rounding, torch.float64, torch.contiguous_format, False),
+    }
+    runs = {}
+    for threads in (1, 2):
+        torch.set_num_threads(threads)
+        for label, (make, dtype, memory_format, autocast) in setups.items():
+            runs[f"{label}/threads={threads}"] = run(make(), name, num_classes, side, dtype,
+                                                     memory_format, autocast)
+    out = runs.pop("autocast_channels_last/threads=1")
+    for key in ("grads", "updates", "buffers", "eval_logits"):
+        del out[key]
+    out["other_runs"] = {label: {"losses": r["losses"], "logits": r["logits"]}
+                         for label, r in runs.items()}
+    return out
+
+
 def main():
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    bf16 = sys.argv[1:2] == ["--bf16"]
+    args = sys.argv[2:] if bf16 else sys.argv[1:]
+    out_dir = args[0] if args else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "tests", "golden")
     models = [
         ("resnet18", lambda: torchvision.models.resnet18(num_classes=10), 10, 64),
@@ -206,11 +299,12 @@ def main():
         ("inception_v3", lambda: torchvision.models.inception_v3(
             num_classes=10, aux_logits=False, init_weights=False), 10, 75),  # 75: its smallest
     ]
-    only = sys.argv[2:]  # model names: write only these
+    only = args[1:] or (["resnet50"] if bf16 else [])  # model names: write only these
     models = [m for m in models if not only or m[0] in only]
+    make_golden, suffix = (golden_bf16, "_bf16") if bf16 else (golden, "")
     for name, make_model, num_classes, side in models:
-        path = os.path.join(out_dir, f"{name}.json")
-        write_json(path, golden(make_model, name, num_classes, side))  # minutes each
+        path = os.path.join(out_dir, f"{name}{suffix}.json")
+        write_json(path, make_golden(make_model, name, num_classes, side))  # minutes each
 
 
 if __name__ == "__main__":

@@ -13,17 +13,12 @@
 
 #include "lib/graph/replica.h"
 #include "lib/io/torch_layout.h"
-#include "lib/nn/cross_entropy_loss.h"
-#include "lib/optim/sgd.h"
-#include "models/registry.h"
 #include "tests/models/formula_weights.h"
 #include "tests/models/golden_file.h"
-#include "tests/test_util.h"
+#include "tests/models/golden_training.h"
 
 namespace xtrain {
 namespace {
-
-const CrossEntropyLoss kLoss("loss", /*label_smoothing=*/0.0f);
 
 using nlohmann::json;
 
@@ -78,37 +73,14 @@ void expect_values(const float* ours, size_t n, const json& golden, const std::s
 
 void check_against_pytorch(const std::string& model) {
   const json golden = load_golden(model);
-  const int batch = golden["batch"], side = golden["image_size"], classes = golden["num_classes"];
-  Replica replica(build_model(model, classes), /*kernel_threads=*/2);
-  ParamStore& store = replica.store();
-  store.initialize(0);  // buffers and counters as a fresh model
-  testing::set_formula_parameters(replica);
-  const std::vector<TorchLayout> layouts = testing::torch_layouts(replica.graph(), store);
+  testing::GoldenTraining run(golden);
+  ParamStore& store = run.replica().store();
+  const std::vector<TorchLayout> layouts = testing::torch_layouts(run.replica().graph(), store);
   const std::vector<float> initial(store.params(), store.params() + store.num_params());
-
-  Plan& train = replica.plan_for(Shape{batch, side, side, 3}, PlanMode::kTrain, &kLoss);
-  float* image = train.input().data;  // NHWC here, NCHW in the formula
-  for (int n = 0; n < batch; ++n)
-    for (int c = 0; c < 3; ++c)
-      for (int y = 0; y < side; ++y)
-        for (int x = 0; x < side; ++x) {
-          const int64_t i = ((int64_t{n} * 3 + c) * side + y) * side + x;
-          image[((int64_t{n} * side + y) * side + x) * 3 + c] =
-              static_cast<float>(testing::hashed_uniform(i, 1000));
-        }
-  for (int n = 0; n < batch; ++n) train.labels()[n] = (3 * n + 1) % classes;
-
-  const SGD sgd(SGDOptions{golden["momentum"], golden["weight_decay"], /*nesterov=*/false});
-  testing::PoolExec pool(2);
-  const Exec ex = pool.exec();
-  // make_golden.py's STEP_KEYS: its Dropout layers draw xtrain's masks for these keys.
-  const uint32_t step_keys[2] = {0x5EED0001u, 0x5EED0002u};
+  Plan& train = run.train();
   float losses[2];
   for (int step = 0; step < 2; ++step) {
-    store.zero_grads();
-    train.forward(ex, step_keys[step]);
-    losses[step] = train.loss();
-    train.backward(ex);
+    losses[step] = run.forward_backward(step);
     if (step == 0) {
       expect_values(train.logits().data, train.logits().numel(), golden, "logits", 1e-4);
       for (size_t k = 0; k < store.entries().size(); ++k) {
@@ -118,8 +90,7 @@ void check_against_pytorch(const std::string& model) {
                        "grads", e.name, 1e-3, "d" + e.name);
       }
     }
-    sgd.step(store.num_params(), store.params(), store.grads(), replica.momentum(), golden["lr"],
-             ex);
+    run.update();
   }
   expect_values(losses, 2, golden, "losses", 1e-5);
   for (size_t k = 0; k < store.entries().size(); ++k) {
@@ -137,9 +108,9 @@ void check_against_pytorch(const std::string& model) {
     }
   }
 
-  Plan& eval = replica.plan_for(Shape{batch, side, side, 3}, PlanMode::kEval);
-  std::copy(image, image + train.input().numel(), eval.input().data);
-  eval.forward(ex);
+  Plan& eval = run.replica().plan_for(train.input().shape, PlanMode::kEval);
+  std::copy(train.input().data, train.input().data + train.input().numel(), eval.input().data);
+  eval.forward(run.exec());
   expect_values(eval.logits().data, eval.logits().numel(), golden, "eval_logits", 1e-4);
 }
 
