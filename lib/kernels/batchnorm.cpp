@@ -15,17 +15,28 @@ int64_t num_chunks(const BatchNormShape& s) { return (s.m + kRowsPerChunk - 1) /
 // Rows per chunk for the element-wise passes.
 constexpr int64_t kMinRowChunk = 64;
 
-// x's element i as a float, whether x is stored in float32 or bfloat16 (exact either way).
+// Element i of a tensor stored in float32 or bfloat16, as a float (exact either way), and
+// stored into one (rounded to bfloat16).
 inline float value(const float* x, int64_t i) { return x[i]; }
 inline float value(const BFloat16* x, int64_t i) { return to_float(x[i]); }
+inline void store(float* y, int64_t i, float v) { y[i] = v; }
+inline void store(BFloat16* y, int64_t i, float v) { y[i] = to_bfloat16(v); }
 
-// Calls fn(x as a typed pointer): the kernels are instantiated for both storage types.
+// Calls fn(the elements as a typed pointer): the kernels are instantiated for both storage types.
 template <typename Fn>
 void with_typed(ConstElements x, Fn&& fn) {
   if (x.type == ElementType::kBFloat16) {
     fn(x.bf16());
   } else {
     fn(x.f32());
+  }
+}
+template <typename Fn>
+void with_typed(Elements y, Fn&& fn) {
+  if (y.type == ElementType::kBFloat16) {
+    fn(y.bf16());
+  } else {
+    fn(y.f32());
   }
 }
 
@@ -76,47 +87,50 @@ Scratch carve(const BatchNormShape& s, float* workspace) {
 
 // y[r, c] = act(x[r, c] * scale[c] + shift[c] + residual[r, c]) over all rows, threads
 // splitting rows; act is the fused ReLU or nothing, and the residual is added only when kResidual.
-template <bool kRelu, bool kResidual, typename X>
-void scale_shift(const BatchNormShape& s, const X* x, const float* residual, const float* scale,
-                 const float* shift, float* y, const Exec& ex) {
+template <bool kRelu, bool kResidual, typename X, typename R, typename Y>
+void scale_shift(const BatchNormShape& s, const X* x, const R* residual, const float* scale,
+                 const float* shift, Y* y, const Exec& ex) {
   parallel_for(
       ex, s.m,
       [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
           const X* xr = x + r * s.c;
-          const float* residual_r = kResidual ? residual + r * s.c : nullptr;
-          float* yr = y + r * s.y_row();
+          const R* residual_r = kResidual ? residual + r * s.c : nullptr;
+          Y* yr = y + r * s.y_row();
           for (int c = 0; c < s.c; ++c) {
             float v = value(xr, c) * scale[c] + shift[c];
-            if (kResidual) v += residual_r[c];
-            yr[c] = kRelu ? (v > 0.0f ? v : 0.0f) : v;
+            if (kResidual) v += value(residual_r, c);
+            store(yr, c, kRelu ? (v > 0.0f ? v : 0.0f) : v);
           }
         }
       },
       kMinRowChunk);
 }
 
-void scale_shift(const BatchNormShape& s, ConstElements x, const float* residual,
-                 const float* scale, const float* shift, float* y, const Exec& ex) {
+void scale_shift(const BatchNormShape& s, ConstElements x, ConstElements residual,
+                 const float* scale, const float* shift, Elements y, const Exec& ex) {
   with_typed(x, [&](const auto* xt) {
-    if (s.relu) {
-      if (residual != nullptr) {
-        scale_shift<true, true>(s, xt, residual, scale, shift, y, ex);
-      } else {
-        scale_shift<true, false>(s, xt, residual, scale, shift, y, ex);
-      }
-    } else if (residual != nullptr) {
-      scale_shift<false, true>(s, xt, residual, scale, shift, y, ex);
-    } else {
-      scale_shift<false, false>(s, xt, residual, scale, shift, y, ex);
-    }
+    with_typed(y, [&](auto* yt) {
+      const bool added = residual.data != nullptr;
+      with_typed(residual, [&](const auto* rt) {
+        if (s.relu && added) {
+          scale_shift<true, true>(s, xt, rt, scale, shift, yt, ex);
+        } else if (s.relu) {
+          scale_shift<true, false>(s, xt, rt, scale, shift, yt, ex);
+        } else if (added) {
+          scale_shift<false, true>(s, xt, rt, scale, shift, yt, ex);
+        } else {
+          scale_shift<false, false>(s, xt, rt, scale, shift, yt, ex);
+        }
+      });
+    });
   });
 }
 
 // dy[i], masked by the fused ReLU's output y when there is one (y and dy share their layout).
-template <bool kRelu>
-inline float masked_dy(const float* y, const float* dy, int64_t i) {
-  return kRelu ? (y[i] > 0.0f ? dy[i] : 0.0f) : dy[i];
+template <bool kRelu, typename Y>
+inline float masked_dy(const Y* y, const float* dy, int64_t i) {
+  return kRelu ? (value(y, i) > 0.0f ? dy[i] : 0.0f) : dy[i];
 }
 
 }  // namespace
@@ -161,8 +175,8 @@ void sum_and_squares(const BatchNormShape& s, const X* x, const Scratch& scratch
 
 }  // namespace
 
-void batchnorm_forward_train(const BatchNormShape& s, ConstElements x, const float* residual,
-                             const float* gamma, const float* beta, float* y, float* saved,
+void batchnorm_forward_train(const BatchNormShape& s, ConstElements x, ConstElements residual,
+                             const float* gamma, const float* beta, Elements y, float* saved,
                              float* running_mean, float* running_var, float momentum,
                              float* workspace, const Exec& ex) {
   const Scratch scratch = carve(s, workspace);
@@ -187,15 +201,16 @@ void batchnorm_forward_train(const BatchNormShape& s, ConstElements x, const flo
   scale_shift(s, x, residual, scale, shift, y, ex);
 }
 
-void batchnorm_forward_again(const BatchNormShape& s, ConstElements x, const float* residual,
-                             const float* saved, float* y, const Exec& ex) {
+void batchnorm_forward_again(const BatchNormShape& s, ConstElements x, ConstElements residual,
+                             const float* saved, Elements y, const Exec& ex) {
   const float* scale = saved + 2 * s.c;
   scale_shift(s, x, residual, scale, scale + s.c, y, ex);
 }
 
-void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, const float* residual,
+void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, ConstElements residual,
                             const float* gamma, const float* beta, const float* running_mean,
-                            const float* running_var, float* y, float* workspace, const Exec& ex) {
+                            const float* running_var, Elements y, float* workspace,
+                            const Exec& ex) {
   float* scale = carve(s, workspace).per_channel;
   float* shift = scale + s.c;
   for (int c = 0; c < s.c; ++c) {
@@ -207,10 +222,10 @@ void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, const floa
 
 namespace {
 
-template <bool kRelu, typename X>
-void backward(const BatchNormShape& s, const X* x, const float* y, const float* dy,
-              const float* gamma, const float* saved, float* dx, float* dresidual, float* dgamma,
-              float* dbeta, float* workspace, const Exec& ex) {
+template <bool kRelu, typename X, typename Y>
+void backward(const BatchNormShape& s, const X* x, const Y* y, const float* dy, const float* gamma,
+              const float* saved, float* dx, float* dresidual, float* dgamma, float* dbeta,
+              float* workspace, const Exec& ex) {
   const float* mean = saved;
   const float* inv_std = saved + s.c;
   const Scratch scratch = carve(s, workspace);
@@ -278,15 +293,17 @@ void backward(const BatchNormShape& s, const X* x, const float* y, const float* 
 
 }  // namespace
 
-void batchnorm_backward(const BatchNormShape& s, ConstElements x, const float* y, const float* dy,
+void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements y, const float* dy,
                         const float* gamma, const float* saved, float* dx, float* dresidual,
                         float* dgamma, float* dbeta, float* workspace, const Exec& ex) {
   with_typed(x, [&](const auto* xt) {
-    if (s.relu) {
-      backward<true>(s, xt, y, dy, gamma, saved, dx, dresidual, dgamma, dbeta, workspace, ex);
-    } else {
-      backward<false>(s, xt, y, dy, gamma, saved, dx, dresidual, dgamma, dbeta, workspace, ex);
-    }
+    with_typed(y, [&](const auto* yt) {
+      if (s.relu) {
+        backward<true>(s, xt, yt, dy, gamma, saved, dx, dresidual, dgamma, dbeta, workspace, ex);
+      } else {
+        backward<false>(s, xt, yt, dy, gamma, saved, dx, dresidual, dgamma, dbeta, workspace, ex);
+      }
+    });
   });
 }
 

@@ -2,8 +2,9 @@
 // dresidual are [M, C], M = N*H*W; the rows of y and dy may be wider (y_stride), so that the
 // channels of y are columns of a wider output (a BatchNorm over a concatenation, one part at a
 // time).
-// x may be float32 or bfloat16 (Elements: a bfloat16 plan keeps convolutions' outputs so); every
-// other tensor, and all arithmetic, is float32.
+// x, the residual and y may be float32 or bfloat16 (Elements: a bfloat16 plan stores the
+// convolution outputs BatchNorm reads, and the outputs convolutions read, so; y is rounded as it
+// is stored); dy, dx, dresidual and every per-channel value are float32, and so is all arithmetic.
 // Per-channel reductions use double accumulators over fixed chunks of rows whose sums are added in
 // chunk order, so results do not depend on the thread count. No heap allocation per call: the
 // caller hands each kernel batchnorm_workspace_floats() of scratch (its share of a plan's arena).
@@ -43,28 +44,28 @@ size_t batchnorm_workspace_floats(const BatchNormShape& s);
 // running statistics as PyTorch:
 //   running_mean = (1 - momentum) * running_mean + momentum * mean
 //   running_var  = (1 - momentum) * running_var  + momentum * var * M / (M - 1)   (unbiased)
-void batchnorm_forward_train(const BatchNormShape& s, ConstElements x, const float* residual,
-                             const float* gamma, const float* beta, float* y, float* saved,
+void batchnorm_forward_train(const BatchNormShape& s, ConstElements x, ConstElements residual,
+                             const float* gamma, const float* beta, Elements y, float* saved,
                              float* running_mean, float* running_var, float momentum,
                              float* workspace, const Exec& ex);
 
 // y exactly as batchnorm_forward_train wrote it, from the same x and residual and what it saved:
 // a training plan rebuilds the output this way for the backward instead of keeping it.
-void batchnorm_forward_again(const BatchNormShape& s, ConstElements x, const float* residual,
-                             const float* saved, float* y, const Exec& ex);
+void batchnorm_forward_again(const BatchNormShape& s, ConstElements x, ConstElements residual,
+                             const float* saved, Elements y, const Exec& ex);
 
 // Evaluation forward: y = act((x - running_mean) / sqrt(running_var + eps) * gamma + beta +
 // residual), residual as in training.
-void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, const float* residual,
+void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, ConstElements residual,
                             const float* gamma, const float* beta, const float* running_mean,
-                            const float* running_var, float* y, float* workspace, const Exec& ex);
+                            const float* running_var, Elements y, float* workspace, const Exec& ex);
 
 // With xhat = (x - mean) * inv_std and g = dy masked by the fused ReLU's output (y > 0 ? dy : 0;
 // y is read only with the ReLU), per channel:
 //   dbeta += sum(g)    dgamma += sum(g * xhat)
 //   dx = gamma * inv_std * (g - mean(g) - xhat * mean(g * xhat))    dresidual = g
 // dx and dresidual are overwritten (either may be skipped: null); dgamma and dbeta accumulate.
-void batchnorm_backward(const BatchNormShape& s, ConstElements x, const float* y, const float* dy,
+void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements y, const float* dy,
                         const float* gamma, const float* saved, float* dx, float* dresidual,
                         float* dgamma, float* dbeta, float* workspace, const Exec& ex);
 

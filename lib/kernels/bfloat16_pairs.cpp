@@ -26,6 +26,14 @@ __mmask16 first_lanes(int64_t n) {
   return static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << std::max<int64_t>(n, 0)) - 1);
 }
 
+// Lane 2i takes element i of the low half (the lo row), lane 2i + 1 element i of the high half.
+__m512i interleave_halves() {
+  alignas(64) static constexpr int16_t kInterleave[32] = {
+      0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
+      8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  return _mm512_load_si512(kInterleave);
+}
+
 }  // namespace
 
 void convert_to_bfloat16(const float* src, int64_t n, uint16_t* dst) {
@@ -37,16 +45,24 @@ void convert_to_bfloat16(const float* src, int64_t n, uint16_t* dst) {
 }
 
 void interleave_pair(const float* lo, const float* hi, int64_t n, uint32_t* out) {
-  // Lane 2i takes element i of the low half (lo), lane 2i + 1 element i of the high half (hi).
-  alignas(64) static constexpr int16_t kInterleave[32] = {
-      0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
-      8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
-  const __m512i interleave = _mm512_load_si512(kInterleave);
+  const __m512i interleave = interleave_halves();
   for (int64_t j = 0; j < n; j += 16) {
     const __mmask16 lanes = first_lanes(n - j);
     const __m512 lo_v = _mm512_maskz_loadu_ps(lanes, lo + j);
     const __m512 hi_v = hi != nullptr ? _mm512_maskz_loadu_ps(lanes, hi + j) : _mm512_setzero_ps();
     const __m512i v = (__m512i)_mm512_cvtne2ps_pbh(hi_v, lo_v);
+    _mm512_mask_storeu_epi32(out + j, lanes, _mm512_permutexvar_epi16(interleave, v));
+  }
+}
+
+void interleave_pair(const BFloat16* lo, const BFloat16* hi, int64_t n, uint32_t* out) {
+  const __m512i interleave = interleave_halves();
+  for (int64_t j = 0; j < n; j += 16) {
+    const __mmask16 lanes = first_lanes(n - j);
+    const __m256i lo_v = _mm256_maskz_loadu_epi16(lanes, lo + j);
+    const __m256i hi_v =
+        hi != nullptr ? _mm256_maskz_loadu_epi16(lanes, hi + j) : _mm256_setzero_si256();
+    const __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(lo_v), hi_v, 1);
     _mm512_mask_storeu_epi32(out + j, lanes, _mm512_permutexvar_epi16(interleave, v));
   }
 }

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "lib/tensor/bfloat16.h"
+
 namespace xtrain::kernels {
 
 // dst[i] = bfloat16(src[i]) for i < n (as to_bfloat16), in any build.
@@ -20,6 +22,10 @@ namespace xtrain::kernels {
 
 // out[j] = bfloat16(lo[j]) | bfloat16(hi[j]) << 16 for j < n; hi null: zeros.
 void interleave_pair(const float* lo, const float* hi, int64_t n, uint32_t* out);
+// The same from bfloat16 rows (nothing to round).
+void interleave_pair(const BFloat16* lo, const BFloat16* hi, int64_t n, uint32_t* out);
+// The same from bfloat16 rows (nothing to round).
+void interleave_pair(const BFloat16* lo, const BFloat16* hi, int64_t n, uint32_t* out);
 
 }  // namespace xtrain::kernels
 

@@ -46,9 +46,18 @@ int64_t pixel_offset(const Conv2dShape& s, int n, int ih, int iw, int c) {
   return ((int64_t{n} * s.h + ih) * s.w + iw) * s.c_in + c;
 }
 
+// dst[i] = src[i] for i < n, as float32.
+void copy_as_float(const float* src, int n, float* dst) {
+  std::memcpy(dst, src, sizeof(float) * n);
+}
+void copy_as_float(const BFloat16* src, int n, float* dst) {
+  for (int i = 0; i < n; ++i) dst[i] = to_float(src[i]);
+}
+
 // col[r - r0, :] = group g's receptive field of output row r, in weight order (ky, kx, its
-// input channels).
-void im2col(const Conv2dShape& s, const float* x, int g, int64_t r0, int64_t r1, float* col,
+// input channels), as float32.
+template <typename T>
+void im2col(const Conv2dShape& s, const T* x, int g, int64_t r0, int64_t r1, float* col,
             const Exec& ex) {
   const int channels = s.group_in(), first = g * channels;
   parallel_for(
@@ -59,7 +68,7 @@ void im2col(const Conv2dShape& s, const float* x, int g, int64_t r0, int64_t r1,
           for_each_tap(s, r0 + i, [&](int n, int ih, int iw, int tap) {
             float* dst = row + int64_t{tap} * channels;
             if (inside(s, ih, iw)) {
-              std::memcpy(dst, x + pixel_offset(s, n, ih, iw, first), sizeof(float) * channels);
+              copy_as_float(x + pixel_offset(s, n, ih, iw, first), channels, dst);
             } else {
               std::memset(dst, 0, sizeof(float) * channels);
             }
@@ -88,6 +97,12 @@ void col2im_add(const Conv2dShape& s, const float* dcol, int g, int64_t r0, int6
         }
       },
       kMinChannelChunk);
+}
+
+void im2col(const Conv2dShape& s, ConstElements x, int g, int64_t r0, int64_t r1, float* col,
+            const Exec& ex) {
+  if (x.type == ElementType::kBFloat16) return im2col(s, x.bf16(), g, r0, r1, col, ex);
+  im2col(s, x.f32(), g, r0, r1, col, ex);
 }
 
 // Calls fn(r0, r1) for each tile [r0, r1) of output rows, in order.
@@ -128,7 +143,7 @@ void finish_rows(const Conv2dShape& s, const float* bias, float* rows, int64_t n
 // The forward's GEMM paths, a tile of output rows at a time: one GEMM (pointwise), or an im2col
 // tile and a GEMM per group. Each tile's products are float32, in y itself when y is float32,
 // else in a tile of the workspace that finish_rows rounds into y.
-void gemm_forward(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
+void gemm_forward(const Conv2dShape& s, ConstElements x, const float* weight, const float* bias,
                   Elements y, float* workspace, const Exec& ex, Precision precision) {
   const bool rounded = y.type == ElementType::kBFloat16;
   const int64_t m = s.rows(), k = s.patch(), cols = s.group_out();
@@ -140,7 +155,7 @@ void gemm_forward(const Conv2dShape& s, const float* x, const float* weight, con
     const int64_t r1 = std::min(m, r0 + tile);
     float* out = rounded ? products : y.f32() + r0 * s.c_out;
     if (s.is_pointwise()) {
-      gemm(false, false, r1 - r0, s.c_out, k, 1.0f, x + r0 * k, k, weight, s.c_out, 0.0f, out,
+      gemm(false, false, r1 - r0, s.c_out, k, 1.0f, x.at(r0 * k), k, weight, s.c_out, 0.0f, out,
            s.c_out, ex, precision);
     } else {
       // Group g: its im2col times weight columns [g * cols, ...) into the same columns of out.
@@ -164,7 +179,7 @@ size_t conv2d_workspace_floats(const Conv2dShape& s) {
   return std::max(im2col + products, conv2d_direct_workspace_floats(s));
 }
 
-void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
+void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, const float* bias,
                     Elements y, float* workspace, const Exec& ex, Precision precision) {
   if (band_groups(s) > 1) {
     expand_to_bands(s, weight, workspace);
@@ -209,7 +224,7 @@ void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* we
   });
 }
 
-void conv2d_backward_weight(const Conv2dShape& s, const float* x, const float* dy, float* dweight,
+void conv2d_backward_weight(const Conv2dShape& s, ConstElements x, const float* dy, float* dweight,
                             float* dbias, float* workspace, const Exec& ex, Precision precision) {
   if (band_groups(s) > 1) {
     const size_t floats = banded_weight_floats(s);

@@ -42,9 +42,10 @@ struct Conv2dShape {
 // Floats of scratch the three functions below need (0 for a pointwise convolution).
 size_t conv2d_workspace_floats(const Conv2dShape& s);
 
-// y = conv(x, weight) + bias (bias may be null). y is overwritten, in float32 or (in bfloat16
-// precision only) rounded to bfloat16: a bfloat16 plan stores the outputs BatchNorm reads so.
-void conv2d_forward(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
+// x and y are float32 or (in bfloat16 precision only) bfloat16: a bfloat16 plan stores the
+// convolution outputs BatchNorm reads, and BatchNorm's outputs that convolutions read, so.
+// y = conv(x, weight) + bias (bias may be null). y is overwritten.
+void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, const float* bias,
                     Elements y, float* workspace, const Exec& ex,
                     Precision precision = Precision::kFloat32);
 
@@ -54,7 +55,7 @@ void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* we
                           Precision precision = Precision::kFloat32);
 
 // dweight += im2col(x)^T * dy; dbias += column sums of dy (dbias may be null). Accumulates.
-void conv2d_backward_weight(const Conv2dShape& s, const float* x, const float* dy, float* dweight,
+void conv2d_backward_weight(const Conv2dShape& s, ConstElements x, const float* dy, float* dweight,
                             float* dbias, float* workspace, const Exec& ex,
                             Precision precision = Precision::kFloat32);
 

@@ -76,9 +76,9 @@ void for_each_chunk(int n, int chunk, Fn&& fn) {
 
 // out = x [n, h, w, c] with `pad` zero pixels on every side and cp >= c channels a pixel:
 // put_row(source row, destination row) writes each image row's w pixels (cp elements apart).
-template <typename T, typename PutRow>
-void pad_rows(const float* x, int n, int h, int w, int c, int64_t cp, int pad, T* out,
-              PutRow&& put_row, const Exec& ex) {
+template <typename S, typename T, typename PutRow>
+void pad_rows(const S* x, int n, int h, int w, int c, int64_t cp, int pad, T* out, PutRow&& put_row,
+              const Exec& ex) {
   const int64_t hp = h + 2 * pad, wp = w + 2 * pad;
   parallel_for(
       ex, n * hp,
@@ -98,13 +98,25 @@ void pad_rows(const float* x, int n, int h, int w, int c, int64_t cp, int pad, T
       16);
 }
 
-// x [n, h, w, c] with `pad` zero pixels on every side, in out (x itself when pad is 0).
-PaddedInput<float> pad_input(const float* x, int n, int h, int w, int c, int pad, float* out,
+// x [n, h, w, c] (float32 or bfloat16) as float32 with `pad` zero pixels on every side, in out
+// (x itself when it is float32 and pad is 0).
+PaddedInput<float> pad_input(ConstElements x, int n, int h, int w, int c, int pad, float* out,
                              const Exec& ex) {
-  if (pad == 0) return {x, h, w, c};
-  pad_rows(
-      x, n, h, w, c, c, pad, out,
-      [&](const float* src, float* dst) { std::memcpy(dst, src, sizeof(float) * w * c); }, ex);
+  const int64_t row = int64_t{w} * c;
+  if (x.type == ElementType::kBFloat16) {
+    pad_rows(
+        x.bf16(), n, h, w, c, c, pad, out,
+        [&](const BFloat16* src, float* dst) {
+          for (int64_t i = 0; i < row; ++i) dst[i] = to_float(src[i]);
+        },
+        ex);
+  } else if (pad == 0) {
+    return {x.f32(), h, w, c};
+  } else {
+    pad_rows(
+        x.f32(), n, h, w, c, c, pad, out,
+        [&](const float* src, float* dst) { std::memcpy(dst, src, sizeof(float) * row); }, ex);
+  }
   return {out, h + 2 * pad, w + 2 * pad, c};
 }
 
@@ -247,22 +259,35 @@ struct BFloat16Math {
 // Channels per pixel of a bfloat16 padded input: c rounded up to even.
 int64_t even_channels(int64_t c) { return c + c % 2; }
 
-// x [n, h, w, c] rounded to bfloat16 with `pad` zero pixels on every side and the channels
-// rounded up to even (a zero channel after an odd count), in out.
-PaddedInput<uint16_t> pad_input_bf16(const float* x, int n, int h, int w, int c, int pad,
-                                     uint16_t* out, const Exec& ex) {
+// src[i] as bfloat16 bits into dst[i], i < n: rounded from float32, copied from bfloat16.
+void put_bfloat16(const float* src, int64_t n, uint16_t* dst) { convert_to_bfloat16(src, n, dst); }
+void put_bfloat16(const BFloat16* src, int64_t n, uint16_t* dst) {
+  std::memcpy(dst, src, sizeof(uint16_t) * n);
+}
+
+// x [n, h, w, c] (float32 or bfloat16) as bfloat16 with `pad` zero pixels on every side and the
+// channels rounded up to even (a zero channel after an odd count), in out.
+template <typename S>
+PaddedInput<uint16_t> pad_input_bf16(const S* x, int n, int h, int w, int c, int pad, uint16_t* out,
+                                     const Exec& ex) {
   const int64_t cp = even_channels(c);
   pad_rows(
       x, n, h, w, c, cp, pad, out,
-      [&](const float* src, uint16_t* dst) {
-        if (cp == c) return convert_to_bfloat16(src, int64_t{w} * c, dst);
+      [&](const S* src, uint16_t* dst) {
+        if (cp == c) return put_bfloat16(src, int64_t{w} * c, dst);
         for (int64_t iw = 0; iw < w; ++iw) {
-          convert_to_bfloat16(src + iw * c, c, dst + iw * cp);
+          put_bfloat16(src + iw * c, c, dst + iw * cp);
           dst[iw * cp + c] = 0;
         }
       },
       ex);
   return {out, h + 2 * pad, w + 2 * pad, cp};
+}
+
+PaddedInput<uint16_t> pad_input_bf16(ConstElements x, int n, int h, int w, int c, int pad,
+                                     uint16_t* out, const Exec& ex) {
+  if (x.type == ElementType::kBFloat16) return pad_input_bf16(x.bf16(), n, h, w, c, pad, out, ex);
+  return pad_input_bf16(x.f32(), n, h, w, c, pad, out, ex);
 }
 
 // Floats of scratch a paired kernel of kh x kw taps over c channels into c_out takes.
@@ -703,8 +728,8 @@ void pair_dy(const float* dy, int64_t rows, int out_w, int64_t c_out, uint32_t* 
       4);
 }
 
-// The backward-weight pass's scratch per image: the float32 padded input (none without padding),
-// its pixel pairs, dy's pixel pairs.
+// The backward-weight pass's scratch per image: the float32 padded input, its pixel pairs, dy's
+// pixel pairs.
 struct WeightPassScratch {
   size_t padded, paired, dy;
   size_t total() const { return padded + paired + dy; }
@@ -712,7 +737,8 @@ struct WeightPassScratch {
 
 WeightPassScratch bf16_weight_scratch(const Conv2dShape& s, int images) {
   const int64_t hp = s.h + 2 * s.pad_h, wp = s.w + 2 * s.pad_w;
-  return {AlignedBuffer::round_up(padded_floats(images, s.h, s.w, s.c_in, s.pad_h)),
+  // A float32 copy of the input, also without padding: a bfloat16 input is converted.
+  return {AlignedBuffer::round_up(images * hp * wp * s.c_in),
           AlignedBuffer::round_up(images * hp * wp * s.c_in),
           AlignedBuffer::round_up(int64_t{images} * s.out_h() * ((s.out_w() + 1) / 2) * s.c_out)};
 }
@@ -722,7 +748,7 @@ int bf16_weight_chunk(const Conv2dShape& s) {
   return static_cast<int>(std::clamp<int64_t>(2 * kPaddedChunkFloats / per_image, 1, s.n));
 }
 
-void backward_weight_bf16(const Conv2dShape& s, const float* x, const float* dy, float* dweight,
+void backward_weight_bf16(const Conv2dShape& s, ConstElements x, const float* dy, float* dweight,
                           float* workspace, const Exec& ex) {
   const int chunk = bf16_weight_chunk(s);
   const WeightPassScratch scratch = bf16_weight_scratch(s, chunk);
@@ -734,7 +760,7 @@ void backward_weight_bf16(const Conv2dShape& s, const float* x, const float* dy,
     Conv2dShape part = s;
     part.n = images;
     const PaddedInput<float> padded =
-        pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
+        pad_input(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
     const PaddedInput<uint32_t> pairs =
         pair_pixels(padded, images, int64_t{s.stride} * s.c_in, pixels, ex);
     pair_dy(dy + n0 * dy_image, int64_t{images} * s.out_h(), s.out_w(), s.c_out, dy_pairs, ex);
@@ -747,7 +773,7 @@ void backward_weight_bf16(const Conv2dShape& s, const float* x, const float* dy,
 }
 
 template <typename Out>
-void forward_bf16(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
+void forward_bf16(const Conv2dShape& s, ConstElements x, const float* weight, const float* bias,
                   Out* y, float* workspace, const Exec& ex) {
   // A group's taps are kh x kw runs of group_in channels (even, or the whole ungrouped input
   // padded to even), in the weight's row order.
@@ -759,7 +785,7 @@ void forward_bf16(const Conv2dShape& s, const float* x, const float* weight, con
   const int64_t y_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   for_each_chunk(s.n, bf16_input_chunk(s), [&](int n0, int images) {
     const PaddedInput<uint16_t> in =
-        pad_input_bf16(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad_h, padded, ex);
+        pad_input_bf16(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.pad_h, padded, ex);
     run_sweep(sweep_over<BFloat16Math, Out>(in, 0, s.stride, s.out_h(), s.out_w(), y + n0 * y_image,
                                             s.out_h(), s.out_w(), 1, s.c_out, s.kh, s.kw, s.groups,
                                             kernel, bias, images),
@@ -782,8 +808,8 @@ void backward_data_bf16(const Conv2dShape& s, const float* dy, const float* weig
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   const int64_t dx_image = int64_t{s.h} * s.w * s.c_in;
   for_each_chunk(s.n, bf16_dy_chunk(s), [&](int n0, int images) {
-    const PaddedInput<uint16_t> in =
-        pad_input_bf16(dy + n0 * dy_image, images, s.out_h(), s.out_w(), s.c_out, pad, padded, ex);
+    const PaddedInput<uint16_t> in = pad_input_bf16(ConstElements(dy + n0 * dy_image), images,
+                                                    s.out_h(), s.out_w(), s.c_out, pad, padded, ex);
     sweep_phases<BFloat16Math>(s, in, pad, paired, s.group_out() / 2 * s.c_in, dx + n0 * dx_image,
                                images, ex);
   });
@@ -852,7 +878,7 @@ size_t conv2d_direct_workspace_floats(const Conv2dShape& s) {
   return floats;
 }
 
-void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight,
+void conv2d_direct_forward(const Conv2dShape& s, ConstElements x, const float* weight,
                            const float* bias, Elements y, float* workspace, const Exec& ex,
                            Precision precision) {
 #if defined(__AVX512BF16__)
@@ -867,7 +893,7 @@ void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* we
   const int64_t y_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   for_each_chunk(s.n, input_chunk(s), [&](int n0, int images) {
     const PaddedInput<float> in =
-        pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
+        pad_input(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
     run_sweep(sweep_over<Float32Math, float>(in, 0, s.stride, s.out_h(), s.out_w(),
                                              y.f32() + n0 * y_image, s.out_h(), s.out_w(), 1,
                                              s.c_out, s.kh, s.kw, s.groups, weight, bias, images),
@@ -898,7 +924,7 @@ void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const fl
   });
 }
 
-void conv2d_direct_backward_weight(const Conv2dShape& s, const float* x, const float* dy,
+void conv2d_direct_backward_weight(const Conv2dShape& s, ConstElements x, const float* dy,
                                    float* dweight, float* workspace, const Exec& ex,
                                    Precision precision) {
 #if defined(__AVX512BF16__)
@@ -912,7 +938,7 @@ void conv2d_direct_backward_weight(const Conv2dShape& s, const float* x, const f
     Conv2dShape chunk = s;
     chunk.n = images;
     const PaddedInput<float> padded =
-        pad_input(x + n0 * x_image, images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
+        pad_input(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
     if (vectors_per_tile(s.group_out()) == 2) {
       backward_weight_pass<Float32Math, 2>(chunk, padded, dy + n0 * dy_image, dweight, ex);
     } else {

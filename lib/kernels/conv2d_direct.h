@@ -35,7 +35,7 @@ size_t conv2d_direct_workspace_floats(const Conv2dShape& s);
 // y = conv(x, weight) + bias (bias may be null). y is overwritten, in float32 or (bfloat16
 // precision only) bfloat16. In bfloat16 the padded input copy and the kernel are rounded, paired
 // along neighbouring taps for vdpbf16ps.
-void conv2d_direct_forward(const Conv2dShape& s, const float* x, const float* weight,
+void conv2d_direct_forward(const Conv2dShape& s, ConstElements x, const float* weight,
                            const float* bias, Elements y, float* workspace, const Exec& ex,
                            Precision precision);
 
@@ -47,7 +47,7 @@ void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const fl
 
 // dweight += im2col(x)^T * dy, each element summed over output pixels in order (in bfloat16, over
 // pairs of neighbouring output pixels along a row, whose inputs and dy are paired for vdpbf16ps).
-void conv2d_direct_backward_weight(const Conv2dShape& s, const float* x, const float* dy,
+void conv2d_direct_backward_weight(const Conv2dShape& s, ConstElements x, const float* dy,
                                    float* dweight, float* workspace, const Exec& ex,
                                    Precision precision);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lib/base/check.h"
 #include "lib/kernels/gemm_tile.h"
 #include "lib/tensor/aligned_buffer.h"
 
@@ -16,12 +17,12 @@ void pack_panel(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc, 
                 float* out) {
   if (x.transposed) {  // op(X)[r, p] = data[p * ld + r]: rows are contiguous per p
     for (int64_t p = 0; p < kc; ++p) {
-      const float* src = x.data + (p0 + p) * x.ld + r0;
+      const float* src = x.f32() + (p0 + p) * x.ld + r0;
       for (int r = 0; r < rows; ++r) out[p * width + r] = src[r];  // a few floats: no memmove call
     }
   } else {  // op(X)[r, p] = data[r * ld + p]: p is contiguous per row
     for (int r = 0; r < rows; ++r) {
-      const float* src = x.data + (r0 + r) * x.ld + p0;
+      const float* src = x.f32() + (r0 + r) * x.ld + p0;
       for (int64_t p = 0; p < kc; ++p) out[p * width + r] = src[p];
     }
   }
@@ -75,7 +76,7 @@ void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1
             const int cols = static_cast<int>(std::min<int64_t>(kNR, nc - jr));
             float* c_tile = c + (ic + ir) * ldc + jc + jr;
             if (ir < packed_from) {
-              float32_tile<false>(kc, a.data + (ic + ir) * a.ld + pc, a.ld, pb + jr * kc, alpha,
+              float32_tile<false>(kc, a.f32() + (ic + ir) * a.ld + pc, a.ld, pb + jr * kc, alpha,
                                   c_scale, c_tile, ldc, rows, cols);
             } else {
               float32_tile<true>(kc, pa + (ir - packed_from) * kc, kMR, pb + jr * kc, alpha,
@@ -107,11 +108,14 @@ static_assert((gemm_tile::kMC * gemm_tile::kKC) % 16 == 0 && gemm_tile::kBlockFl
 
 size_t thread_scratch_floats() { return gemm_tile::kBlockFloats; }
 
-void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, ConstElements a,
+          int64_t lda, ConstElements b, int64_t ldb, float beta, float* c, int64_t ldc,
           const Exec& ex, Precision precision) {
   using gemm_tile::kMR, gemm_tile::kNR;
   if (m == 0 || n == 0) return;
+  XTRAIN_CHECK(precision == Precision::kBFloat16 ||
+                   (a.type == ElementType::kFloat32 && b.type == ElementType::kFloat32),
+               "gemm: bfloat16 operands need bfloat16 products");
   const gemm_tile::Operand op_a{a, lda, trans_a}, op_b{b, ldb, trans_b};
   const auto multiply = precision == Precision::kBFloat16 ? gemm_tile::multiply_bfloat16
                                                           : gemm_tile::multiply_float32;

@@ -2,13 +2,15 @@
 // register-blocked micro-kernel (gemm_tile.h): panels of A and B are copied into contiguous blocks
 // that stay in L1/L2 while a kMR x kNR tile of C accumulates in registers. In bfloat16 the panels
 // hold A and B rounded to bfloat16, in pairs along k for AVX512_BF16's dot product (gemm_bf16.cpp).
-// All matrices are row-major float32 with leading dimensions (elements between row starts).
+// All matrices are row-major with leading dimensions (elements between row starts): C float32, A
+// and B float32 or, for bfloat16 products, bfloat16 (activations a bfloat16 plan stores so).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "lib/parallel/exec.h"
+#include "lib/tensor/elements.h"
 #include "lib/tensor/precision.h"
 
 namespace xtrain::kernels {
@@ -27,8 +29,8 @@ size_t thread_scratch_floats();
 // summed over k in the same fixed order whatever the split, so results are bitwise independent of
 // the thread count. Each thread packs into its slice of ex.scratch (allocated for the call when
 // null).
-void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, ConstElements a,
+          int64_t lda, ConstElements b, int64_t ldb, float beta, float* c, int64_t ldc,
           const Exec& ex, Precision precision = Precision::kFloat32);
 
 }  // namespace xtrain::kernels

@@ -6,6 +6,8 @@
 // exact in float32, so the emulation gives the hardware's bits (but for sums below 1.2e-38, which
 // the instruction flushes to zero), on any CPU and build.
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 
 #include "lib/kernels/bfloat16_pairs.h"
 #include "lib/kernels/gemm.h"
@@ -40,62 +42,85 @@ struct PairLayout {
   int64_t q_step, r_step, next;
 };
 
+// An element of either storage as a float (exactly).
+inline float value(const float* p) { return *p; }
+inline float value(const BFloat16* p) { return to_float(*p); }
+
 #if defined(__AVX512BF16__)
 // Rows of pairs from rows contiguous along k: the bfloat16 of a row, in order, are its pairs (an
 // odd kc's last pair gets a zero).
-void convert_rows(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc,
+template <typename T>
+void convert_rows(const T* data, int64_t ld, int64_t r0, int rows, int64_t p0, int64_t kc,
                   const PairLayout& to) {
   for (int r = 0; r < rows; ++r) {
+    const T* src = data + (r0 + r) * ld + p0;
     uint16_t* dst = reinterpret_cast<uint16_t*>(to.out + r * to.r_step);
-    convert_to_bfloat16(x.data + (r0 + r) * x.ld + p0, kc, dst);
+    if constexpr (std::is_same_v<T, float>) {
+      convert_to_bfloat16(src, kc, dst);
+    } else {
+      std::memcpy(dst, src, sizeof(uint16_t) * kc);
+    }
     if (kc % 2 != 0) dst[kc] = 0;
   }
 }
 
 // Panels from rows contiguous per k: pair q of row r interleaves rows p0 + 2q and p0 + 2q + 1 of
 // the storage at r (a missing odd row is zero).
-void interleave_rows(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc,
+template <typename T>
+void interleave_rows(const T* data, int64_t ld, int64_t r0, int rows, int64_t p0, int64_t kc,
                      const PairLayout& to) {
   for (int64_t q = 0; q < (kc + 1) / 2; ++q) {
-    const float* lo = x.data + (p0 + 2 * q) * x.ld + r0;
-    interleave_pair(lo, 2 * q + 1 < kc ? lo + x.ld : nullptr, rows, to.out + q * to.q_step);
+    const T* lo = data + (p0 + 2 * q) * ld + r0;
+    interleave_pair(lo, 2 * q + 1 < kc ? lo + ld : nullptr, rows, to.out + q * to.q_step);
   }
 }
 #endif
 
-// Packs op(X)[r0 : r0 + rows, p0 : p0 + kc] as bfloat16 pairs along k (k = p0 + 2q and
-// p0 + 2q + 1); the pair past an odd kc's end holds a zero. Each storage order gets the loop that
-// reads it contiguously.
-void pack_pairs(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc,
-                const PairLayout& to) {
+// Packs op(X)[r0 : r0 + rows, p0 : p0 + kc] (X's storage at data, ld apart) as bfloat16 pairs
+// along k (k = p0 + 2q and p0 + 2q + 1); the pair past an odd kc's end holds a zero. Each storage
+// order gets the loop that reads it contiguously.
+template <typename T>
+void pack_pairs(const T* data, int64_t ld, bool transposed, int64_t r0, int rows, int64_t p0,
+                int64_t kc, const PairLayout& to) {
 #if defined(__AVX512BF16__)
   // The vector paths: A's rows (row-major A) and B's panels from a row-major B, and A's panels
   // from a transposed A (backward-weight passes). B's panels from a transposed B (weights in
   // backward-data passes, reused over every row of A) take the plain loop below.
-  if (!x.transposed && to.q_step == 1) return convert_rows(x, r0, rows, p0, kc, to);
-  if (x.transposed && to.r_step == 1) return interleave_rows(x, r0, rows, p0, kc, to);
+  if (!transposed && to.q_step == 1) return convert_rows(data, ld, r0, rows, p0, kc, to);
+  if (transposed && to.r_step == 1) return interleave_rows(data, ld, r0, rows, p0, kc, to);
 #endif
   const int64_t whole = kc / 2;
-  if (x.transposed) {  // op(X)[r, p] = data[p * ld + r]: rows are contiguous per p
+  if (transposed) {  // op(X)[r, p] = data[p * ld + r]: rows are contiguous per p
     for (int64_t q = 0; q < (kc + 1) / 2; ++q) {
-      const float* lo = x.data + (p0 + 2 * q) * x.ld + r0;
-      const float* hi = lo + x.ld;
+      const T* lo = data + (p0 + 2 * q) * ld + r0;
+      const T* hi = lo + ld;
       Slot* dst = to.out + q * to.q_step;
       if (q < whole) {
-        for (int r = 0; r < rows; ++r) put_pair(dst + r * to.r_step, to.next, lo[r], hi[r]);
+        for (int r = 0; r < rows; ++r) {
+          put_pair(dst + r * to.r_step, to.next, value(lo + r), value(hi + r));
+        }
       } else {
-        for (int r = 0; r < rows; ++r) put_pair(dst + r * to.r_step, to.next, lo[r], 0.0f);
+        for (int r = 0; r < rows; ++r) put_pair(dst + r * to.r_step, to.next, value(lo + r), 0.0f);
       }
     }
   } else {  // op(X)[r, p] = data[r * ld + p]: p is contiguous per row
     for (int r = 0; r < rows; ++r) {
-      const float* src = x.data + (r0 + r) * x.ld + p0;
+      const T* src = data + (r0 + r) * ld + p0;
       Slot* dst = to.out + r * to.r_step;
       for (int64_t q = 0; q < whole; ++q) {
-        put_pair(dst + q * to.q_step, to.next, src[2 * q], src[2 * q + 1]);
+        put_pair(dst + q * to.q_step, to.next, value(src + 2 * q), value(src + 2 * q + 1));
       }
-      if (kc % 2 != 0) put_pair(dst + whole * to.q_step, to.next, src[kc - 1], 0.0f);
+      if (kc % 2 != 0) put_pair(dst + whole * to.q_step, to.next, value(src + kc - 1), 0.0f);
     }
+  }
+}
+
+void pack_pairs(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc,
+                const PairLayout& to) {
+  if (x.data.type == ElementType::kBFloat16) {
+    pack_pairs(x.bf16(), x.ld, x.transposed, r0, rows, p0, kc, to);
+  } else {
+    pack_pairs(x.f32(), x.ld, x.transposed, r0, rows, p0, kc, to);
   }
 }
 

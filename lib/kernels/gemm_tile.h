@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "lib/kernels/simd.h"
+#include "lib/tensor/elements.h"
 
 namespace xtrain::kernels::gemm_tile {
 
@@ -22,11 +23,14 @@ constexpr int64_t kNC = 64 * kNR;
 // Every thread's packing blocks: A's, then B's.
 constexpr int64_t kBlockFloats = kMC * kKC + kKC * kNC;
 
-// op(A) or op(B) over its storage.
+// op(A) or op(B) over its storage: float32, or bfloat16 (for bfloat16 products only).
 struct Operand {
-  const float* data;
+  ConstElements data;
   int64_t ld;
   bool transposed;  // stored as the transpose of the logical matrix
+
+  const float* f32() const { return data.f32(); }
+  const BFloat16* bf16() const { return data.bf16(); }
 };
 
 // C[i0 : i1, j0 : j1] = alpha * op(A) op(B) + beta * C on the calling thread, k in blocks of kKC

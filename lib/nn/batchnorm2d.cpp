@@ -55,8 +55,9 @@ void BatchNorm2d::for_each_part(const Inputs& inputs, Fn&& fn) const {
   }
 }
 
-const float* BatchNorm2d::residual(const LayerCall& s) const {
-  return fused_ == Fused::kAddReLU ? s.inputs[1].data : nullptr;
+ConstElements BatchNorm2d::residual(const LayerCall& s) const {
+  if (fused_ == Fused::kAddReLU) return s.inputs[1].elements();
+  return nullptr;
 }
 
 Shape BatchNorm2d::output_shape(const std::vector<Shape>& inputs) const {
@@ -105,12 +106,12 @@ void BatchNorm2d::forward(const LayerCall& s) const {
     if (s.training) {
       kernels::batchnorm_forward_train(
           k, s.inputs[i].elements(), residual(s), gamma + first, beta + first,
-          s.output.data + first, s.saved + kernels::kBatchNormSavedRows * first,
+          s.output.elements().at(first), s.saved + kernels::kBatchNormSavedRows * first,
           running_mean + first, running_var + first, kMomentum, s.workspace, s.ex);
     } else {
       kernels::batchnorm_forward_eval(k, s.inputs[i].elements(), residual(s), gamma + first,
                                       beta + first, running_mean + first, running_var + first,
-                                      s.output.data + first, s.workspace, s.ex);
+                                      s.output.elements().at(first), s.workspace, s.ex);
     }
   });
   if (s.training) ++*s.counters[0];
@@ -120,7 +121,7 @@ void BatchNorm2d::recompute_output(const LayerCall& s) const {
   for_each_part(s.inputs, [&](int i, const kernels::BatchNormShape& k, int first) {
     kernels::batchnorm_forward_again(k, s.inputs[i].elements(), residual(s),
                                      s.saved + kernels::kBatchNormSavedRows * first,
-                                     s.output.data + first, s.ex);
+                                     s.output.elements().at(first), s.ex);
   });
 }
 
@@ -128,7 +129,7 @@ void BatchNorm2d::backward(const LayerCall& s) const {
   float* dresidual = fused_ == Fused::kAddReLU ? s.dinputs[1].data : nullptr;
   for_each_part(s.inputs, [&](int i, const kernels::BatchNormShape& k, int first) {
     kernels::batchnorm_backward(
-        k, s.inputs[i].elements(), s.output.data + first, s.doutput.data + first,
+        k, s.inputs[i].elements(), s.output.elements().at(first), s.doutput.data + first,
         s.params[0] + first, s.saved + kernels::kBatchNormSavedRows * first, s.dinputs[i].data,
         dresidual, s.grads[0] + first, s.grads[1] + first, s.workspace, s.ex);
   });

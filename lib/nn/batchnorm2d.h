@@ -35,9 +35,8 @@ class BatchNorm2d : public Layer {
     return slot == 0 || fused_ != Fused::kAddReLU;  // not the residual
   }
   bool backward_reads_output() const override { return fused_ != Fused::kNothing; }
-  bool reads_bfloat16(int slot) const override {
-    return slot == 0 || fused_ != Fused::kAddReLU;  // not the residual
-  }
+  bool reads_bfloat16(int slot) const override { return true; }  // inputs and the residual
+  bool writes_bfloat16() const override { return true; }
   Rebuild rebuild_cost() const override { return Rebuild::kOnePass; }
   // kernels::batchnorm_forward_train's saved: mean, inv_std, scale, shift [C] each.
   size_t saved_floats(const std::vector<Shape>& inputs) const override;
@@ -52,7 +51,7 @@ class BatchNorm2d : public Layer {
   // TensorViews.
   template <typename Inputs, typename Fn>
   void for_each_part(const Inputs& inputs, Fn&& fn) const;
-  const float* residual(const LayerCall& s) const;
+  ConstElements residual(const LayerCall& s) const;  // null without one
 
   int num_features_;
   Fused fused_;

@@ -62,8 +62,8 @@ int64_t Conv2d::macs(const std::vector<Shape>& inputs) const {
 
 void Conv2d::forward(const LayerCall& s) const {
   const float* bias = bias_ ? s.params[1] : nullptr;
-  kernels::conv2d_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.params[0], bias,
-                          s.output.elements(), s.workspace, s.ex, s.precision);
+  kernels::conv2d_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].elements(), s.params[0],
+                          bias, s.output.elements(), s.workspace, s.ex, s.precision);
 }
 
 void Conv2d::backward(const LayerCall& s) const {
@@ -73,7 +73,7 @@ void Conv2d::backward(const LayerCall& s) const {
                                   s.ex, s.precision);
   }
   float* dbias = bias_ ? s.grads[1] : nullptr;
-  kernels::conv2d_backward_weight(k, s.inputs[0].data, s.doutput.data, s.grads[0], dbias,
+  kernels::conv2d_backward_weight(k, s.inputs[0].elements(), s.doutput.data, s.grads[0], dbias,
                                   s.workspace, s.ex, s.precision);
 }
 

@@ -41,6 +41,7 @@ class Conv2d : public Layer {
   }
   size_t workspace_floats(const std::vector<Shape>& inputs) const override;
   bool writes_bfloat16() const override { return true; }
+  bool reads_bfloat16(int slot) const override { return true; }
   int64_t macs(const std::vector<Shape>& inputs) const override;
   void forward(const LayerCall& s) const override;
   void backward(const LayerCall& s) const override;

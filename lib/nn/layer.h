@@ -96,8 +96,8 @@ class Layer {
   virtual void recompute_output(const LayerCall& s) const { forward(s); }
 
   // bfloat16 plans store a value in bfloat16 when its producer can write it so and every reader
-  // can read it so (plan_phases.h); the views then say so (TensorView::type). Conv2d writes
-  // bfloat16, BatchNorm2d reads it.
+  // can read it so (plan_phases.h); the views then say so (TensorView::type). Conv2d and
+  // BatchNorm2d do both.
   virtual bool writes_bfloat16() const { return false; }
   virtual bool reads_bfloat16(int slot) const { return false; }
 

@@ -19,12 +19,17 @@ inline size_t floats_for(int64_t n, ElementType type) {
 }
 
 struct ConstElements {
-  ConstElements(const float* p) : data(p), type(ElementType::kFloat32) {}      // NOLINT: implicit
-  ConstElements(const BFloat16* p) : data(p), type(ElementType::kBFloat16) {}  // NOLINT: implicit
+  ConstElements(const float* p) : data(p), type(ElementType::kFloat32) {}        // NOLINT: implicit
+  ConstElements(const BFloat16* p) : data(p), type(ElementType::kBFloat16) {}    // NOLINT: implicit
+  ConstElements(std::nullptr_t) : data(nullptr), type(ElementType::kFloat32) {}  // NOLINT: none
   ConstElements(const void* p, ElementType t) : data(p), type(t) {}
 
   const float* f32() const { return static_cast<const float*>(data); }
   const BFloat16* bf16() const { return static_cast<const BFloat16*>(data); }
+  // The elements from element i on.
+  ConstElements at(int64_t i) const {
+    return type == ElementType::kFloat32 ? ConstElements(f32() + i) : ConstElements(bf16() + i);
+  }
 
   const void* data;
   ElementType type;
@@ -38,6 +43,9 @@ struct Elements {
   float* f32() const { return static_cast<float*>(data); }
   BFloat16* bf16() const { return static_cast<BFloat16*>(data); }
   operator ConstElements() const { return {data, type}; }  // NOLINT: implicit
+  Elements at(int64_t i) const {
+    return type == ElementType::kFloat32 ? Elements(f32() + i) : Elements(bf16() + i);
+  }
 
   void* data;
   ElementType type;

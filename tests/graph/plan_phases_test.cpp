@@ -138,26 +138,29 @@ ArenaLayout layout_of(const Graph& graph, const Shape& image, PlanMode mode, con
                        plan_lifetimes(calls, mode), /*kernel_threads=*/2);
 }
 
-// Values: 0 image, 1 conv (read by BatchNorm alone), 2 batchnorm, 3 conv (read by BatchNorm and
-// by a ReLU), 4 batchnorm, 5 add, 6 relu, 7 avgpool, 8 fc (the logits).
+// Values: 0 image, 1 conv (read by BatchNorm alone), 2 batchnorm (read by a conv), 3 conv (read
+// by BatchNorm and by a ReLU), 4 batchnorm (read by the add), 5 relu, 6 add, 7 avgpool, 8 fc (the
+// logits).
 std::shared_ptr<const Graph> two_convs() {
   GraphBuilder g(3);
   const Value first = g.batchnorm("bn1", g.conv2d("conv1", g.input(), 16, 3, 1, 1));
   const Value second = g.conv2d("conv2", first, 16, 3, 1, 1);
-  const Value sum = g.add(g.batchnorm("bn2", second), g.relu(second));
+  const Value normalized = g.batchnorm("bn2", second);
+  const Value sum = g.add(normalized, g.relu(second));
   g.linear("fc", g.global_avg_pool_flatten("avgpool", sum), 5);
   return g.finish();
 }
 
-// A bfloat16 plan stores in bfloat16 what a convolution writes and only BatchNorm reads; the
+// A bfloat16 plan stores in bfloat16 what convolutions and BatchNorm write for each other; the
 // image, a value another layer reads too, and everything in a float32 plan stay float32.
-TEST(PlanPhases, BFloat16PlansStoreWhatOnlyBatchNormReadsInBFloat16) {
+TEST(PlanPhases, BFloat16PlansStoreWhatConvolutionsAndBatchNormPassInBFloat16) {
   const std::shared_ptr<const Graph> graph = two_convs();
   const CallList calls = list_calls(*graph, &kLoss);
   const std::vector<ElementType> types = element_types(calls, Precision::kBFloat16);
   ASSERT_EQ(types.size(), 10u);
   for (int v = 0; v < 10; ++v) {
-    EXPECT_EQ(types[v], v == 1 ? ElementType::kBFloat16 : ElementType::kFloat32) << "value " << v;
+    const bool bf16 = v == 1 || v == 2;
+    EXPECT_EQ(types[v], bf16 ? ElementType::kBFloat16 : ElementType::kFloat32) << "value " << v;
   }
   for (ElementType t : element_types(calls, Precision::kFloat32)) {
     EXPECT_EQ(t, ElementType::kFloat32);

@@ -80,22 +80,55 @@ struct BatchNormOutputs {
       dbeta;
 };
 
-// The kernels on d, reading x from d.x or, when given, from `x` (bfloat16 elements of d.x).
+std::vector<BFloat16> rounded(const std::vector<float>& v) {
+  std::vector<BFloat16> out;
+  for (float x : v) out.push_back(to_bfloat16(x));
+  return out;
+}
+
+std::vector<float> widened(const std::vector<BFloat16>& v) {
+  std::vector<float> out;
+  for (BFloat16 x : v) out.push_back(to_float(x));
+  return out;
+}
+
+// The kernels on d. With bf16_storage, as a bfloat16 plan stores them: x and the residual read
+// from bfloat16 (d's values rounded), y, y_again and y_eval written in bfloat16 (o holds them
+// widened back) and the backward's ReLU mask read from the bfloat16 y.
 BatchNormOutputs run_fast(const BatchNormShape& s, const BatchNormData& d, const Exec& ex,
-                          const BFloat16* bf16_x = nullptr) {
+                          bool bf16_storage = false) {
   BatchNormOutputs o(s, d);
-  const ConstElements x = bf16_x != nullptr ? ConstElements(bf16_x) : ConstElements(d.x.data());
-  kernels::batchnorm_forward_train(s, x, d.residual_or_null(), d.gamma.data(), d.beta.data(),
-                                   o.y.data(), o.saved.data(), o.running_mean.data(),
+  if (!bf16_storage) {
+    kernels::batchnorm_forward_train(s, d.x.data(), d.residual_or_null(), d.gamma.data(),
+                                     d.beta.data(), o.y.data(), o.saved.data(),
+                                     o.running_mean.data(), o.running_var.data(), kMomentum,
+                                     workspace_for(s).data(), ex);
+    kernels::batchnorm_forward_again(s, d.x.data(), d.residual_or_null(), o.saved.data(),
+                                     o.y_again.data(), ex);
+    kernels::batchnorm_forward_eval(s, d.x.data(), d.residual_or_null(), d.gamma.data(),
+                                    d.beta.data(), d.running_mean.data(), d.running_var.data(),
+                                    o.y_eval.data(), workspace_for(s).data(), ex);
+    kernels::batchnorm_backward(s, d.x.data(), o.y.data(), d.dy.data(), d.gamma.data(),
+                                o.saved.data(), o.dx.data(), o.dresidual_or_null(), o.dgamma.data(),
+                                o.dbeta.data(), workspace_for(s).data(), ex);
+    return o;
+  }
+  const std::vector<BFloat16> x = rounded(d.x), residual = rounded(d.residual);
+  const ConstElements residual_in = d.residual.empty() ? ConstElements(nullptr) : residual.data();
+  std::vector<BFloat16> y(o.y.size()), y_again(y.size()), y_eval(y.size());
+  kernels::batchnorm_forward_train(s, x.data(), residual_in, d.gamma.data(), d.beta.data(),
+                                   y.data(), o.saved.data(), o.running_mean.data(),
                                    o.running_var.data(), kMomentum, workspace_for(s).data(), ex);
-  kernels::batchnorm_forward_again(s, x, d.residual_or_null(), o.saved.data(), o.y_again.data(),
-                                   ex);
-  kernels::batchnorm_forward_eval(s, x, d.residual_or_null(), d.gamma.data(), d.beta.data(),
-                                  d.running_mean.data(), d.running_var.data(), o.y_eval.data(),
+  kernels::batchnorm_forward_again(s, x.data(), residual_in, o.saved.data(), y_again.data(), ex);
+  kernels::batchnorm_forward_eval(s, x.data(), residual_in, d.gamma.data(), d.beta.data(),
+                                  d.running_mean.data(), d.running_var.data(), y_eval.data(),
                                   workspace_for(s).data(), ex);
-  kernels::batchnorm_backward(s, x, o.y.data(), d.dy.data(), d.gamma.data(), o.saved.data(),
+  kernels::batchnorm_backward(s, x.data(), y.data(), d.dy.data(), d.gamma.data(), o.saved.data(),
                               o.dx.data(), o.dresidual_or_null(), o.dgamma.data(), o.dbeta.data(),
                               workspace_for(s).data(), ex);
+  o.y = widened(y);
+  o.y_again = widened(y_again);
+  o.y_eval = widened(y_eval);
   return o;
 }
 
@@ -336,23 +369,21 @@ TEST(BatchNorm2dKernel, OneTwoAndThreeThreadsAreBitwiseEqual) {
   }
 }
 
-// A bfloat16 plan stores the convolution outputs BatchNorm reads in bfloat16: reading x from
-// bfloat16 gives every output the bits it has from x's float32 values (x is converted exactly),
-// fused or not, on 1 or 2 threads.
-TEST(BatchNorm2dKernel, BFloat16InputGivesTheBitsOfItsFloatValues) {
+// A bfloat16 plan stores BatchNorm's inputs, residuals and outputs in bfloat16: reading them so
+// gives every output the bits the same values give as floats (they are converted exactly), and
+// a bfloat16 y is the float32 y rounded, fused or not, on 1 or 2 threads.
+TEST(BatchNorm2dKernel, BFloat16StorageGivesTheBitsOfItsFloatValues) {
   testing::PoolExec two(2);
   for (bool relu : {false, true}) {
     const BatchNormShape s{2 * 28 * 28 + 3, 48, kEps, relu};
     SCOPED_TRACE(describe(s) + (relu ? " relu, residual" : ""));
     BatchNormData d(s, 23, 0.5f, 2.0f, /*with_residual=*/relu);
-    std::vector<BFloat16> bf16_x;
-    for (float& x : d.x) {
-      bf16_x.push_back(to_bfloat16(x));
-      x = to_float(bf16_x.back());
-    }
+    d.x = widened(rounded(d.x));
+    d.residual = widened(rounded(d.residual));
     for (Exec ex : {Exec{}, two.exec()}) {
-      const BatchNormOutputs a = run_fast(s, d, ex), b = run_fast(s, d, ex, bf16_x.data());
-      expect_outputs_bitwise_equal(a, b);
+      BatchNormOutputs a = run_fast(s, d, ex);
+      for (std::vector<float>* y : {&a.y, &a.y_again, &a.y_eval}) *y = widened(rounded(*y));
+      expect_outputs_bitwise_equal(a, run_fast(s, d, ex, /*bf16_storage=*/true));
     }
   }
 }

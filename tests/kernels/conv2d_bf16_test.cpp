@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "lib/kernels/conv2d.h"
@@ -146,6 +147,32 @@ TEST(Conv2dBFloat16, ABFloat16OutputIsTheFloat32OutputRounded) {
       got[i] = to_float(rounded[i]);
     }
     expect_bitwise_equal(got, expected, "y");
+  }
+}
+
+// A bfloat16 plan stores the BatchNorm outputs convolutions read in bfloat16: reading x so
+// gives y and dweight the bits x's values give as floats (the products round x anyway), on every
+// path.
+TEST(Conv2dBFloat16, ABFloat16InputGivesTheBitsOfItsFloatValues) {
+  testing::PoolExec two(2);
+  for (const Conv2dShape& s : kShapes) {
+    SCOPED_TRACE(describe(s));
+    ConvData d(s, 71);
+    round_all(d.x);
+    std::vector<BFloat16> x;
+    for (float v : d.x) x.push_back(to_bfloat16(v));
+    std::vector<float> y_f32(s.rows() * s.c_out), y_bf16(y_f32.size());
+    std::vector<float> dweight_f32(s.patch() * s.c_out, 0.0f), dweight_bf16 = dweight_f32;
+    for (const auto& [in, y, dweight] :
+         {std::tuple{ConstElements(d.x.data()), &y_f32, &dweight_f32},
+          std::tuple{ConstElements(x.data()), &y_bf16, &dweight_bf16}}) {
+      kernels::conv2d_forward(s, in, d.weight.data(), d.bias.data(), y->data(), d.workspace.data(),
+                              two.exec(), Precision::kBFloat16);
+      kernels::conv2d_backward_weight(s, in, d.dy.data(), dweight->data(), nullptr,
+                                      d.workspace.data(), two.exec(), Precision::kBFloat16);
+    }
+    expect_bitwise_equal(y_bf16, y_f32, "y");
+    expect_bitwise_equal(dweight_bf16, dweight_f32, "dweight");
   }
 }
 
