@@ -15,7 +15,7 @@ args=(--model=resnet20 --num_classes=10 --fake_data --image_size=16 --batch_size
       --lr=0.05 --num_cores=1)
 "$train" "${args[@]}" --bf16 >"$dir/flag.log"
 cat "$dir/flag.log"
-grep -qE '^Model resnet20: 269,722 parameters, 0\.01 GMACs per image at 16x16, bfloat16 multiplies (on AVX512_BF16|, emulated \(no AVX512_BF16 in this build: slower than float32\))$' \
+grep -qE '^Model resnet20: 269,722 parameters, 0\.01 GMACs per image at 16x16, bfloat16 multiplies( on AVX512_BF16|, emulated \(no AVX512_BF16 in this build: slower than float32\))$' \
   "$dir/flag.log" || fail "the Model line does not say bfloat16"
 grep -qE '^Memory: 1 core x [0-9]+ MB \(batch 8, bfloat16\) = ' "$dir/flag.log" ||
   fail "the Memory line does not say bfloat16"
