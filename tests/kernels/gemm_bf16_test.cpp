@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "lib/base/check.h"
 #include "lib/kernels/gemm.h"
 #include "lib/kernels/gemm_tile.h"
 #include "lib/tensor/bfloat16.h"
@@ -140,6 +141,32 @@ TEST(GemmBFloat16, GivesTheBitsOfTheDotProductInstruction) {
                            dot_product_model(g, d), "C");
     }
   }
+}
+
+// A bfloat16 plan hands the GEMM activations stored in bfloat16: A and B read so give the bits
+// their values give as floats, in every storage order.
+TEST(GemmBFloat16, BFloat16OperandsGiveTheBitsOfTheirFloatValues) {
+  for (const GemmCase& g : all_transposes(45, 70, 301, 1)) {
+    SCOPED_TRACE(describe(g));
+    const GemmData d = rounded_data(g);
+    std::vector<BFloat16> a, b;
+    for (float x : d.a) a.push_back(to_bfloat16(x));
+    for (float x : d.b) b.push_back(to_bfloat16(x));
+    std::vector<float> c = d.c;
+    kernels::gemm(g.trans_a, g.trans_b, g.m, g.n, g.k, g.alpha, a.data(), g.lda(), b.data(),
+                  g.ldb(), g.beta, c.data(), g.ldc(), Exec{}, Precision::kBFloat16);
+    expect_bitwise_equal(c, fast_gemm(g, d, Exec{}, Precision::kBFloat16), "C");
+  }
+}
+
+// bfloat16 operands are for bfloat16 products only.
+TEST(GemmBFloat16, BFloat16OperandsOfFloat32ProductsAreRefused) {
+  const std::vector<BFloat16> a(6, to_bfloat16(1.0f));
+  const std::vector<float> b(6, 1.0f);
+  std::vector<float> c(4);
+  EXPECT_THROW(kernels::gemm(false, false, 2, 2, 3, 1.0f, a.data(), 3, b.data(), 2, 0.0f, c.data(),
+                             2, Exec{}, Precision::kFloat32),
+               Error);
 }
 
 // Rounding: to nearest, ties to even; denormals to a zero of their sign, NaN stays a quiet NaN,
