@@ -140,10 +140,13 @@ launch() {
 }
 for signal in TERM INT; do
   rm -rf "$dir/stopped"
-  launch --num_steps=300 >"$dir/stopped.out" 2>"$dir/stopped.err" &
+  # Files of their own: polling the last signal's output would kill this one before it starts.
+  out="$dir/stopped-$signal.out" err="$dir/stopped-$signal.err"
+  : >"$out"
+  launch --num_steps=300 >"$out" 2>"$err" &
   script=$!
   for _ in $(seq 300); do
-    [ "$(grep -c 'Training Device' "$dir/stopped.out")" -ge 4 ] && break
+    [ "$(grep -c 'Training Device' "$out")" -ge 4 ] && break
     sleep 0.1
   done
   kill "-$signal" "$script"
@@ -152,10 +155,10 @@ for signal in TERM INT; do
   code=$?
   set -e
   expected=$([ "$signal" = TERM ] && echo 143 || echo 130)
-  [ "$code" -eq "$expected" ] || { cat "$dir/stopped.err"; fail "train_dist after SIG$signal: exit $code, expected $expected"; }
-  grep -q '^train_dist: mpirun .*apps/train --model=resnet20' "$dir/stopped.err" || fail "train_dist does not say its command"
-  [ "$(grep -c "^train: interrupted (SIG$signal)" "$dir/stopped.err")" -eq 1 ] ||
-    { cat "$dir/stopped.err"; fail "after SIG$signal: expected one interrupted line"; }
+  [ "$code" -eq "$expected" ] || { cat "$err"; fail "train_dist after SIG$signal: exit $code, expected $expected"; }
+  grep -q '^train_dist: mpirun .*apps/train --model=resnet20' "$err" || fail "train_dist does not say its command"
+  [ "$(grep -c "^train: interrupted (SIG$signal)" "$err")" -eq 1 ] ||
+    { cat "$err"; fail "after SIG$signal: expected one interrupted line"; }
   [ -f "$dir/stopped/checkpoint-last.safetensors" ] || fail "after SIG$signal: no checkpoint-last"
 done
 (launch --num_steps=300 --resume=auto) >"$dir/resumed.out" 2>"$dir/resumed.err" ||
