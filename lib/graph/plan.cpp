@@ -74,11 +74,13 @@ void Plan::bind_calls(ParamStore& store, const Lifetimes& lifetimes, const Arena
     for (size_t slot = 0; slot < calls_.inputs[i].size(); ++slot) {
       const int v = calls_.inputs[i][slot];
       c.inputs.push_back(value_view(v));
-      c.dinputs.push_back(training ? TensorView{at(layout.input_gradients[i][slot]), shapes_[v]}
+      c.dinputs.push_back(training ? TensorView{at(layout.input_gradients[i][slot]), shapes_[v],
+                                                types_[v]}
                                    : TensorView{});
     }
     c.output = value_view(out);
-    c.doutput = training ? TensorView{at(layout.gradients[out]), shapes_[out]} : TensorView{};
+    c.doutput =
+        training ? TensorView{at(layout.gradients[out]), shapes_[out], types_[out]} : TensorView{};
     const bool is_loss = calls_.has_loss && i == num_calls - 1;
     if (is_loss) {
       c.labels = labels_.data();
@@ -122,11 +124,13 @@ void Plan::bind_backward(const Lifetimes& lifetimes, const ArenaLayout& layout) 
   }
   for (int v = 0; v < calls_.num_values(); ++v) {
     if (lifetimes.first_reader[v] < 0) continue;
-    GradientSum sum{at(layout.gradients[v]), shapes_[v].numel(), {}};
+    GradientSum sum{{at(layout.gradients[v]), types_[v]}, shapes_[v].numel(), {}};
     for (int i = 0; i < num_calls; ++i) {
       for (size_t slot = 0; slot < calls_.inputs[i].size(); ++slot) {
         const int id = layout.input_gradients[i][slot];
-        if (calls_.inputs[i][slot] == v && id != layout.gradients[v]) sum.others.push_back(at(id));
+        if (calls_.inputs[i][slot] == v && id != layout.gradients[v]) {
+          sum.others.push_back({at(id), types_[v]});
+        }
       }
     }
     if (!sum.others.empty()) gradient_sums_after_[lifetimes.first_reader[v]].push_back(sum);
@@ -189,7 +193,7 @@ void Plan::backward(const Exec& ex) {
   for (int i = calls_.num_calls() - 1; i >= 0; --i) {
     run_call(i, /*backward=*/true);
     for (const GradientSum& sum : gradient_sums_after_[i]) {
-      for (const float* other : sum.others) kernels::accumulate(sum.n, other, sum.total, planned);
+      for (ConstElements other : sum.others) kernels::accumulate(sum.n, other, sum.total, planned);
     }
   }
 }

@@ -99,9 +99,9 @@ class Plan {
   std::vector<std::vector<int>> rebuild_before_;
   // A value's gradient: the first reader's buffer (total), and the other readers' to add into it.
   struct GradientSum {
-    float* total;
+    Elements total;
     int64_t n;
-    std::vector<const float*> others;
+    std::vector<ConstElements> others;
   };
   // Per call: the sums due right after its backward (the values it is the first reader of).
   std::vector<std::vector<GradientSum>> gradient_sums_after_;

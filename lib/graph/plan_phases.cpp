@@ -173,7 +173,7 @@ ArenaLayout place_buffers(const CallList& calls, const std::vector<Shape>& shape
   for (int i = 0; i < calls.num_calls(); ++i) {
     for (size_t slot = 0; slot < calls.inputs[i].size(); ++slot) {
       const int v = calls.inputs[i][slot];
-      const int id = add(shapes[v].numel(), lifetimes.input_gradients[i][slot]);
+      const int id = add(floats_for(shapes[v].numel(), types[v]), lifetimes.input_gradients[i][slot]);
       layout.input_gradients[i].push_back(id);
       if (layout.gradients[v] < 0) layout.gradients[v] = id;
     }

@@ -43,7 +43,8 @@ std::vector<Shape> infer_shapes(const Graph& graph, const CallList& calls, const
 
 // Per value: bfloat16 in a bfloat16 plan when its producer writes bfloat16 and every reader reads
 // it (Layer::writes_bfloat16, reads_bfloat16: convolutions' outputs that only BatchNorm reads),
-// float32 otherwise (always the image, the logits and every gradient).
+// float32 otherwise (always the image and the logits). A value's gradient has its type: the
+// layers that read and write bfloat16 values read and write their gradients so too.
 std::vector<ElementType> element_types(const CallList& calls, Precision precision);
 
 // An inclusive range of ticks; empty when last < first.
@@ -84,9 +85,8 @@ struct ArenaLayout {
   int thread_scratch;          // Exec::scratch: kernels::thread_scratch_floats() per kernel thread
 };
 
-// `kernel_threads`: the most threads the plan's calls will run on.
-// `kernel_threads`: the most threads the plan's calls will run on. Values and their rebuilt copies
-// take their element type's bytes.
+// `kernel_threads`: the most threads the plan's calls will run on. Values, their rebuilt copies
+// and their gradients take their element type's bytes.
 ArenaLayout place_buffers(const CallList& calls, const std::vector<Shape>& shapes,
                           const std::vector<ElementType>& types, const Lifetimes& lifetimes,
                           int kernel_threads);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <type_traits>
+
+#include "lib/base/check.h"
 
 namespace xtrain::kernels {
 namespace {
@@ -127,10 +130,11 @@ void scale_shift(const BatchNormShape& s, ConstElements x, ConstElements residua
   });
 }
 
-// dy[i], masked by the fused ReLU's output y when there is one (y and dy share their layout).
+// dy[i], masked by the fused ReLU's output y when there is one (y and dy share their layout and
+// element type).
 template <bool kRelu, typename Y>
-inline float masked_dy(const Y* y, const float* dy, int64_t i) {
-  return kRelu ? (value(y, i) > 0.0f ? dy[i] : 0.0f) : dy[i];
+inline float masked_dy(const Y* y, const Y* dy, int64_t i) {
+  return kRelu ? (value(y, i) > 0.0f ? value(dy, i) : 0.0f) : value(dy, i);
 }
 
 }  // namespace
@@ -222,9 +226,9 @@ void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, ConstEleme
 
 namespace {
 
-template <bool kRelu, typename X, typename Y>
-void backward(const BatchNormShape& s, const X* x, const Y* y, const float* dy, const float* gamma,
-              const float* saved, float* dx, float* dresidual, float* dgamma, float* dbeta,
+template <bool kRelu, typename X, typename Y, typename R>
+void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, const float* gamma,
+              const float* saved, X* dx, R* dresidual, float* dgamma, float* dbeta,
               float* workspace, const Exec& ex) {
   const float* mean = saved;
   const float* inv_std = saved + s.c;
@@ -276,15 +280,15 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const float* dy, 
         for (int64_t r = r0; r < r1; ++r) {
           const int64_t row = r * s.c, y_row = r * s.y_row();
           if (dresidual != nullptr) {
-            for (int c = 0; c < s.c; ++c) dresidual[row + c] = masked_dy<kRelu>(y, dy, y_row + c);
+            for (int c = 0; c < s.c; ++c) store(dresidual, row + c, masked_dy<kRelu>(y, dy, y_row + c));
           }
           if (dx == nullptr) continue;
           const X* xr = x + row;
-          float* dxr = dx + row;
+          X* dxr = dx + row;
           for (int c = 0; c < s.c; ++c) {
             const float xhat = (value(xr, c) - mean[c]) * inv_std[c];
             const float g = masked_dy<kRelu>(y, dy, y_row + c);
-            dxr[c] = gamma[c] * inv_std[c] * (g - mean_dy[c] - xhat * mean_dy_xhat[c]);
+            store(dxr, c, gamma[c] * inv_std[c] * (g - mean_dy[c] - xhat * mean_dy_xhat[c]));
           }
         }
       },
@@ -293,16 +297,24 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const float* dy, 
 
 }  // namespace
 
-void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements y, const float* dy,
-                        const float* gamma, const float* saved, float* dx, float* dresidual,
-                        float* dgamma, float* dbeta, float* workspace, const Exec& ex) {
+void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements y,
+                        ConstElements dy, const float* gamma, const float* saved, Elements dx,
+                        Elements dresidual, float* dgamma, float* dbeta, float* workspace,
+                        const Exec& ex) {
+  XTRAIN_CHECK(dy.type == y.type && (dx.data == nullptr || dx.type == x.type),
+               "batchnorm_backward: a gradient's element type differs from its value's");
   with_typed(x, [&](const auto* xt) {
+    using X = std::remove_const_t<std::remove_pointer_t<decltype(xt)>>;
+    X* dxt = static_cast<X*>(dx.data);
     with_typed(y, [&](const auto* yt) {
-      if (s.relu) {
-        backward<true>(s, xt, yt, dy, gamma, saved, dx, dresidual, dgamma, dbeta, workspace, ex);
-      } else {
-        backward<false>(s, xt, yt, dy, gamma, saved, dx, dresidual, dgamma, dbeta, workspace, ex);
-      }
+      const auto* dyt = static_cast<decltype(yt)>(dy.data);
+      with_typed(dresidual, [&](auto* rt) {
+        if (s.relu) {
+          backward<true>(s, xt, yt, dyt, gamma, saved, dxt, rt, dgamma, dbeta, workspace, ex);
+        } else {
+          backward<false>(s, xt, yt, dyt, gamma, saved, dxt, rt, dgamma, dbeta, workspace, ex);
+        }
+      });
     });
   });
 }

@@ -4,7 +4,8 @@
 // time).
 // x, the residual and y may be float32 or bfloat16 (Elements: a bfloat16 plan stores the
 // convolution outputs BatchNorm reads, and the outputs convolutions read, so; y is rounded as it
-// is stored); dy, dx, dresidual and every per-channel value are float32, and so is all arithmetic.
+// is stored), and so may their gradients dy, dx and dresidual; every per-channel value is float32,
+// and so is all arithmetic.
 // Per-channel reductions use double accumulators over fixed chunks of rows whose sums are added in
 // chunk order, so results do not depend on the thread count. No heap allocation per call: the
 // caller hands each kernel batchnorm_workspace_floats() of scratch (its share of a plan's arena).
@@ -65,8 +66,11 @@ void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, ConstEleme
 //   dbeta += sum(g)    dgamma += sum(g * xhat)
 //   dx = gamma * inv_std * (g - mean(g) - xhat * mean(g * xhat))    dresidual = g
 // dx and dresidual are overwritten (either may be skipped: null); dgamma and dbeta accumulate.
-void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements y, const float* dy,
-                        const float* gamma, const float* saved, float* dx, float* dresidual,
-                        float* dgamma, float* dbeta, float* workspace, const Exec& ex);
+// A gradient has its value's element type (dy y's, dx x's; dresidual the residual's, of either
+// type): a bfloat16 plan keeps the gradients of the values it stores in bfloat16 so too.
+void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements y,
+                        ConstElements dy, const float* gamma, const float* saved, Elements dx,
+                        Elements dresidual, float* dgamma, float* dbeta, float* workspace,
+                        const Exec& ex);
 
 }  // namespace xtrain::kernels

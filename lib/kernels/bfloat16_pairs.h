@@ -24,8 +24,6 @@ namespace xtrain::kernels {
 void interleave_pair(const float* lo, const float* hi, int64_t n, uint32_t* out);
 // The same from bfloat16 rows (nothing to round).
 void interleave_pair(const BFloat16* lo, const BFloat16* hi, int64_t n, uint32_t* out);
-// The same from bfloat16 rows (nothing to round).
-void interleave_pair(const BFloat16* lo, const BFloat16* hi, int64_t n, uint32_t* out);
 
 }  // namespace xtrain::kernels
 

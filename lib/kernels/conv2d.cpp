@@ -7,6 +7,7 @@
 #include "lib/kernels/conv2d_bands.h"
 #include "lib/kernels/conv2d_direct.h"
 #include "lib/kernels/gemm.h"
+#include "lib/tensor/aligned_buffer.h"
 
 namespace xtrain::kernels {
 namespace {
@@ -52,6 +53,22 @@ void copy_as_float(const float* src, int n, float* dst) {
 }
 void copy_as_float(const BFloat16* src, int n, float* dst) {
   for (int i = 0; i < n; ++i) dst[i] = to_float(src[i]);
+}
+
+// Element i of float32 or bfloat16 elements, as a float.
+float element(ConstElements e, int64_t i) {
+  return e.type == ElementType::kBFloat16 ? to_float(e.bf16()[i]) : e.f32()[i];
+}
+
+// dst = src rounded to bfloat16, `rows` rows of `cols` floats, threads splitting the rows.
+void round_rows(const float* src, int64_t rows, int64_t cols, Elements dst, const Exec& ex) {
+  parallel_for(
+      ex, rows,
+      [&](int64_t b, int64_t e) {
+        convert_to_bfloat16(src + b * cols, (e - b) * cols,
+                            reinterpret_cast<uint16_t*>(dst.bf16() + b * cols));
+      },
+      256);
 }
 
 // col[r - r0, :] = group g's receptive field of output row r, in weight order (ky, kx, its
@@ -169,14 +186,37 @@ void gemm_forward(const Conv2dShape& s, ConstElements x, const float* weight, co
   }
 }
 
+
+// dx's elements, [n, h, w, c_in], rounded up to whole cache lines.
+size_t dx_floats(const Conv2dShape& s) {
+  return AlignedBuffer::round_up(int64_t{s.n} * s.h * s.w * s.c_in);
+}
+
+// A bfloat16 dx is computed in float32 a chunk of images at a time, each chunk's dx in the
+// workspace and rounded once into dx, as PyTorch rounds its convolutions' outputs: then every
+// path sums in float32 as for a float32 dx, and the scratch stays a few MB (and never less than
+// one image's dx) whatever the batch. Returns s over the chunk's images.
+Conv2dShape rounded_dx_chunk(const Conv2dShape& s) {
+  Conv2dShape chunk = s;
+  const int64_t image = int64_t{s.h} * s.w * s.c_in;
+  chunk.n = static_cast<int>(std::clamp<int64_t>(kWorkspaceBudgetFloats / image, 1, s.n));
+  return chunk;
+}
 }  // namespace
 
-size_t conv2d_workspace_floats(const Conv2dShape& s) {
+// The scratch of one call on s, before a bfloat16 dx's chunks (see rounded_dx_chunk).
+static size_t unrounded_workspace_floats(const Conv2dShape& s) {
   // Banded: the banded weight (or its gradient), then the banded convolution's own scratch.
-  if (band_groups(s) > 1) return banded_weight_floats(s) + conv2d_workspace_floats(banded(s));
+  if (band_groups(s) > 1) return banded_weight_floats(s) + unrounded_workspace_floats(banded(s));
   const size_t im2col = s.is_pointwise() ? 0 : static_cast<size_t>(tile_rows(s) * s.patch());
   const size_t products = static_cast<size_t>(product_tile_rows(s) * s.c_out);  // bfloat16 y
   return std::max(im2col + products, conv2d_direct_workspace_floats(s));
+}
+
+size_t conv2d_workspace_floats(const Conv2dShape& s) {
+  const Conv2dShape chunk = rounded_dx_chunk(s);
+  return std::max(unrounded_workspace_floats(s),
+                  dx_floats(chunk) + unrounded_workspace_floats(chunk));
 }
 
 void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, const float* bias,
@@ -192,8 +232,22 @@ void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, 
   }
 }
 
-void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* weight, float* dx,
-                          float* workspace, const Exec& ex, Precision precision) {
+void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight,
+                          Elements dx, float* workspace, const Exec& ex, Precision precision) {
+  if (dx.type == ElementType::kBFloat16) {
+    const Conv2dShape chunk = rounded_dx_chunk(s);
+    float* chunk_dx = workspace;
+    const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
+    const int64_t dx_image = int64_t{s.h} * s.w * s.c_in;
+    for (int n0 = 0; n0 < s.n; n0 += chunk.n) {
+      Conv2dShape part = s;
+      part.n = std::min(chunk.n, s.n - n0);
+      conv2d_backward_data(part, dy.at(n0 * dy_image), weight, chunk_dx,
+                           workspace + dx_floats(chunk), ex, precision);
+      round_rows(chunk_dx, part.n * int64_t{s.h} * s.w, s.c_in, dx.at(n0 * dx_image), ex);
+    }
+    return;
+  }
   if (band_groups(s) > 1) {
     expand_to_bands(s, weight, workspace);
     conv2d_backward_data(banded(s), dy, workspace, dx, workspace + banded_weight_floats(s), ex,
@@ -202,30 +256,32 @@ void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* we
   }
   const int64_t m = s.rows(), k = s.patch();
   if (s.is_pointwise()) {
-    gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, 0.0f, dx, k, ex,
+    gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, 0.0f, dx.f32(), k, ex,
          precision);
     return;
   }
   if (conv2d_direct_backward_data_suits(s, precision)) {
-    conv2d_direct_backward_data(s, dy, weight, dx, workspace, ex, precision);
+    conv2d_direct_backward_data(s, dy, weight, dx.f32(), workspace, ex, precision);
     return;
   }
   const int64_t dx_size = int64_t{s.n} * s.h * s.w * s.c_in;
   parallel_for(
-      ex, dx_size, [&](int64_t b, int64_t e) { std::memset(dx + b, 0, sizeof(float) * (e - b)); },
+      ex, dx_size,
+      [&](int64_t b, int64_t e) { std::memset(dx.f32() + b, 0, sizeof(float) * (e - b)); },
       1 << 16);
   const int64_t cols = s.group_out();
   for_each_tile(s, [&](int64_t r0, int64_t r1) {
     for (int g = 0; g < s.groups; ++g) {
-      gemm(false, true, r1 - r0, k, cols, 1.0f, dy + r0 * s.c_out + g * cols, s.c_out,
+      gemm(false, true, r1 - r0, k, cols, 1.0f, dy.at(r0 * s.c_out + g * cols), s.c_out,
            weight + g * cols, s.c_out, 0.0f, workspace, k, ex, precision);
-      col2im_add(s, workspace, g, r0, r1, dx, ex);
+      col2im_add(s, workspace, g, r0, r1, dx.f32(), ex);
     }
   });
 }
 
-void conv2d_backward_weight(const Conv2dShape& s, ConstElements x, const float* dy, float* dweight,
-                            float* dbias, float* workspace, const Exec& ex, Precision precision) {
+void conv2d_backward_weight(const Conv2dShape& s, ConstElements x, ConstElements dy,
+                            float* dweight, float* dbias, float* workspace, const Exec& ex,
+                            Precision precision) {
   if (band_groups(s) > 1) {
     const size_t floats = banded_weight_floats(s);
     std::fill(workspace, workspace + floats, 0.0f);
@@ -244,7 +300,7 @@ void conv2d_backward_weight(const Conv2dShape& s, ConstElements x, const float* 
     for_each_tile(s, [&](int64_t r0, int64_t r1) {
       for (int g = 0; g < s.groups; ++g) {
         im2col(s, x, g, r0, r1, workspace, ex);
-        gemm(true, false, k, cols, r1 - r0, 1.0f, workspace, k, dy + r0 * s.c_out + g * cols,
+        gemm(true, false, k, cols, r1 - r0, 1.0f, workspace, k, dy.at(r0 * s.c_out + g * cols),
              s.c_out, 1.0f, dweight + g * cols, s.c_out, ex, precision);
       }
     });
@@ -255,7 +311,7 @@ void conv2d_backward_weight(const Conv2dShape& s, ConstElements x, const float* 
       [&](int64_t c0, int64_t c1) {
         for (int64_t c = c0; c < c1; ++c) {
           double sum = 0.0;
-          for (int64_t r = 0; r < m; ++r) sum += dy[r * s.c_out + c];
+          for (int64_t r = 0; r < m; ++r) sum += element(dy, r * s.c_out + c);
           dbias[c] += static_cast<float>(sum);
         }
       },

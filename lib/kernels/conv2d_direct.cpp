@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include "lib/base/check.h"
 #include "lib/kernels/bfloat16_pairs.h"
 #include "lib/kernels/simd.h"
 #include "lib/tensor/aligned_buffer.h"
@@ -711,7 +712,8 @@ PaddedInput<uint32_t> pair_pixels(const PaddedInput<float>& x, int images, int64
 
 // dy [rows, out_w, c_out] in pairs of neighbouring pixels: out[row][q][co] pairs dy[row][2q][co]
 // and dy[row][2q + 1][co] (0 past an odd out_w).
-void pair_dy(const float* dy, int64_t rows, int out_w, int64_t c_out, uint32_t* out,
+template <typename D>
+void pair_dy(const D* dy, int64_t rows, int out_w, int64_t c_out, uint32_t* out,
              const Exec& ex) {
   const int64_t pairs = (out_w + 1) / 2;
   parallel_for(
@@ -719,13 +721,19 @@ void pair_dy(const float* dy, int64_t rows, int out_w, int64_t c_out, uint32_t* 
       [&](int64_t r0, int64_t r1) {
         for (int64_t row = r0; row < r1; ++row) {
           for (int64_t q = 0; q < pairs; ++q) {
-            const float* lo = dy + (row * out_w + 2 * q) * c_out;
+            const D* lo = dy + (row * out_w + 2 * q) * c_out;
             interleave_pair(lo, 2 * q + 1 < out_w ? lo + c_out : nullptr, c_out,
                             out + (row * pairs + q) * c_out);
           }
         }
       },
       4);
+}
+
+void pair_dy(ConstElements dy, int64_t rows, int out_w, int64_t c_out, uint32_t* out,
+             const Exec& ex) {
+  if (dy.type == ElementType::kBFloat16) return pair_dy(dy.bf16(), rows, out_w, c_out, out, ex);
+  pair_dy(dy.f32(), rows, out_w, c_out, out, ex);
 }
 
 // The backward-weight pass's scratch per image: the float32 padded input, its pixel pairs, dy's
@@ -748,8 +756,8 @@ int bf16_weight_chunk(const Conv2dShape& s) {
   return static_cast<int>(std::clamp<int64_t>(2 * kPaddedChunkFloats / per_image, 1, s.n));
 }
 
-void backward_weight_bf16(const Conv2dShape& s, ConstElements x, const float* dy, float* dweight,
-                          float* workspace, const Exec& ex) {
+void backward_weight_bf16(const Conv2dShape& s, ConstElements x, ConstElements dy,
+                          float* dweight, float* workspace, const Exec& ex) {
   const int chunk = bf16_weight_chunk(s);
   const WeightPassScratch scratch = bf16_weight_scratch(s, chunk);
   uint32_t* pixels = reinterpret_cast<uint32_t*>(workspace + scratch.padded);
@@ -763,7 +771,7 @@ void backward_weight_bf16(const Conv2dShape& s, ConstElements x, const float* dy
         pad_input(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
     const PaddedInput<uint32_t> pairs =
         pair_pixels(padded, images, int64_t{s.stride} * s.c_in, pixels, ex);
-    pair_dy(dy + n0 * dy_image, int64_t{images} * s.out_h(), s.out_w(), s.c_out, dy_pairs, ex);
+    pair_dy(dy.at(n0 * dy_image), int64_t{images} * s.out_h(), s.out_w(), s.c_out, dy_pairs, ex);
     if (vectors_per_tile(s.group_out()) == 2) {
       backward_weight_pass<BFloat16Math, 2>(part, pairs, dy_pairs, dweight, ex);
     } else {
@@ -793,7 +801,7 @@ void forward_bf16(const Conv2dShape& s, ConstElements x, const float* weight, co
   });
 }
 
-void backward_data_bf16(const Conv2dShape& s, const float* dy, const float* weight, float* dx,
+void backward_data_bf16(const Conv2dShape& s, ConstElements dy, const float* weight, float* dx,
                         float* workspace, const Exec& ex) {
   const int pad = dy_padding(s);
   zero_untouched_phases(s, dx, ex);
@@ -808,8 +816,8 @@ void backward_data_bf16(const Conv2dShape& s, const float* dy, const float* weig
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   const int64_t dx_image = int64_t{s.h} * s.w * s.c_in;
   for_each_chunk(s.n, bf16_dy_chunk(s), [&](int n0, int images) {
-    const PaddedInput<uint16_t> in = pad_input_bf16(ConstElements(dy + n0 * dy_image), images,
-                                                    s.out_h(), s.out_w(), s.c_out, pad, padded, ex);
+    const PaddedInput<uint16_t> in =
+        pad_input_bf16(dy.at(n0 * dy_image), images, s.out_h(), s.out_w(), s.c_out, pad, padded, ex);
     sweep_phases<BFloat16Math>(s, in, pad, paired, s.group_out() / 2 * s.c_in, dx + n0 * dx_image,
                                images, ex);
   });
@@ -901,7 +909,7 @@ void conv2d_direct_forward(const Conv2dShape& s, ConstElements x, const float* w
   });
 }
 
-void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const float* weight,
+void conv2d_direct_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight,
                                  float* dx, float* workspace, const Exec& ex, Precision precision) {
 #if defined(__AVX512BF16__)
   if (precision == Precision::kBFloat16) {
@@ -918,13 +926,13 @@ void conv2d_direct_backward_data(const Conv2dShape& s, const float* dy, const fl
   const int64_t dx_image = int64_t{s.h} * s.w * s.c_in;
   for_each_chunk(s.n, dy_chunk(s), [&](int n0, int images) {
     const PaddedInput<float> in =
-        pad_input(dy + n0 * dy_image, images, s.out_h(), s.out_w(), s.c_out, pad, padded, ex);
+        pad_input(dy.at(n0 * dy_image), images, s.out_h(), s.out_w(), s.c_out, pad, padded, ex);
     sweep_phases<Float32Math>(s, in, pad, workspace, s.group_out() * s.c_in, dx + n0 * dx_image,
                               images, ex);
   });
 }
 
-void conv2d_direct_backward_weight(const Conv2dShape& s, ConstElements x, const float* dy,
+void conv2d_direct_backward_weight(const Conv2dShape& s, ConstElements x, ConstElements dy,
                                    float* dweight, float* workspace, const Exec& ex,
                                    Precision precision) {
 #if defined(__AVX512BF16__)
@@ -932,6 +940,7 @@ void conv2d_direct_backward_weight(const Conv2dShape& s, ConstElements x, const 
     return backward_weight_bf16(s, x, dy, dweight, workspace, ex);
   }
 #endif
+  XTRAIN_CHECK(dy.type == ElementType::kFloat32, "a float32 backward-weight pass needs a float32 dy");
   const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   for_each_chunk(s.n, input_chunk(s), [&](int n0, int images) {
@@ -940,9 +949,9 @@ void conv2d_direct_backward_weight(const Conv2dShape& s, ConstElements x, const 
     const PaddedInput<float> padded =
         pad_input(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
     if (vectors_per_tile(s.group_out()) == 2) {
-      backward_weight_pass<Float32Math, 2>(chunk, padded, dy + n0 * dy_image, dweight, ex);
+      backward_weight_pass<Float32Math, 2>(chunk, padded, dy.f32() + n0 * dy_image, dweight, ex);
     } else {
-      backward_weight_pass<Float32Math, 1>(chunk, padded, dy + n0 * dy_image, dweight, ex);
+      backward_weight_pass<Float32Math, 1>(chunk, padded, dy.f32() + n0 * dy_image, dweight, ex);
     }
   });
 }

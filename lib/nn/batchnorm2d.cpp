@@ -126,12 +126,13 @@ void BatchNorm2d::recompute_output(const LayerCall& s) const {
 }
 
 void BatchNorm2d::backward(const LayerCall& s) const {
-  float* dresidual = fused_ == Fused::kAddReLU ? s.dinputs[1].data : nullptr;
+  const Elements dresidual = fused_ == Fused::kAddReLU ? s.dinputs[1].elements() : nullptr;
   for_each_part(s.inputs, [&](int i, const kernels::BatchNormShape& k, int first) {
     kernels::batchnorm_backward(
-        k, s.inputs[i].elements(), s.output.elements().at(first), s.doutput.data + first,
-        s.params[0] + first, s.saved + kernels::kBatchNormSavedRows * first, s.dinputs[i].data,
-        dresidual, s.grads[0] + first, s.grads[1] + first, s.workspace, s.ex);
+        k, s.inputs[i].elements(), s.output.elements().at(first), s.doutput.elements().at(first),
+        s.params[0] + first, s.saved + kernels::kBatchNormSavedRows * first,
+        s.dinputs[i].elements(), dresidual, s.grads[0] + first, s.grads[1] + first, s.workspace,
+        s.ex);
   });
 }
 

@@ -69,12 +69,12 @@ void Conv2d::forward(const LayerCall& s) const {
 void Conv2d::backward(const LayerCall& s) const {
   const kernels::Conv2dShape k = kernel_shape(s.inputs[0].shape);
   if (!s.dinputs[0].empty()) {
-    kernels::conv2d_backward_data(k, s.doutput.data, s.params[0], s.dinputs[0].data, s.workspace,
-                                  s.ex, s.precision);
+    kernels::conv2d_backward_data(k, s.doutput.elements(), s.params[0], s.dinputs[0].elements(),
+                                  s.workspace, s.ex, s.precision);
   }
   float* dbias = bias_ ? s.grads[1] : nullptr;
-  kernels::conv2d_backward_weight(k, s.inputs[0].elements(), s.doutput.data, s.grads[0], dbias,
-                                  s.workspace, s.ex, s.precision);
+  kernels::conv2d_backward_weight(k, s.inputs[0].elements(), s.doutput.elements(), s.grads[0],
+                                  dbias, s.workspace, s.ex, s.precision);
 }
 
 }  // namespace xtrain

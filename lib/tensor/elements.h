@@ -38,6 +38,7 @@ struct ConstElements {
 struct Elements {
   Elements(float* p) : data(p), type(ElementType::kFloat32) {}      // NOLINT: implicit
   Elements(BFloat16* p) : data(p), type(ElementType::kBFloat16) {}  // NOLINT: implicit
+  Elements(std::nullptr_t) : data(nullptr), type(ElementType::kFloat32) {}  // NOLINT: none
   Elements(void* p, ElementType t) : data(p), type(t) {}
 
   float* f32() const { return static_cast<float*>(data); }

@@ -123,12 +123,17 @@ BatchNormOutputs run_fast(const BatchNormShape& s, const BatchNormData& d, const
   kernels::batchnorm_forward_eval(s, x.data(), residual_in, d.gamma.data(), d.beta.data(),
                                   d.running_mean.data(), d.running_var.data(), y_eval.data(),
                                   workspace_for(s).data(), ex);
-  kernels::batchnorm_backward(s, x.data(), y.data(), d.dy.data(), d.gamma.data(), o.saved.data(),
-                              o.dx.data(), o.dresidual_or_null(), o.dgamma.data(), o.dbeta.data(),
-                              workspace_for(s).data(), ex);
+  // Gradients as their values: dy as y, dx as x, dresidual as the residual.
+  const std::vector<BFloat16> dy = rounded(d.dy);
+  std::vector<BFloat16> dx(o.dx.size()), dresidual(o.dresidual.size());
+  kernels::batchnorm_backward(s, x.data(), y.data(), dy.data(), d.gamma.data(), o.saved.data(),
+                              dx.data(), d.residual.empty() ? Elements(nullptr) : dresidual.data(),
+                              o.dgamma.data(), o.dbeta.data(), workspace_for(s).data(), ex);
   o.y = widened(y);
   o.y_again = widened(y_again);
   o.y_eval = widened(y_eval);
+  o.dx = widened(dx);
+  o.dresidual = widened(dresidual);
   return o;
 }
 
@@ -369,9 +374,10 @@ TEST(BatchNorm2dKernel, OneTwoAndThreeThreadsAreBitwiseEqual) {
   }
 }
 
-// A bfloat16 plan stores BatchNorm's inputs, residuals and outputs in bfloat16: reading them so
-// gives every output the bits the same values give as floats (they are converted exactly), and
-// a bfloat16 y is the float32 y rounded, fused or not, on 1 or 2 threads.
+// A bfloat16 plan stores BatchNorm's inputs, residuals and outputs in bfloat16, and their
+// gradients: reading them so gives every output the bits the same values give as floats (they
+// are converted exactly), and a bfloat16 y, dx or dresidual is the float32 one rounded, fused or
+// not, on 1 or 2 threads.
 TEST(BatchNorm2dKernel, BFloat16StorageGivesTheBitsOfItsFloatValues) {
   testing::PoolExec two(2);
   for (bool relu : {false, true}) {
@@ -380,9 +386,12 @@ TEST(BatchNorm2dKernel, BFloat16StorageGivesTheBitsOfItsFloatValues) {
     BatchNormData d(s, 23, 0.5f, 2.0f, /*with_residual=*/relu);
     d.x = widened(rounded(d.x));
     d.residual = widened(rounded(d.residual));
+    d.dy = widened(rounded(d.dy));
     for (Exec ex : {Exec{}, two.exec()}) {
       BatchNormOutputs a = run_fast(s, d, ex);
-      for (std::vector<float>* y : {&a.y, &a.y_again, &a.y_eval}) *y = widened(rounded(*y));
+      for (std::vector<float>* y : {&a.y, &a.y_again, &a.y_eval, &a.dx, &a.dresidual}) {
+        *y = widened(rounded(*y));
+      }
       expect_outputs_bitwise_equal(a, run_fast(s, d, ex, /*bf16_storage=*/true));
     }
   }

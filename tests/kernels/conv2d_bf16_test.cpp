@@ -176,6 +176,45 @@ TEST(Conv2dBFloat16, ABFloat16InputGivesTheBitsOfItsFloatValues) {
   }
 }
 
+// A bfloat16 plan keeps the gradients of the values it stores in bfloat16 so too: a bfloat16 dy
+// gives dx, dweight and dbias the bits its values give as floats, and a bfloat16 dx is the
+// float32 dx rounded, bit for bit, on every path; also where dx is computed a chunk of images at
+// a time (the last shape: one 64x64x128 image per chunk).
+TEST(Conv2dBFloat16, BFloat16GradientsGiveTheBitsOfTheirFloatValues) {
+  testing::PoolExec two(2);
+  std::vector<Conv2dShape> shapes(std::begin(kShapes), std::end(kShapes));
+  shapes.push_back({3, 64, 64, 128, 64, 1, 1, 1, 0, 0});
+  for (const Conv2dShape& s : shapes) {
+    SCOPED_TRACE(describe(s));
+    ConvData d(s, 81);
+    round_all(d.dy);
+    std::vector<BFloat16> dy;
+    for (float v : d.dy) dy.push_back(to_bfloat16(v));
+    std::vector<float> dx(int64_t{s.n} * s.h * s.w * s.c_in);
+    std::vector<BFloat16> dx_bf16(dx.size());
+    kernels::conv2d_backward_data(s, d.dy.data(), d.weight.data(), dx.data(), d.workspace.data(),
+                                  two.exec(), Precision::kBFloat16);
+    kernels::conv2d_backward_data(s, dy.data(), d.weight.data(), dx_bf16.data(),
+                                  d.workspace.data(), two.exec(), Precision::kBFloat16);
+    std::vector<float> expected(dx.size()), got(dx.size());
+    for (size_t i = 0; i < dx.size(); ++i) {
+      expected[i] = round_to_bfloat16(dx[i]);
+      got[i] = to_float(dx_bf16[i]);
+    }
+    expect_bitwise_equal(got, expected, "dx");
+    std::vector<float> dweight_f32(s.patch() * s.c_out, 0.0f), dweight_bf16 = dweight_f32;
+    std::vector<float> dbias_f32(s.c_out, 0.0f), dbias_bf16 = dbias_f32;
+    kernels::conv2d_backward_weight(s, d.x.data(), d.dy.data(), dweight_f32.data(),
+                                    dbias_f32.data(), d.workspace.data(), two.exec(),
+                                    Precision::kBFloat16);
+    kernels::conv2d_backward_weight(s, d.x.data(), dy.data(), dweight_bf16.data(),
+                                    dbias_bf16.data(), d.workspace.data(), two.exec(),
+                                    Precision::kBFloat16);
+    expect_bitwise_equal(dweight_bf16, dweight_f32, "dweight");
+    expect_bitwise_equal(dbias_bf16, dbias_f32, "dbias");
+  }
+}
+
 // The direct passes round a padded copy of a few images at a time: a batch's y and dx are each
 // image's alone, bit for bit, and its dweight the images' gradients added in order (pixel pairs
 // never straddle two images). 9 images of 62x62x64 take two chunks; the strided layer's dy one
