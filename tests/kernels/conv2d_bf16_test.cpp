@@ -53,6 +53,21 @@ std::vector<float> absolute(std::vector<float> v) {
   return v;
 }
 
+std::vector<BFloat16> as_bfloat16(const std::vector<float>& v) {
+  std::vector<BFloat16> out;
+  for (float x : v) out.push_back(to_bfloat16(x));
+  return out;
+}
+
+// got, stored in bfloat16, holds the float32 `unrounded` rounded, bit for bit.
+void expect_rounded(const std::vector<BFloat16>& got, const std::vector<float>& unrounded,
+                    const char* what) {
+  std::vector<float> expected(unrounded.size()), widened(got.size());
+  for (size_t i = 0; i < unrounded.size(); ++i) expected[i] = round_to_bfloat16(unrounded[i]);
+  for (size_t i = 0; i < got.size(); ++i) widened[i] = to_float(got[i]);
+  expect_bitwise_equal(widened, expected, what);
+}
+
 TEST(Conv2dBFloat16, RoundedInputsMatchTheReferenceAsTightlyAsFloat32) {
   for (const Conv2dShape& s : kShapes) {
     for (bool with_bias : {false, true}) {
@@ -141,12 +156,7 @@ TEST(Conv2dBFloat16, ABFloat16OutputIsTheFloat32OutputRounded) {
                             d.workspace.data(), two.exec(), Precision::kBFloat16);
     kernels::conv2d_forward(s, d.x.data(), d.weight.data(), d.bias.data(), rounded.data(),
                             d.workspace.data(), two.exec(), Precision::kBFloat16);
-    std::vector<float> expected(y.size()), got(y.size());
-    for (size_t i = 0; i < y.size(); ++i) {
-      expected[i] = round_to_bfloat16(y[i]);
-      got[i] = to_float(rounded[i]);
-    }
-    expect_bitwise_equal(got, expected, "y");
+    expect_rounded(rounded, y, "y");
   }
 }
 
@@ -159,8 +169,7 @@ TEST(Conv2dBFloat16, ABFloat16InputGivesTheBitsOfItsFloatValues) {
     SCOPED_TRACE(describe(s));
     ConvData d(s, 71);
     round_all(d.x);
-    std::vector<BFloat16> x;
-    for (float v : d.x) x.push_back(to_bfloat16(v));
+    const std::vector<BFloat16> x = as_bfloat16(d.x);
     std::vector<float> y_f32(s.rows() * s.c_out), y_bf16(y_f32.size());
     std::vector<float> dweight_f32(s.patch() * s.c_out, 0.0f), dweight_bf16 = dweight_f32;
     for (const auto& [in, y, dweight] :
@@ -188,20 +197,14 @@ TEST(Conv2dBFloat16, BFloat16GradientsGiveTheBitsOfTheirFloatValues) {
     SCOPED_TRACE(describe(s));
     ConvData d(s, 81);
     round_all(d.dy);
-    std::vector<BFloat16> dy;
-    for (float v : d.dy) dy.push_back(to_bfloat16(v));
+    const std::vector<BFloat16> dy = as_bfloat16(d.dy);
     std::vector<float> dx(int64_t{s.n} * s.h * s.w * s.c_in);
     std::vector<BFloat16> dx_bf16(dx.size());
     kernels::conv2d_backward_data(s, d.dy.data(), d.weight.data(), dx.data(), d.workspace.data(),
                                   two.exec(), Precision::kBFloat16);
     kernels::conv2d_backward_data(s, dy.data(), d.weight.data(), dx_bf16.data(),
                                   d.workspace.data(), two.exec(), Precision::kBFloat16);
-    std::vector<float> expected(dx.size()), got(dx.size());
-    for (size_t i = 0; i < dx.size(); ++i) {
-      expected[i] = round_to_bfloat16(dx[i]);
-      got[i] = to_float(dx_bf16[i]);
-    }
-    expect_bitwise_equal(got, expected, "dx");
+    expect_rounded(dx_bf16, dx, "dx");
     std::vector<float> dweight_f32(s.patch() * s.c_out, 0.0f), dweight_bf16 = dweight_f32;
     std::vector<float> dbias_f32(s.c_out, 0.0f), dbias_bf16 = dbias_f32;
     kernels::conv2d_backward_weight(s, d.x.data(), d.dy.data(), dweight_f32.data(),
