@@ -50,4 +50,23 @@ size_t ArenaPlanner::place() {
   return arena;
 }
 
+ArenaPlanner::Peak ArenaPlanner::live_peak() const {
+  int ticks = 0;
+  for (const ArenaBuffer& b : buffers_) ticks = std::max(ticks, b.last + 1);
+  // Each buffer's floats join at its first tick and leave after its last.
+  std::vector<int64_t> change(ticks + 1, 0);
+  for (const ArenaBuffer& b : buffers_) {
+    const auto floats = static_cast<int64_t>(AlignedBuffer::round_up(b.floats));
+    change[b.first] += floats;
+    change[b.last + 1] -= floats;
+  }
+  Peak peak;
+  int64_t live = 0;
+  for (int tick = 0; tick < ticks; ++tick) {
+    live += change[tick];
+    if (static_cast<size_t>(live) > peak.floats) peak = {static_cast<size_t>(live), tick};
+  }
+  return peak;
+}
+
 }  // namespace xtrain

@@ -23,6 +23,14 @@ class ArenaPlanner {
   // Assigns every offset; returns the arena's size in floats.
   size_t place();
 
+  // The most floats live at one tick, the earliest such tick: what any placement needs at least
+  // (place() comes close), found without placing.
+  struct Peak {
+    size_t floats = 0;
+    int tick = 0;
+  };
+  Peak live_peak() const;
+
   const ArenaBuffer& buffer(int id) const { return buffers_[id]; }
   const std::vector<ArenaBuffer>& buffers() const { return buffers_; }
 

@@ -9,10 +9,10 @@ size_t Plan::arena_bytes_for(const Graph& graph, const Shape& input, PlanMode mo
                              const Layer* loss, int kernel_threads, Precision precision) {
   const CallList calls = list_calls(graph, loss);
   const std::vector<Shape> shapes = infer_shapes(graph, calls, input);
-  return place_buffers(calls, shapes, element_types(calls, precision), plan_lifetimes(calls, mode),
-                       kernel_threads)
-             .floats *
-         sizeof(float);
+  const std::vector<ElementType> types = element_types(calls, precision);
+  const Lifetimes lifetimes =
+      plan_lifetimes(calls, mode, choose_rebuilt_values(calls, shapes, types, mode));
+  return place_buffers(calls, shapes, types, lifetimes, kernel_threads).floats * sizeof(float);
 }
 
 Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode mode,
@@ -25,7 +25,8 @@ Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode m
       types_(element_types(calls_, precision)) {
   XTRAIN_CHECK(kernel_threads >= 1, "a plan needs at least one kernel thread, got {}",
                kernel_threads);
-  const Lifetimes lifetimes = plan_lifetimes(calls_, mode);
+  const Lifetimes lifetimes =
+      plan_lifetimes(calls_, mode, choose_rebuilt_values(calls_, shapes_, types_, mode));
   const ArenaLayout layout = place_buffers(calls_, shapes_, types_, lifetimes, kernel_threads);
   // Every buffer is written before it is read, so the arena is not cleared: untouched pages
   // cost no memory.

@@ -48,16 +48,14 @@ std::vector<ElementType> element_types(const CallList& calls, Precision precisio
   return types;
 }
 
-namespace {
-
-// Which values a training plan rebuilds for the backward instead of keeping them (see
-// Layer::rebuild_cost): always when that is one pass over memory, where keeping costs the bytes
-// of a whole activation until the backward; when it is arithmetic, only from inputs rebuilt in
-// one pass from kept values (a bottleneck's conv3 reading bn2's output), so that rebuilding does
-// not bring back a chain of earlier activations. (From a kept input, as ResNet-50's layer1.0
-// conv1 and downsample read the max-pool output, it cost 0.5% more arithmetic for the same peak.)
-std::vector<bool> rebuilt_values(const CallList& calls) {
+// Always when rebuilding is one pass over memory, where keeping costs the bytes of a whole
+// activation until the backward; when it is arithmetic, only from inputs rebuilt in one pass from
+// kept values (a bottleneck's conv3 reading bn2's output), so that rebuilding does not bring back
+// a chain of earlier activations. (From a kept input, as ResNet-50's layer1.0 conv1 and
+// downsample read the max-pool output, it cost 0.5% more arithmetic for the same peak.)
+std::vector<bool> rebuildable_values(const CallList& calls, PlanMode mode) {
   std::vector<bool> rebuilt(calls.num_values(), false);
+  if (mode != PlanMode::kTrain) return rebuilt;
   std::vector<bool> one_pass_from_kept(calls.num_values(), false);
   for (int v = 1; v < calls.logits; ++v) {
     const Layer& producer = *calls.layers[v - 1];
@@ -78,6 +76,8 @@ std::vector<bool> rebuilt_values(const CallList& calls) {
   }
   return rebuilt;
 }
+
+namespace {
 
 // Forward of call i is tick i; in a training plan its backward is tick 2 * calls - 1 - i.
 int backward_tick(const CallList& calls, int call) { return 2 * calls.num_calls() - 1 - call; }
@@ -141,12 +141,14 @@ void plan_gradients(const CallList& calls, bool training, Lifetimes& t) {
 
 }  // namespace
 
-Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode) {
+Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode, std::vector<bool> rebuilt) {
   const bool training = mode == PlanMode::kTrain;
   XTRAIN_CHECK(!training || calls.has_loss, "a training plan needs a loss to start its backward");
+  XTRAIN_CHECK(rebuilt.size() == static_cast<size_t>(calls.num_values()),
+               "plan_lifetimes: {} rebuilt flags for {} values", rebuilt.size(), calls.num_values());
   Lifetimes t;
   t.num_ticks = training ? 2 * calls.num_calls() : calls.num_calls();
-  t.rebuilt = training ? rebuilt_values(calls) : std::vector<bool>(calls.num_values(), false);
+  t.rebuilt = std::move(rebuilt);
   plan_activations(calls, training, t);
   plan_gradients(calls, training, t);
   for (int i = 0; i < calls.num_calls(); ++i) {
@@ -155,9 +157,12 @@ Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode) {
   return t;
 }
 
-ArenaLayout place_buffers(const CallList& calls, const std::vector<Shape>& shapes,
-                          const std::vector<ElementType>& types, const Lifetimes& lifetimes,
-                          int kernel_threads) {
+namespace {
+
+// Every buffer of place_buffers added to the layout's planner, not yet placed.
+ArenaLayout request_buffers(const CallList& calls, const std::vector<Shape>& shapes,
+                            const std::vector<ElementType>& types, const Lifetimes& lifetimes,
+                            int kernel_threads) {
   ArenaLayout layout;
   ArenaPlanner& planner = layout.planner;
   auto add = [&](size_t floats, const Lifetime& live) {
@@ -188,8 +193,57 @@ ArenaLayout place_buffers(const CallList& calls, const std::vector<Shape>& shape
   layout.workspace = add(workspace_floats, {0, lifetimes.num_ticks - 1});
   layout.thread_scratch =
       add(size_t(kernel_threads) * kernels::thread_scratch_floats(), {0, lifetimes.num_ticks - 1});
-  layout.floats = planner.place();
   return layout;
+}
+
+}  // namespace
+
+ArenaLayout place_buffers(const CallList& calls, const std::vector<Shape>& shapes,
+                          const std::vector<ElementType>& types, const Lifetimes& lifetimes,
+                          int kernel_threads) {
+  ArenaLayout layout = request_buffers(calls, shapes, types, lifetimes, kernel_threads);
+  layout.floats = layout.planner.place();
+  return layout;
+}
+
+std::vector<bool> choose_rebuilt_values(const CallList& calls, const std::vector<Shape>& shapes,
+                                        const std::vector<ElementType>& types, PlanMode mode) {
+  std::vector<bool> rebuilt = rebuildable_values(calls, mode);
+  // The peak of these choices, and which rebuilt copies are live at its tick. (The workspace and
+  // the threads' scratch live throughout: they move every tick alike.)
+  std::vector<int> live_copies;
+  auto peak_of = [&](const std::vector<bool>& choice, std::vector<int>* copies_at_peak) {
+    const Lifetimes t = plan_lifetimes(calls, mode, choice);
+    const ArenaPlanner::Peak peak =
+        request_buffers(calls, shapes, types, t, /*kernel_threads=*/1).planner.live_peak();
+    if (copies_at_peak != nullptr) {
+      copies_at_peak->clear();
+      for (int v = 0; v < calls.num_values(); ++v) {
+        const Lifetime& copy = t.rebuilt_copies[v];
+        if (copy.first <= peak.tick && peak.tick <= copy.last) copies_at_peak->push_back(v);
+      }
+    }
+    return peak.floats;
+  };
+  size_t best = peak_of(rebuilt, &live_copies);
+  // Keeping a value can lower the peak only where its rebuilt copy, or the chain of copies its
+  // rebuild needs, is live: each round keeps the one value that lowers it most.
+  while (true) {
+    int keep = -1;
+    size_t lowest = best;
+    for (int v : live_copies) {
+      rebuilt[v] = false;
+      const size_t peak = peak_of(rebuilt, nullptr);
+      rebuilt[v] = true;
+      if (peak < lowest) {
+        lowest = peak;
+        keep = v;
+      }
+    }
+    if (keep < 0) return rebuilt;
+    rebuilt[keep] = false;
+    best = peak_of(rebuilt, &live_copies);
+  }
 }
 
 }  // namespace xtrain

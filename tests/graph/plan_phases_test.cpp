@@ -8,6 +8,7 @@
 #include "lib/graph/graph_builder.h"
 #include "lib/nn/cross_entropy_loss.h"
 #include "lib/tensor/aligned_buffer.h"
+#include "models/registry.h"
 #include "tests/graph/tiny_resnet.h"
 
 namespace xtrain {
@@ -23,6 +24,11 @@ std::shared_ptr<const Graph> residual_net() {
   const Value sum = g.add(g.relu(conv), conv);
   g.linear("fc", g.global_avg_pool_flatten("avgpool", sum), 5);
   return g.finish();
+}
+
+// The lifetimes of the rebuild rule alone, before choose_rebuilt_values keeps any value.
+Lifetimes rule_lifetimes(const CallList& calls, PlanMode mode) {
+  return plan_lifetimes(calls, mode, rebuildable_values(calls, mode));
 }
 
 bool same(const Lifetime& live, int first, int last) {
@@ -65,7 +71,7 @@ TEST(PlanPhases, ModelsMustEndInLogits) {
 }
 
 TEST(PlanPhases, EvalValuesLiveUntilTheirLastReaderAndHaveNoGradients) {
-  const Lifetimes t = plan_lifetimes(list_calls(*residual_net(), nullptr), PlanMode::kEval);
+  const Lifetimes t = rule_lifetimes(list_calls(*residual_net(), nullptr), PlanMode::kEval);
   EXPECT_EQ(t.num_ticks, 5);
   EXPECT_TRUE(same(t.values[0], 0, 4));  // the image: the caller's, throughout
   EXPECT_TRUE(same(t.values[1], 0, 2));  // read by relu (1) and add (2)
@@ -78,12 +84,12 @@ TEST(PlanPhases, EvalValuesLiveUntilTheirLastReaderAndHaveNoGradients) {
 }
 
 TEST(PlanPhases, TrainingNeedsALoss) {
-  EXPECT_THROW(plan_lifetimes(list_calls(*residual_net(), nullptr), PlanMode::kTrain), Error);
+  EXPECT_THROW(rule_lifetimes(list_calls(*residual_net(), nullptr), PlanMode::kTrain), Error);
 }
 
 // Ticks of the training plan: forward of call i is i, its backward 11 - i.
 TEST(PlanPhases, TrainingRebuildsOnePassOutputsForTheBackward) {
-  const Lifetimes t = plan_lifetimes(list_calls(*residual_net(), &kLoss), PlanMode::kTrain);
+  const Lifetimes t = rule_lifetimes(list_calls(*residual_net(), &kLoss), PlanMode::kTrain);
   EXPECT_EQ(t.num_ticks, 12);
   // relu's output is rebuilt from the conv output for relu's backward (tick 10), which masks
   // with it: the forward's copy dies with its last forward reader, and the conv output, which
@@ -102,7 +108,7 @@ TEST(PlanPhases, TrainingRebuildsOnePassOutputsForTheBackward) {
 }
 
 TEST(PlanPhases, AValueWithTwoReadersSumsTheirGradientsIntoTheFirstReaders) {
-  const Lifetimes t = plan_lifetimes(list_calls(*residual_net(), &kLoss), PlanMode::kTrain);
+  const Lifetimes t = rule_lifetimes(list_calls(*residual_net(), &kLoss), PlanMode::kTrain);
   EXPECT_TRUE(t.input_gradients[0][0].empty());  // nothing needs d(image)
   // The conv output is read by relu (call 1, its first reader) and add (call 2, slot 1).
   EXPECT_EQ(t.first_reader[1], 1);
@@ -135,7 +141,7 @@ ArenaLayout layout_of(const Graph& graph, const Shape& image, PlanMode mode, con
                       Precision precision = Precision::kFloat32) {
   const CallList calls = list_calls(graph, loss);
   return place_buffers(calls, infer_shapes(graph, calls, image), element_types(calls, precision),
-                       plan_lifetimes(calls, mode), /*kernel_threads=*/2);
+                       rule_lifetimes(calls, mode), /*kernel_threads=*/2);
 }
 
 // Values: 0 image, 1 conv (read by BatchNorm alone), 2 batchnorm (read by a conv), 3 conv (read
@@ -186,6 +192,38 @@ TEST(PlanPhases, BuffersLiveTogetherNeverShareBytes) {
   for (const std::shared_ptr<const Graph>& graph : {residual_net(), testing::tiny_resnet(3)}) {
     expect_live_buffers_disjoint(layout_of(*graph, Shape{3, 8, 8, 3}, PlanMode::kTrain, &kLoss));
     expect_live_buffers_disjoint(layout_of(*graph, Shape{3, 8, 8, 3}, PlanMode::kEval, nullptr));
+  }
+}
+
+// ResNet-50's stages rebuild each block's output from the one before, so the first backward that
+// reads a stage's last output brings back the whole stage at once: choose_rebuilt_values keeps a
+// few of those values instead (only values the rule would rebuild), and the peak of live buffers
+// drops, in both precisions; an evaluation plan rebuilds nothing.
+TEST(PlanPhases, KeepingSomeRebuildableValuesLowersResNet50sPeak) {
+  const std::shared_ptr<const Graph> graph = build_model("resnet50", 10);
+  const CallList calls = list_calls(*graph, &kLoss);
+  const std::vector<Shape> shapes = infer_shapes(*graph, calls, Shape{8, 112, 112, 3});
+  for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
+    const std::vector<ElementType> types = element_types(calls, precision);
+    const std::vector<bool> rule = rebuildable_values(calls, PlanMode::kTrain);
+    const std::vector<bool> chosen = choose_rebuilt_values(calls, shapes, types, PlanMode::kTrain);
+    int kept = 0;
+    for (int v = 0; v < calls.num_values(); ++v) {
+      EXPECT_TRUE(rule[v] || !chosen[v]) << "value " << v << " is not rebuildable";
+      kept += rule[v] && !chosen[v];
+    }
+    EXPECT_GT(kept, 0);
+    auto peak = [&](const std::vector<bool>& rebuilt) {
+      const Lifetimes t = plan_lifetimes(calls, PlanMode::kTrain, rebuilt);
+      return place_buffers(calls, shapes, types, t, 1).planner.live_peak().floats;
+    };
+    EXPECT_LT(peak(chosen), peak(rule));
+  }
+  const CallList eval = list_calls(*graph, nullptr);
+  for (bool rebuilt : choose_rebuilt_values(eval, infer_shapes(*graph, eval, Shape{2, 64, 64, 3}),
+                                            element_types(eval, Precision::kFloat32),
+                                            PlanMode::kEval)) {
+    EXPECT_FALSE(rebuilt);
   }
 }
 
