@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "lib/base/check.h"
+#include "lib/kernels/bfloat16_pairs.h"
 
 namespace xtrain::kernels {
 namespace {
@@ -18,12 +19,33 @@ int64_t num_chunks(const BatchNormShape& s) { return (s.m + kRowsPerChunk - 1) /
 // Rows per chunk for the element-wise passes.
 constexpr int64_t kMinRowChunk = 64;
 
-// Element i of a tensor stored in float32 or bfloat16, as a float (exact either way), and
-// stored into one (rounded to bfloat16).
+// Element i of a tensor stored in float32 or bfloat16, as a float (exact either way).
 inline float value(const float* x, int64_t i) { return x[i]; }
 inline float value(const BFloat16* x, int64_t i) { return to_float(x[i]); }
-inline void store(float* y, int64_t i, float v) { y[i] = v; }
-inline void store(BFloat16* y, int64_t i, float v) { y[i] = to_bfloat16(v); }
+
+// out[c] = fn(c) for c < n: straight into float32; into bfloat16 through a buffer of floats on
+// the stack and the CPU's converts (convert_to_bfloat16: the bits of to_bfloat16), which beats
+// rounding one element at a time from 64 channels on (BatchNorm at 256 channels: 8% less time;
+// at 16, 12% more).
+constexpr int kRoundedChunk = 256;
+constexpr int kMinConvertedRow = 64;
+template <typename Fn>
+inline void put_row(float* out, int n, Fn&& fn) {
+  for (int c = 0; c < n; ++c) out[c] = fn(c);
+}
+template <typename Fn>
+inline void put_row(BFloat16* out, int n, Fn&& fn) {
+  if (n < kMinConvertedRow) {
+    for (int c = 0; c < n; ++c) out[c] = to_bfloat16(fn(c));
+    return;
+  }
+  float chunk[kRoundedChunk];
+  for (int c0 = 0; c0 < n; c0 += kRoundedChunk) {
+    const int m = std::min(kRoundedChunk, n - c0);
+    for (int c = 0; c < m; ++c) chunk[c] = fn(c0 + c);
+    convert_to_bfloat16(chunk, m, reinterpret_cast<uint16_t*>(out + c0));
+  }
+}
 
 // Calls fn(the elements as a typed pointer): the kernels are instantiated for both storage types.
 template <typename Fn>
@@ -99,12 +121,11 @@ void scale_shift(const BatchNormShape& s, const X* x, const R* residual, const f
         for (int64_t r = r0; r < r1; ++r) {
           const X* xr = x + r * s.c;
           const R* residual_r = kResidual ? residual + r * s.c : nullptr;
-          Y* yr = y + r * s.y_row();
-          for (int c = 0; c < s.c; ++c) {
+          put_row(y + r * s.y_row(), s.c, [&](int c) {
             float v = value(xr, c) * scale[c] + shift[c];
             if (kResidual) v += value(residual_r, c);
-            store(yr, c, kRelu ? (v > 0.0f ? v : 0.0f) : v);
-          }
+            return kRelu ? (v > 0.0f ? v : 0.0f) : v;
+          });
         }
       },
       kMinRowChunk);
@@ -246,11 +267,14 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
           const X* x0 = x + r * channels;
           const X *x1 = x0 + channels, *x2 = x1 + channels, *x3 = x2 + channels;
           for (int c = 0; c < channels; ++c) {
-            const double g0 = masked_dy<kRelu>(y, dy, i0 + c), g1 = masked_dy<kRelu>(y, dy, i1 + c),
-                         g2 = masked_dy<kRelu>(y, dy, i2 + c), g3 = masked_dy<kRelu>(y, dy, i3 + c);
-            a[c] += (g0 + g1) + (g2 + g3);
-            b[c] += (g0 * (value(x0, c) - mean[c]) + g1 * (value(x1, c) - mean[c])) +
-                    (g2 * (value(x2, c) - mean[c]) + g3 * (value(x3, c) - mean[c]));
+            // Four rows' terms are summed in float (16 lanes a vector, twice double's), then
+            // added in double: 2.4x faster at 256 channels, and the float sums of four terms
+            // round far below what the double sums over the batch keep.
+            const float g0 = masked_dy<kRelu>(y, dy, i0 + c), g1 = masked_dy<kRelu>(y, dy, i1 + c),
+                        g2 = masked_dy<kRelu>(y, dy, i2 + c), g3 = masked_dy<kRelu>(y, dy, i3 + c);
+            a[c] += double((g0 + g1) + (g2 + g3));
+            b[c] += double((g0 * (value(x0, c) - mean[c]) + g1 * (value(x1, c) - mean[c])) +
+                           (g2 * (value(x2, c) - mean[c]) + g3 * (value(x3, c) - mean[c])));
           }
         }
         for (; r < r1; ++r) {
@@ -280,16 +304,16 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
         for (int64_t r = r0; r < r1; ++r) {
           const int64_t row = r * s.c, y_row = r * s.y_row();
           if (dresidual != nullptr) {
-            for (int c = 0; c < s.c; ++c) store(dresidual, row + c, masked_dy<kRelu>(y, dy, y_row + c));
+            put_row(dresidual + row, s.c,
+                    [&](int c) { return masked_dy<kRelu>(y, dy, y_row + c); });
           }
           if (dx == nullptr) continue;
           const X* xr = x + row;
-          X* dxr = dx + row;
-          for (int c = 0; c < s.c; ++c) {
+          put_row(dx + row, s.c, [&](int c) {
             const float xhat = (value(xr, c) - mean[c]) * inv_std[c];
             const float g = masked_dy<kRelu>(y, dy, y_row + c);
-            store(dxr, c, gamma[c] * inv_std[c] * (g - mean_dy[c] - xhat * mean_dy_xhat[c]));
-          }
+            return gamma[c] * inv_std[c] * (g - mean_dy[c] - xhat * mean_dy_xhat[c]);
+          });
         }
       },
       kMinRowChunk);
