@@ -186,9 +186,13 @@ ArenaLayout request_buffers(const CallList& calls, const std::vector<Shape>& sha
   size_t workspace_floats = 0;
   for (int i = 0; i < calls.num_calls(); ++i) {
     std::vector<Shape> inputs;
-    for (int v : calls.inputs[i]) inputs.push_back(shapes[v]);
+    std::vector<ElementType> input_types;
+    for (int v : calls.inputs[i]) {
+      inputs.push_back(shapes[v]);
+      input_types.push_back(types[v]);
+    }
     layout.saved.push_back(add(calls.layers[i]->saved_floats(inputs), lifetimes.saved[i]));
-    workspace_floats = std::max(workspace_floats, calls.layers[i]->workspace_floats(inputs));
+    workspace_floats = std::max(workspace_floats, calls.layers[i]->workspace_floats(inputs, input_types));
   }
   layout.workspace = add(workspace_floats, {0, lifetimes.num_ticks - 1});
   layout.thread_scratch =

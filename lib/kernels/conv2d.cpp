@@ -204,7 +204,7 @@ Conv2dShape rounded_dx_chunk(const Conv2dShape& s) {
 }
 }  // namespace
 
-// The scratch of one call on s, before a bfloat16 dx's chunks (see rounded_dx_chunk).
+// The scratch of one call on s with a float32 dx.
 static size_t unrounded_workspace_floats(const Conv2dShape& s) {
   // Banded: the banded weight (or its gradient), then the banded convolution's own scratch.
   if (band_groups(s) > 1) return banded_weight_floats(s) + unrounded_workspace_floats(banded(s));
@@ -213,7 +213,8 @@ static size_t unrounded_workspace_floats(const Conv2dShape& s) {
   return std::max(im2col + products, conv2d_direct_workspace_floats(s));
 }
 
-size_t conv2d_workspace_floats(const Conv2dShape& s) {
+size_t conv2d_workspace_floats(const Conv2dShape& s, ElementType dx_type) {
+  if (dx_type == ElementType::kFloat32) return unrounded_workspace_floats(s);
   const Conv2dShape chunk = rounded_dx_chunk(s);
   return std::max(unrounded_workspace_floats(s),
                   dx_floats(chunk) + unrounded_workspace_floats(chunk));

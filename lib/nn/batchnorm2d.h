@@ -40,7 +40,8 @@ class BatchNorm2d : public Layer {
   Rebuild rebuild_cost() const override { return Rebuild::kOnePass; }
   // kernels::batchnorm_forward_train's saved: mean, inv_std, scale, shift [C] each.
   size_t saved_floats(const std::vector<Shape>& inputs) const override;
-  size_t workspace_floats(const std::vector<Shape>& inputs) const override;
+  size_t workspace_floats(const std::vector<Shape>& inputs,
+                          const std::vector<ElementType>& types) const override;
   void forward(const LayerCall& s) const override;
   void recompute_output(const LayerCall& s) const override;
   void backward(const LayerCall& s) const override;

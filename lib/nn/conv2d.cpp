@@ -51,8 +51,9 @@ Shape Conv2d::output_shape(const std::vector<Shape>& inputs) const {
   return Shape{k.n, k.out_h(), k.out_w(), out_channels_};
 }
 
-size_t Conv2d::workspace_floats(const std::vector<Shape>& inputs) const {
-  return kernels::conv2d_workspace_floats(kernel_shape(inputs[0]));
+size_t Conv2d::workspace_floats(const std::vector<Shape>& inputs,
+                                const std::vector<ElementType>& types) const {
+  return kernels::conv2d_workspace_floats(kernel_shape(inputs[0]), types[0]);
 }
 
 int64_t Conv2d::macs(const std::vector<Shape>& inputs) const {

@@ -39,7 +39,8 @@ class Conv2d : public Layer {
     const bool pointwise = window_.kernel_h == 1 && window_.kernel_w == 1;
     return pointwise && in_channels_ <= 64 ? Rebuild::kArithmetic : Rebuild::kNo;
   }
-  size_t workspace_floats(const std::vector<Shape>& inputs) const override;
+  size_t workspace_floats(const std::vector<Shape>& inputs,
+                          const std::vector<ElementType>& types) const override;
   bool writes_bfloat16() const override { return true; }
   bool reads_bfloat16(int slot) const override { return true; }
   int64_t macs(const std::vector<Shape>& inputs) const override;

@@ -200,6 +200,7 @@ TEST(Conv2dBFloat16, BFloat16GradientsGiveTheBitsOfTheirFloatValues) {
     const std::vector<BFloat16> dy = as_bfloat16(d.dy);
     std::vector<float> dx(int64_t{s.n} * s.h * s.w * s.c_in);
     std::vector<BFloat16> dx_bf16(dx.size());
+    d.workspace.resize(kernels::conv2d_workspace_floats(s, ElementType::kBFloat16));
     kernels::conv2d_backward_data(s, d.dy.data(), d.weight.data(), dx.data(), d.workspace.data(),
                                   two.exec(), Precision::kBFloat16);
     kernels::conv2d_backward_data(s, dy.data(), d.weight.data(), dx_bf16.data(),

@@ -60,7 +60,8 @@ struct LayerHarness {
     doutput = o.loss ? std::vector<float>(out_shape.numel(), 1.0f)
                      : random_floats(out_shape.numel(), seed++);
     saved.resize(layer.saved_floats(shapes));
-    workspace.resize(layer.workspace_floats(shapes));
+    workspace.resize(
+        layer.workspace_floats(shapes, std::vector<ElementType>(shapes.size(), ElementType::kFloat32)));
     labels.resize(shapes[0][0]);
     for (size_t i = 0; i < labels.size(); ++i) {
       labels[i] =
