@@ -132,9 +132,16 @@ set -e
 [ $((SECONDS - start)) -le 30 ] || fail "the job took $((SECONDS - start)) s to end after a kill"
 # scripts/train_dist: SIGTERM (and Ctrl-C) stop every process after its step, the first saving
 # checkpoint-last, and the job exits 143 (130), as one process does; --resume=auto goes on.
+build="$(dirname "$(dirname "$train")")"
+# train_dist builds first: with the tree's own configuration it finds it up to date, where a
+# portable tree tested without XTRAIN_PORTABLE=1 would be reconfigured and rebuilt (longer than
+# the wait below, and under the other tests' feet).
+portable=0
+grep -q '^XTRAIN_PORTABLE:BOOL=ON' "$build/CMakeCache.txt" && portable=1
 launch() {
   # exec: run in the background, the launcher itself is the process the test signals.
-  XTRAIN_BUILD="$(dirname "$(dirname "$train")")" exec "$root/scripts/train_dist" --nproc_per_node=2 -- \
+  XTRAIN_BUILD="$build" XTRAIN_PORTABLE="$portable" exec "$root/scripts/train_dist" \
+    --nproc_per_node=2 -- \
     --model=resnet20 --fake_data --image_size=16 --batch_size=4 --num_epochs=1 --log_steps=1 \
     --num_cores=1 --num_test_steps=1 --logdir="$dir/stopped" "$@"
 }
