@@ -186,7 +186,6 @@ void gemm_forward(const Conv2dShape& s, ConstElements x, const float* weight, co
   }
 }
 
-
 // dx's elements, [n, h, w, c_in], rounded up to whole cache lines.
 size_t dx_floats(const Conv2dShape& s) {
   return AlignedBuffer::round_up(int64_t{s.n} * s.h * s.w * s.c_in);
@@ -202,16 +201,17 @@ Conv2dShape rounded_dx_chunk(const Conv2dShape& s) {
   chunk.n = static_cast<int>(std::clamp<int64_t>(kWorkspaceBudgetFloats / image, 1, s.n));
   return chunk;
 }
-}  // namespace
 
 // The scratch of one call on s with a float32 dx.
-static size_t unrounded_workspace_floats(const Conv2dShape& s) {
+size_t unrounded_workspace_floats(const Conv2dShape& s) {
   // Banded: the banded weight (or its gradient), then the banded convolution's own scratch.
   if (band_groups(s) > 1) return banded_weight_floats(s) + unrounded_workspace_floats(banded(s));
   const size_t im2col = s.is_pointwise() ? 0 : static_cast<size_t>(tile_rows(s) * s.patch());
   const size_t products = static_cast<size_t>(product_tile_rows(s) * s.c_out);  // bfloat16 y
   return std::max(im2col + products, conv2d_direct_workspace_floats(s));
 }
+
+}  // namespace
 
 size_t conv2d_workspace_floats(const Conv2dShape& s, ElementType dx_type) {
   if (dx_type == ElementType::kFloat32) return unrounded_workspace_floats(s);
