@@ -75,9 +75,9 @@ void Plan::bind_calls(ParamStore& store, const Lifetimes& lifetimes, const Arena
     for (size_t slot = 0; slot < calls_.inputs[i].size(); ++slot) {
       const int v = calls_.inputs[i][slot];
       c.inputs.push_back(value_view(v));
-      c.dinputs.push_back(training ? TensorView{at(layout.input_gradients[i][slot]), shapes_[v],
-                                                types_[v]}
-                                   : TensorView{});
+      c.dinputs.push_back(
+          training ? TensorView{at(layout.input_gradients[i][slot]), shapes_[v], types_[v]}
+                   : TensorView{});
     }
     c.output = value_view(out);
     c.doutput =

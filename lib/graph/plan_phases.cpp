@@ -145,7 +145,8 @@ Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode, std::vector<bool>
   const bool training = mode == PlanMode::kTrain;
   XTRAIN_CHECK(!training || calls.has_loss, "a training plan needs a loss to start its backward");
   XTRAIN_CHECK(rebuilt.size() == static_cast<size_t>(calls.num_values()),
-               "plan_lifetimes: {} rebuilt flags for {} values", rebuilt.size(), calls.num_values());
+               "plan_lifetimes: {} rebuilt flags for {} values", rebuilt.size(),
+               calls.num_values());
   Lifetimes t;
   t.num_ticks = training ? 2 * calls.num_calls() : calls.num_calls();
   t.rebuilt = std::move(rebuilt);
@@ -178,7 +179,8 @@ ArenaLayout request_buffers(const CallList& calls, const std::vector<Shape>& sha
   for (int i = 0; i < calls.num_calls(); ++i) {
     for (size_t slot = 0; slot < calls.inputs[i].size(); ++slot) {
       const int v = calls.inputs[i][slot];
-      const int id = add(floats_for(shapes[v].numel(), types[v]), lifetimes.input_gradients[i][slot]);
+      const int id =
+          add(floats_for(shapes[v].numel(), types[v]), lifetimes.input_gradients[i][slot]);
       layout.input_gradients[i].push_back(id);
       if (layout.gradients[v] < 0) layout.gradients[v] = id;
     }
@@ -192,7 +194,8 @@ ArenaLayout request_buffers(const CallList& calls, const std::vector<Shape>& sha
       input_types.push_back(types[v]);
     }
     layout.saved.push_back(add(calls.layers[i]->saved_floats(inputs), lifetimes.saved[i]));
-    workspace_floats = std::max(workspace_floats, calls.layers[i]->workspace_floats(inputs, input_types));
+    workspace_floats =
+        std::max(workspace_floats, calls.layers[i]->workspace_floats(inputs, input_types));
   }
   layout.workspace = add(workspace_floats, {0, lifetimes.num_ticks - 1});
   layout.thread_scratch =

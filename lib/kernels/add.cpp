@@ -25,7 +25,8 @@ void accumulate(int64_t n, ConstElements x, Elements y, const Exec& ex) {
         if (rounded) {
           const BFloat16* xs = x.bf16();
           BFloat16* ys = y.bf16();
-          for (int64_t i = begin; i < end; ++i) ys[i] = to_bfloat16(to_float(ys[i]) + to_float(xs[i]));
+          for (int64_t i = begin; i < end; ++i)
+            ys[i] = to_bfloat16(to_float(ys[i]) + to_float(xs[i]));
         } else {
           const float* xs = x.f32();
           float* ys = y.f32();

@@ -321,10 +321,9 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
 
 }  // namespace
 
-void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements y,
-                        ConstElements dy, const float* gamma, const float* saved, Elements dx,
-                        Elements dresidual, float* dgamma, float* dbeta, float* workspace,
-                        const Exec& ex) {
+void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements y, ConstElements dy,
+                        const float* gamma, const float* saved, Elements dx, Elements dresidual,
+                        float* dgamma, float* dbeta, float* workspace, const Exec& ex) {
   XTRAIN_CHECK(dy.type == y.type && (dx.data == nullptr || dx.type == x.type),
                "batchnorm_backward: a gradient's element type differs from its value's");
   with_typed(x, [&](const auto* xt) {

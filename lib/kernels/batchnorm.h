@@ -68,9 +68,8 @@ void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, ConstEleme
 // dx and dresidual are overwritten (either may be skipped: null); dgamma and dbeta accumulate.
 // A gradient has its value's element type (dy y's, dx x's; dresidual the residual's, of either
 // type): a bfloat16 plan keeps the gradients of the values it stores in bfloat16 so too.
-void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements y,
-                        ConstElements dy, const float* gamma, const float* saved, Elements dx,
-                        Elements dresidual, float* dgamma, float* dbeta, float* workspace,
-                        const Exec& ex);
+void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements y, ConstElements dy,
+                        const float* gamma, const float* saved, Elements dx, Elements dresidual,
+                        float* dgamma, float* dbeta, float* workspace, const Exec& ex);
 
 }  // namespace xtrain::kernels

@@ -233,8 +233,8 @@ void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, 
   }
 }
 
-void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight,
-                          Elements dx, float* workspace, const Exec& ex, Precision precision) {
+void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight, Elements dx,
+                          float* workspace, const Exec& ex, Precision precision) {
   if (dx.type == ElementType::kBFloat16) {
     const Conv2dShape chunk = rounded_dx_chunk(s);
     float* chunk_dx = workspace;
@@ -280,9 +280,8 @@ void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* w
   });
 }
 
-void conv2d_backward_weight(const Conv2dShape& s, ConstElements x, ConstElements dy,
-                            float* dweight, float* dbias, float* workspace, const Exec& ex,
-                            Precision precision) {
+void conv2d_backward_weight(const Conv2dShape& s, ConstElements x, ConstElements dy, float* dweight,
+                            float* dbias, float* workspace, const Exec& ex, Precision precision) {
   if (band_groups(s) > 1) {
     const size_t floats = banded_weight_floats(s);
     std::fill(workspace, workspace + floats, 0.0f);

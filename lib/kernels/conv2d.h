@@ -55,13 +55,13 @@ void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, 
 
 // dx = conv_transpose(dy, weight). dx is overwritten; a bfloat16 dx is summed in float32 and
 // rounded once.
-void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight,
-                          Elements dx, float* workspace, const Exec& ex,
+void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight, Elements dx,
+                          float* workspace, const Exec& ex,
                           Precision precision = Precision::kFloat32);
 
 // dweight += im2col(x)^T * dy; dbias += column sums of dy (dbias may be null). Accumulates.
-void conv2d_backward_weight(const Conv2dShape& s, ConstElements x, ConstElements dy,
-                            float* dweight, float* dbias, float* workspace, const Exec& ex,
+void conv2d_backward_weight(const Conv2dShape& s, ConstElements x, ConstElements dy, float* dweight,
+                            float* dbias, float* workspace, const Exec& ex,
                             Precision precision = Precision::kFloat32);
 
 }  // namespace xtrain::kernels

@@ -713,8 +713,7 @@ PaddedInput<uint32_t> pair_pixels(const PaddedInput<float>& x, int images, int64
 // dy [rows, out_w, c_out] in pairs of neighbouring pixels: out[row][q][co] pairs dy[row][2q][co]
 // and dy[row][2q + 1][co] (0 past an odd out_w).
 template <typename D>
-void pair_dy(const D* dy, int64_t rows, int out_w, int64_t c_out, uint32_t* out,
-             const Exec& ex) {
+void pair_dy(const D* dy, int64_t rows, int out_w, int64_t c_out, uint32_t* out, const Exec& ex) {
   const int64_t pairs = (out_w + 1) / 2;
   parallel_for(
       ex, rows,
@@ -756,8 +755,8 @@ int bf16_weight_chunk(const Conv2dShape& s) {
   return static_cast<int>(std::clamp<int64_t>(2 * kPaddedChunkFloats / per_image, 1, s.n));
 }
 
-void backward_weight_bf16(const Conv2dShape& s, ConstElements x, ConstElements dy,
-                          float* dweight, float* workspace, const Exec& ex) {
+void backward_weight_bf16(const Conv2dShape& s, ConstElements x, ConstElements dy, float* dweight,
+                          float* workspace, const Exec& ex) {
   const int chunk = bf16_weight_chunk(s);
   const WeightPassScratch scratch = bf16_weight_scratch(s, chunk);
   uint32_t* pixels = reinterpret_cast<uint32_t*>(workspace + scratch.padded);
@@ -816,8 +815,8 @@ void backward_data_bf16(const Conv2dShape& s, ConstElements dy, const float* wei
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   const int64_t dx_image = int64_t{s.h} * s.w * s.c_in;
   for_each_chunk(s.n, bf16_dy_chunk(s), [&](int n0, int images) {
-    const PaddedInput<uint16_t> in =
-        pad_input_bf16(dy.at(n0 * dy_image), images, s.out_h(), s.out_w(), s.c_out, pad, padded, ex);
+    const PaddedInput<uint16_t> in = pad_input_bf16(dy.at(n0 * dy_image), images, s.out_h(),
+                                                    s.out_w(), s.c_out, pad, padded, ex);
     sweep_phases<BFloat16Math>(s, in, pad, paired, s.group_out() / 2 * s.c_in, dx + n0 * dx_image,
                                images, ex);
   });
@@ -940,7 +939,8 @@ void conv2d_direct_backward_weight(const Conv2dShape& s, ConstElements x, ConstE
     return backward_weight_bf16(s, x, dy, dweight, workspace, ex);
   }
 #endif
-  XTRAIN_CHECK(dy.type == ElementType::kFloat32, "a float32 backward-weight pass needs a float32 dy");
+  XTRAIN_CHECK(dy.type == ElementType::kFloat32,
+               "a float32 backward-weight pass needs a float32 dy");
   const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   for_each_chunk(s.n, input_chunk(s), [&](int n0, int images) {
