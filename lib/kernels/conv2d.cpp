@@ -60,17 +60,6 @@ float element(ConstElements e, int64_t i) {
   return e.type == ElementType::kBFloat16 ? to_float(e.bf16()[i]) : e.f32()[i];
 }
 
-// dst = src rounded to bfloat16, `rows` rows of `cols` floats, threads splitting the rows.
-void round_rows(const float* src, int64_t rows, int64_t cols, Elements dst, const Exec& ex) {
-  parallel_for(
-      ex, rows,
-      [&](int64_t b, int64_t e) {
-        convert_to_bfloat16(src + b * cols, (e - b) * cols,
-                            reinterpret_cast<uint16_t*>(dst.bf16() + b * cols));
-      },
-      256);
-}
-
 // col[r - r0, :] = group g's receptive field of output row r, in weight order (ky, kx, its
 // input channels), as float32.
 template <typename T>
@@ -134,23 +123,23 @@ int64_t product_tile_rows(const Conv2dShape& s) {
   return std::min(s.rows(), std::max(kMinTileRows, kWorkspaceBudgetFloats / s.c_out));
 }
 
-// Output rows [r0, r0 + n) from their float32 products in `rows` (c_out apart): the bias added
-// (when not null), then rounded into y when y is bfloat16 (when float32, `rows` are y's own).
-void finish_rows(const Conv2dShape& s, const float* bias, float* rows, int64_t n, Elements y,
-                 int64_t r0, const Exec& ex) {
-  const bool rounded = y.type == ElementType::kBFloat16;
+// n rows of `cols` float32 sums in `rows`: the bias added (when not null), then rounded into out
+// when out is bfloat16 (when float32, `rows` are out's own). Finishes the forward's GEMM tiles
+// and a bfloat16 dx's float32 chunks.
+void finish_rows(int64_t cols, const float* bias, float* rows, int64_t n, Elements out,
+                 const Exec& ex) {
+  const bool rounded = out.type == ElementType::kBFloat16;
   if (bias == nullptr && !rounded) return;
   parallel_for(
       ex, n,
       [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) {
-          float* row = rows + r * s.c_out;
+          float* row = rows + r * cols;
           if (bias != nullptr) {
-            for (int c = 0; c < s.c_out; ++c) row[c] += bias[c];
+            for (int64_t c = 0; c < cols; ++c) row[c] += bias[c];
           }
           if (rounded) {
-            convert_to_bfloat16(row, s.c_out,
-                                reinterpret_cast<uint16_t*>(y.bf16() + (r0 + r) * s.c_out));
+            convert_to_bfloat16(row, cols, reinterpret_cast<uint16_t*>(out.bf16() + r * cols));
           }
         }
       },
@@ -182,7 +171,7 @@ void gemm_forward(const Conv2dShape& s, ConstElements x, const float* weight, co
              out + g * cols, s.c_out, ex, precision);
       }
     }
-    finish_rows(s, bias, out, r1 - r0, y, r0, ex);
+    finish_rows(s.c_out, bias, out, r1 - r0, y.at(r0 * s.c_out), ex);
   }
 }
 
@@ -245,7 +234,7 @@ void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* w
       part.n = std::min(chunk.n, s.n - n0);
       conv2d_backward_data(part, dy.at(n0 * dy_image), weight, chunk_dx,
                            workspace + dx_floats(chunk), ex, precision);
-      round_rows(chunk_dx, part.n * int64_t{s.h} * s.w, s.c_in, dx.at(n0 * dx_image), ex);
+      finish_rows(s.c_in, nullptr, chunk_dx, part.n * int64_t{s.h} * s.w, dx.at(n0 * dx_image), ex);
     }
     return;
   }
