@@ -216,31 +216,32 @@ ArenaLayout place_buffers(const CallList& calls, const std::vector<Shape>& shape
 std::vector<bool> choose_rebuilt_values(const CallList& calls, const std::vector<Shape>& shapes,
                                         const std::vector<ElementType>& types, PlanMode mode) {
   std::vector<bool> rebuilt = rebuildable_values(calls, mode);
-  // The peak of these choices, and which rebuilt copies are live at its tick. (The workspace and
-  // the threads' scratch live throughout: they move every tick alike.)
-  std::vector<int> live_copies;
-  auto peak_of = [&](const std::vector<bool>& choice, std::vector<int>* copies_at_peak) {
-    const Lifetimes t = plan_lifetimes(calls, mode, choice);
+  // The peak of these choices and the values whose rebuilt copies are live at its tick. (The
+  // workspace and the threads' scratch live throughout: they move every tick alike.)
+  struct Trial {
+    size_t peak;
+    std::vector<int> copies_at_peak;
+  };
+  auto trial = [&]() {
+    const Lifetimes t = plan_lifetimes(calls, mode, rebuilt);
     const ArenaPlanner::Peak peak =
         request_buffers(calls, shapes, types, t, /*kernel_threads=*/1).planner.live_peak();
-    if (copies_at_peak != nullptr) {
-      copies_at_peak->clear();
-      for (int v = 0; v < calls.num_values(); ++v) {
-        const Lifetime& copy = t.rebuilt_copies[v];
-        if (copy.first <= peak.tick && peak.tick <= copy.last) copies_at_peak->push_back(v);
-      }
+    Trial result{peak.floats, {}};
+    for (int v = 0; v < calls.num_values(); ++v) {
+      const Lifetime& copy = t.rebuilt_copies[v];
+      if (copy.first <= peak.tick && peak.tick <= copy.last) result.copies_at_peak.push_back(v);
     }
-    return peak.floats;
+    return result;
   };
-  size_t best = peak_of(rebuilt, &live_copies);
   // Keeping a value can lower the peak only where its rebuilt copy, or the chain of copies its
   // rebuild needs, is live: each round keeps the one value that lowers it most.
+  Trial best = trial();
   while (true) {
     int keep = -1;
-    size_t lowest = best;
-    for (int v : live_copies) {
+    size_t lowest = best.peak;
+    for (int v : best.copies_at_peak) {
       rebuilt[v] = false;
-      const size_t peak = peak_of(rebuilt, nullptr);
+      const size_t peak = trial().peak;
       rebuilt[v] = true;
       if (peak < lowest) {
         lowest = peak;
@@ -249,7 +250,7 @@ std::vector<bool> choose_rebuilt_values(const CallList& calls, const std::vector
     }
     if (keep < 0) return rebuilt;
     rebuilt[keep] = false;
-    best = peak_of(rebuilt, &live_copies);
+    best = trial();
   }
 }
 
