@@ -102,6 +102,10 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_flag("--test_only_at_end", t.test_only_at_end, "Evaluate after the last epoch only");
   app.add_option("--seed", t.seed, "Seed of the weight initialization and the data order")
       ->transform(integer_in(0, kMaxInt64));
+  app.add_option("--bucket_cap_mb", t.bucket_cap_mb,
+                 "In a job of several processes, sum the gradients across processes in buckets "
+                 "of about this many MiB while backward runs (0: once, after backward)")
+      ->check(float_in(0, 1 << 20));
 
   app.option_defaults()->group("Optimizer");
   CLI::Option* lr = app.add_option("--lr", t.lr_schedule.lr, "Learning rate (resnet50: 0.5)")

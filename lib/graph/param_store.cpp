@@ -45,6 +45,7 @@ ParamStore::ParamStore(const Graph& graph) {
   size_t sizes[3] = {0, 0, 0};  // floats per kind; counters count elements
   for (const Node& node : graph.nodes()) {
     node_first_entry_.push_back(static_cast<int>(entries_.size()));
+    node_first_param_.push_back(sizes[0]);
     for (ParamSpec& spec : node.layer->param_specs()) {
       const std::string name = node.layer->name() + "." + spec.name;
       XTRAIN_CHECK(find(name) == nullptr, "two tensors named {}", name);
@@ -54,6 +55,7 @@ ParamStore::ParamStore(const Graph& graph) {
     }
   }
   node_first_entry_.push_back(static_cast<int>(entries_.size()));
+  node_first_param_.push_back(sizes[0]);
   params_ = AlignedBuffer(sizes[0]);
   grads_ = AlignedBuffer(sizes[0]);
   buffers_ = AlignedBuffer(sizes[1]);

@@ -26,6 +26,10 @@ class ParamStore {
   const std::vector<ParamEntry>& entries() const { return entries_; }
   // Entries of node i are entries()[first_entry(i) .. first_entry(i + 1)).
   int first_entry(int node) const { return node_first_entry_[node]; }
+  // The parameters of nodes node, node + 1, ... are params()[first_param(node), num_params()),
+  // as are their gradients: once backward has run down to a node, what lies past this is final.
+  // first_param(number of nodes) is num_params().
+  size_t first_param(int node) const { return node_first_param_[node]; }
   // The entry with this name, or null.
   const ParamEntry* find(const std::string& name) const;
 
@@ -48,6 +52,7 @@ class ParamStore {
  private:
   std::vector<ParamEntry> entries_;
   std::vector<int> node_first_entry_;
+  std::vector<size_t> node_first_param_;
   AlignedBuffer params_, grads_, buffers_;
   std::vector<int64_t> counters_;
 };

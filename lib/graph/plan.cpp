@@ -182,7 +182,7 @@ void Plan::forward(const Exec& ex, uint32_t step_key) {
   }
 }
 
-void Plan::backward(const Exec& ex) {
+void Plan::backward(const Exec& ex, const std::function<void(int call)>& after_call) {
   XTRAIN_CHECK(mode_ == PlanMode::kTrain, "backward needs a training plan");
   const Exec planned = with_scratch(ex);
   // Every call before any runs: a rebuild runs its producer's call ahead of that one's backward,
@@ -196,6 +196,7 @@ void Plan::backward(const Exec& ex) {
     for (const GradientSum& sum : gradient_sums_after_[i]) {
       for (ConstElements other : sum.others) kernels::accumulate(sum.n, other, sum.total, planned);
     }
+    if (after_call) after_call(i);
   }
 }
 

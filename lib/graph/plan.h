@@ -21,6 +21,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -58,7 +59,9 @@ class Plan {
   // other callers may keep 0, a fixed key. Evaluation plans use none.
   void forward(const Exec& ex, uint32_t step_key = 0);
   // Accumulates into the store's gradients (training plans only), with the last forward's key.
-  void backward(const Exec& ex);
+  // after_call(i), if given, runs after call i's backward, the last call first: call i is graph
+  // node i (the loss is the last), so the gradients from the store's first_param(i) on are final.
+  void backward(const Exec& ex, const std::function<void(int call)>& after_call = {});
 
   // Profiling records one LayerTiming per layer call from now on (this allocates: leave it off
   // for throughput runs).

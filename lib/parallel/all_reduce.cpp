@@ -1,21 +1,14 @@
 #include "lib/parallel/all_reduce.h"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
 #include <vector>
 
 #include "lib/base/check.h"
-#include "lib/parallel/pairwise_sum.h"
+#include "lib/parallel/replica_sum.h"
 #include "lib/parallel/slices.h"
 
 namespace xtrain {
-namespace {
-
-// Chunks keep the running sum in L1/L2 while the other replicas stream past.
-constexpr size_t kChunkFloats = 4096;
-
-}  // namespace
 
 AllReduce::AllReduce(int num_replicas, Barrier& barrier, ProcessGroup& processes)
     : num_replicas_(num_replicas),
@@ -34,27 +27,16 @@ double AllReduce::mean(int rank, float* data, size_t n) {
   const float scale = 1.0f / static_cast<float>(num_replicas_ * processes_.size());
   std::vector<float*>& blocks = blocks_[rank];
   double across_seconds = 0.0;
-  // The sum builds up in replica 0's slice, this core's alone until the barrier; chunks keep it in
-  // cache while the other replicas stream past.
-  auto add_up = [&](size_t b, size_t len) {
-    for (int r = 0; r < num_replicas_; ++r) blocks[r] = buffers_[r] + b;
-    pairwise_sum(blocks.data(), num_replicas_, len);
-  };
-  auto scale_and_copy_back = [&](size_t b, size_t len) {
-    Eigen::Map<Eigen::ArrayXf> total(buffers_[0] + b, static_cast<Eigen::Index>(len));
-    total *= scale;
-    for (int r = 1; r < num_replicas_; ++r) {
-      Eigen::Map<Eigen::ArrayXf>(buffers_[r] + b, static_cast<Eigen::Index>(len)) = total;
-    }
-  };
+  // The sum builds up in replica 0's slice, this core's alone until the barrier.
   if (!across_processes()) {
-    for (size_t b = begin; b < end; b += kChunkFloats) {
-      const size_t len = std::min(kChunkFloats, end - b);
-      add_up(b, len);
-      scale_and_copy_back(b, len);
+    // Chunk by chunk, so each chunk is copied back while it is still in cache.
+    for (size_t b = begin; b < end; b += kReplicaSumChunkFloats) {
+      const size_t chunk_end = std::min(end, b + kReplicaSumChunkFloats);
+      add_up_replicas(buffers_.data(), num_replicas_, b, chunk_end, blocks);
+      scale_and_copy_back(buffers_.data(), num_replicas_, b, chunk_end, scale);
     }
   } else {
-    for (size_t b = begin; b < end; b += kChunkFloats) add_up(b, std::min(kChunkFloats, end - b));
+    add_up_replicas(buffers_.data(), num_replicas_, begin, end, blocks);
     barrier_.arrive_and_wait();  // replica 0 holds this process's sum
     if (rank == 0) {
       const auto start = std::chrono::steady_clock::now();
@@ -63,9 +45,7 @@ double AllReduce::mean(int rank, float* data, size_t n) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     barrier_.arrive_and_wait();  // ... and now the job's
-    for (size_t b = begin; b < end; b += kChunkFloats) {
-      scale_and_copy_back(b, std::min(kChunkFloats, end - b));
-    }
+    scale_and_copy_back(buffers_.data(), num_replicas_, begin, end, scale);
   }
   barrier_.arrive_and_wait();  // every slice is written back everywhere
   return across_seconds;

@@ -54,7 +54,7 @@ ProcessGroup::ProcessGroup(ProcessGroup&& other) noexcept
       size_(other.size_),
       local_rank_(other.local_rank_),
       local_size_(other.local_size_),
-      slices_(std::move(other.slices_)) {
+      cuts_(std::move(other.cuts_)) {
   other.initialized_mpi_ = false;
 }
 
@@ -65,9 +65,12 @@ void ProcessGroup::finalize() {
   initialized_mpi_ = false;
 }
 
-void ProcessGroup::cut(size_t n) {
+ProcessGroup::Slices& ProcessGroup::cut(size_t n) {
+  for (Slices& s : cuts_) {
+    if (s.n == n) return s;
+  }
   XTRAIN_CHECK(n <= INT_MAX, "ProcessGroup::sum: {} floats is more than MPI counts", n);
-  Slices& s = slices_;
+  Slices& s = cuts_.emplace_back();
   s.n = n;
   s.counts.resize(size_);
   s.starts.resize(size_);
@@ -85,12 +88,12 @@ void ProcessGroup::cut(size_t n) {
     s.received_starts[r] = r * mine;
     s.blocks[r] = s.received.data() + s.received_starts[r];
   }
+  return s;
 }
 
 void ProcessGroup::sum(float* data, size_t n) {
   if (size_ == 1) return;
-  if (n != slices_.n) cut(n);
-  Slices& s = slices_;
+  Slices& s = cut(n);
   const int mine = s.counts[rank_];
   MPI_Alltoallv(data, s.counts.data(), s.starts.data(), MPI_FLOAT, s.received.data(),
                 s.received_counts.data(), s.received_starts.data(), MPI_FLOAT, MPI_COMM_WORLD);

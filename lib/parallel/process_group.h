@@ -72,7 +72,8 @@ class ProcessGroup {
   bool initialized_mpi_ = false;  // this object owns MPI's lifetime
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   // sum(float*)'s cut of n floats into one slice per rank (MPI's counts and offsets) and its
-  // buffers: made again only when n changes, so a training step allocates nothing.
+  // buffers: made once per n (the gradient buffer, or each of its buckets), so a training step
+  // allocates nothing.
   struct Slices {
     size_t n = SIZE_MAX;
     std::vector<int> counts, starts;                    // slice r of a buffer
@@ -80,9 +81,9 @@ class ProcessGroup {
     std::vector<float> received;
     std::vector<float*> blocks;  // into received, one per rank
   };
-  void cut(size_t n);
+  Slices& cut(size_t n);
 
-  Slices slices_;
+  std::vector<Slices> cuts_;
 };
 
 }  // namespace xtrain

@@ -74,6 +74,17 @@ Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& optio
         Mesh::device_name(ordinal), cores_[rank]->train->batches_per_epoch(),
         Mesh::device_name(cores_[0]->ordinal), cores_[0]->train->batches_per_epoch());
   }
+  if (options.processes->size() > 1 && options.bucket_cap_mb > 0) {
+    // Every replica has the same layout: the buckets end where some node's parameters begin.
+    const ParamStore& store = cores_[0]->replica.store();
+    std::vector<size_t> cuts;
+    for (size_t node = 0; node < graph->nodes().size(); ++node)
+      cuts.push_back(store.first_param(static_cast<int>(node)));
+    const auto cap = static_cast<size_t>(options.bucket_cap_mb * (1 << 20) / sizeof(float));
+    bucketed_mean_ = std::make_unique<BucketedMean>(
+        mesh_.num_cores(), *options.processes,
+        bucket_starts(std::move(cuts), store.num_params(), cap), store.num_params());
+  }
   // One process of a job keeps the logdir: the one whose core 0 speaks for the job.
   if (!options.logdir.empty() && cores_[0]->speaks_for_job()) {
     log_dir_ = std::make_unique<LogDir>(options.logdir, options.keep_checkpoints);
@@ -132,7 +143,11 @@ void Trainer::run_on_cores(const std::function<void(Core&)>& fn) {
   if (options_.stop_requested != nullptr) {
     watcher = std::make_unique<StopWatcher>(*options_.stop_requested, [this] { close_sources(); });
   }
-  mesh_.run([&](int rank) { fn(*cores_[rank]); }, [this] { close_sources(); });
+  mesh_.run([&](int rank) { fn(*cores_[rank]); },
+            [this] {
+              close_sources();
+              if (bucketed_mean_) bucketed_mean_->abort();
+            });
 }
 
 void Trainer::close_sources() {
@@ -250,12 +265,22 @@ float Trainer::train_step(Core& core, Plan& plan, float lr, int epoch, int64_t s
   plan.forward(core.exec, kernels::dropout_step_key(options_.seed, core.global_step, core.ordinal));
   const float loss = plan.loss();
   XTRAIN_CHECK(std::isfinite(loss), "the loss is {} at epoch {} step {}", loss, epoch, step);
-  plan.backward(core.exec);
-  metrics_.record(Metric::kExecuteTime, seconds_since(start));
-
-  start = Metrics::Clock::now();
-  const double across_processes =
-      mesh_.all_reduce_mean(core.rank, store.grads(), store.num_params());
+  double across_processes = 0.0;
+  if (bucketed_mean_) {
+    // The job's mean is taken bucket by bucket while backward goes on; AllReduceTime is then
+    // the wait for the buckets still open when backward ends.
+    bucketed_mean_->start(core.rank, store.grads());
+    plan.backward(core.exec,
+                  [&](int call) { bucketed_mean_->ready(core.rank, store.first_param(call)); });
+    metrics_.record(Metric::kExecuteTime, seconds_since(start));
+    start = Metrics::Clock::now();
+    across_processes = bucketed_mean_->finish(core.rank);
+  } else {
+    plan.backward(core.exec);
+    metrics_.record(Metric::kExecuteTime, seconds_since(start));
+    start = Metrics::Clock::now();
+    across_processes = mesh_.all_reduce_mean(core.rank, store.grads(), store.num_params());
+  }
   metrics_.record(Metric::kAllReduceTime, seconds_since(start));
   if (across_processes > 0)
     metrics_.record(Metric::kAllReduceAcrossProcessesTime, across_processes);

@@ -20,6 +20,7 @@
 #include "lib/nn/cross_entropy_loss.h"
 #include "lib/optim/lr_scheduler.h"
 #include "lib/optim/sgd.h"
+#include "lib/parallel/bucketed_mean.h"
 #include "lib/parallel/mesh.h"
 #include "lib/parallel/process_group.h"
 #include "lib/train/checkpoint_metadata.h"
@@ -61,6 +62,9 @@ struct TrainerOptions {
   // The job's processes when an MPI launcher started several (see ProcessGroup), each with
   // num_cores cores; by default this process alone.
   ProcessGroup* processes = &ProcessGroup::alone();
+  // In such a job, the gradients' mean across processes is taken in buckets of about this many
+  // MiB while backward runs (PyTorch DDP's bucket_cap_mb); 0 takes it once after backward.
+  double bucket_cap_mb = 25.0;
 };
 
 // Named as in summary.json (RunSummary). An evaluation in which any sample had non-finite outputs
@@ -126,6 +130,7 @@ class Trainer {
   TrainerOptions options_;
   CrossEntropyLoss loss_;  // ends every core's training plans
   Mesh mesh_;
+  std::unique_ptr<BucketedMean> bucketed_mean_;  // in a job, unless bucket_cap_mb is 0
   StopVote stop_;
   Metrics metrics_;
   std::unique_ptr<LogDir> log_dir_;

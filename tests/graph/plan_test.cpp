@@ -203,6 +203,35 @@ std::vector<float> loss_and_grads(std::shared_ptr<const Graph> graph,
   return step_results(replica, replica.plan_for(Shape{3, 8, 8, 3}, PlanMode::kTrain, &kLoss), 17);
 }
 
+// Backward reports every call as it finishes it, the loss first, and from then on the gradients
+// of that node and all later ones (first_param on) are final: what a gradient bucket relies on
+// to be summed while backward goes on.
+TEST(Plan, BackwardReportsEachCallOnceItsGradientsAreFinal) {
+  Replica replica(testing::tiny_resnet(kClasses));
+  replica.store().initialize(5);
+  ParamStore& store = replica.store();
+  Plan& plan = replica.plan_for(Shape{3, 8, 8, 3}, PlanMode::kTrain, &kLoss);
+  const std::vector<float> loss_and_final_grads = step_results(replica, plan, 17);
+  const std::vector<float> final_grads(loss_and_final_grads.begin() + 1,
+                                       loss_and_final_grads.end());
+  fill_batch(plan, 17);
+  store.zero_grads();
+  plan.forward(Exec{});
+  std::vector<int> reported;
+  plan.backward(Exec{}, [&](int call) {
+    reported.push_back(call);
+    const size_t from = store.first_param(call);
+    EXPECT_TRUE(std::equal(store.grads() + from, store.grads() + store.num_params(),
+                           final_grads.begin() + static_cast<std::ptrdiff_t>(from)))
+        << "call " << call << ": a gradient past " << from << " changed after it was reported";
+  });
+  const int calls = static_cast<int>(plan.layers().size());
+  ASSERT_EQ(reported.size(), static_cast<size_t>(calls));
+  for (int i = 0; i < calls; ++i) EXPECT_EQ(reported[i], calls - 1 - i);
+  EXPECT_EQ(store.first_param(calls - 1), store.num_params());  // the loss has no parameters
+  EXPECT_EQ(store.first_param(0), 0u);
+}
+
 // Outputs that BatchNorm, ReLU, Add, ShortcutPad and a pointwise Conv2d (the bottleneck's
 // conv3) rebuild for the backward give the backward the same bits as outputs kept
 // from the forward.

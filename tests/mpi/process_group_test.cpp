@@ -7,8 +7,10 @@
 
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "lib/parallel/bucketed_mean.h"
 #include "lib/parallel/mesh.h"
 #include "tests/parallel/tree_sum_reference.h"
 #include "tests/test_util.h"
@@ -83,6 +85,31 @@ TEST(MeshAcrossProcesses, MeanIsTheJobsTreeSumOnEveryReplica) {
   std::vector<std::vector<float>> mine;
   for (int rank = 0; rank < cores; ++rank) mine.push_back(all[mesh.ordinal(rank)]);
   mesh.run([&](int rank) { mesh.all_reduce_mean(rank, mine[rank].data(), n); });
+  for (int rank = 0; rank < cores; ++rank) EXPECT_EQ(mine[rank], expected) << "core " << rank;
+}
+
+// The same job's mean taken in buckets while the cores' "backward" still reports progress: the
+// same bytes as the mean after backward, bucket for bucket (the reducer calls MPI while the
+// cores run).
+TEST(BucketedMeanAcrossProcesses, IsTheJobsTreeMeanOnEveryReplica) {
+  const int cores = 2, world = cores * group->size();
+  const size_t n = 50021;
+  std::vector<std::vector<float>> all = buffers_of(world, n, 300);
+  std::vector<float> expected = testing::tree_sum(all);
+  for (float& x : expected) x *= 1.0f / world;
+  BucketedMean mean(cores, *group, bucket_starts({0, 7, 20000, 20001, 41000}, n, 10000), n);
+  std::vector<std::vector<float>> mine;
+  for (int rank = 0; rank < cores; ++rank) mine.push_back(all[group->rank() * cores + rank]);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < cores; ++rank) {
+    threads.emplace_back([&, rank] {
+      mean.start(rank, mine[rank].data());
+      for (size_t offset : std::vector<size_t>{45000, 41000, 30000, 20001, 20000, 7, 0})
+        mean.ready(rank, offset);
+      mean.finish(rank);
+    });
+  }
+  for (std::thread& t : threads) t.join();
   for (int rank = 0; rank < cores; ++rank) EXPECT_EQ(mine[rank], expected) << "core " << rank;
 }
 
