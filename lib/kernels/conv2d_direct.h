@@ -42,9 +42,11 @@ void conv2d_direct_forward(const Conv2dShape& s, ConstElements x, const float* w
 // dx = conv_transpose(dy, weight), computed as convolutions of dy with the weight flipped in
 // space and transposed in channels: one per phase of dx (stride x stride of them), each over the
 // taps that feed that phase. dx is overwritten.
-// dy is float32 or (bfloat16 precision only) bfloat16; dx float32.
+// dy and dx are float32 or (bfloat16 precision only) bfloat16; a bfloat16 dx element is its
+// float32 sum rounded once, as the tile holding it is stored.
 void conv2d_direct_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight,
-                                 float* dx, float* workspace, const Exec& ex, Precision precision);
+                                 Elements dx, float* workspace, const Exec& ex,
+                                 Precision precision);
 
 // dweight += im2col(x)^T * dy, each element summed over output pixels in order (in bfloat16, over
 // pairs of neighbouring output pixels along a row, whose inputs and dy are paired for vdpbf16ps).
