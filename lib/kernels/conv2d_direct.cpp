@@ -860,10 +860,16 @@ bool conv2d_direct_backward_weight_suits(const Conv2dShape& s, Precision precisi
   // dweight again for every im2col tile (3x3 512 -> 512 at 7x7, b32: 20-28 -> 17-21 ms; at
   // stride 2 the GEMM stays ~5% ahead).
   if (s.kh * s.kw > 1 && s.stride == 1) return true;
-  // A pointwise layer's GEMM packs x^T and dy; reading them in place wins while dy is the
-  // narrower (ResNet-50's 256 -> 64 reductions: 21 -> 14 ms), not when it widens (64 -> 256 ties,
-  // 256 -> 1024 loses 7%; bench_conv).
-  return s.group_in() <= kMaxDirectInChannels && (!s.is_pointwise() || s.c_out <= s.c_in);
+  // A pointwise layer's GEMM packs x^T and dy; in float32 reading them in place wins while dy is
+  // the narrower (ResNet-50's 256 -> 64 reductions: 21 -> 14 ms), not when it widens (64 -> 256
+  // ties, 256 -> 1024 loses 7%; bench_conv). In bfloat16 the direct pass first pairs the pixels of
+  // x and dy (copies of twice their size), and the GEMM wins (Zen 5, b32: 256 -> 64 at 56x56
+  // 33-39 -> 17-21 ms, 256 -> 128 42-44 -> 25-27 ms).
+  if (s.is_pointwise()) {
+    return s.group_in() <= kMaxDirectInChannels && s.c_out <= s.c_in &&
+           precision == Precision::kFloat32;
+  }
+  return s.group_in() <= kMaxDirectInChannels;
 }
 
 bool conv2d_direct_backward_data_suits(const Conv2dShape& s, Precision precision) {
