@@ -180,7 +180,8 @@ size_t dx_floats(const Conv2dShape& s) {
   return AlignedBuffer::round_up(int64_t{s.n} * s.h * s.w * s.c_in);
 }
 
-// A bfloat16 dx is computed in float32 a chunk of images at a time, each chunk's dx in the
+// Where the direct pass does not take it (it rounds its register tiles as it stores them), a
+// bfloat16 dx is computed in float32 a chunk of images at a time, each chunk's dx in the
 // workspace and rounded once into dx, as PyTorch rounds its convolutions' outputs: then every
 // path sums in float32 as for a float32 dx, and the scratch stays a few MB (and never less than
 // one image's dx) whatever the batch. Returns s over the chunk's images.
@@ -224,6 +225,11 @@ void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, 
 
 void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight, Elements dx,
                           float* workspace, const Exec& ex, Precision precision) {
+  // The direct pass rounds a bfloat16 dx as it stores it: no float32 chunk to round after.
+  if (band_groups(s) == 1 && conv2d_direct_backward_data_suits(s, precision)) {
+    conv2d_direct_backward_data(s, dy, weight, dx, workspace, ex, precision);
+    return;
+  }
   if (dx.type == ElementType::kBFloat16) {
     const Conv2dShape chunk = rounded_dx_chunk(s);
     float* chunk_dx = workspace;
@@ -248,10 +254,6 @@ void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* w
   if (s.is_pointwise()) {
     gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, 0.0f, dx.f32(), k, ex,
          precision);
-    return;
-  }
-  if (conv2d_direct_backward_data_suits(s, precision)) {
-    conv2d_direct_backward_data(s, dy, weight, dx.f32(), workspace, ex, precision);
     return;
   }
   const int64_t dx_size = int64_t{s.n} * s.h * s.w * s.c_in;

@@ -266,29 +266,31 @@ void put_bfloat16(const BFloat16* src, int64_t n, uint16_t* dst) {
   std::memcpy(dst, src, sizeof(uint16_t) * n);
 }
 
-// x [n, h, w, c] (float32 or bfloat16) as bfloat16 with `pad` zero pixels on every side and the
-// channels rounded up to even (a zero channel after an odd count), in out.
+// x [n, h, w, c] (float32 or bfloat16) as bfloat16 with `pad` zero pixels on every side and cp
+// >= c channels a pixel (zero channels after c), in out: the tap-paired kernels take
+// even_channels(c), the pixel-paired backward-weight pass c.
 template <typename S>
-PaddedInput<uint16_t> pad_input_bf16(const S* x, int n, int h, int w, int c, int pad, uint16_t* out,
-                                     const Exec& ex) {
-  const int64_t cp = even_channels(c);
+PaddedInput<uint16_t> pad_input_bf16(const S* x, int n, int h, int w, int c, int64_t cp, int pad,
+                                     uint16_t* out, const Exec& ex) {
   pad_rows(
       x, n, h, w, c, cp, pad, out,
       [&](const S* src, uint16_t* dst) {
         if (cp == c) return put_bfloat16(src, int64_t{w} * c, dst);
         for (int64_t iw = 0; iw < w; ++iw) {
           put_bfloat16(src + iw * c, c, dst + iw * cp);
-          dst[iw * cp + c] = 0;
+          std::fill(dst + iw * cp + c, dst + (iw + 1) * cp, uint16_t{0});
         }
       },
       ex);
   return {out, h + 2 * pad, w + 2 * pad, cp};
 }
 
-PaddedInput<uint16_t> pad_input_bf16(ConstElements x, int n, int h, int w, int c, int pad,
-                                     uint16_t* out, const Exec& ex) {
-  if (x.type == ElementType::kBFloat16) return pad_input_bf16(x.bf16(), n, h, w, c, pad, out, ex);
-  return pad_input_bf16(x.f32(), n, h, w, c, pad, out, ex);
+PaddedInput<uint16_t> pad_input_bf16(ConstElements x, int n, int h, int w, int c, int64_t cp,
+                                     int pad, uint16_t* out, const Exec& ex) {
+  if (x.type == ElementType::kBFloat16) {
+    return pad_input_bf16(x.bf16(), n, h, w, c, cp, pad, out, ex);
+  }
+  return pad_input_bf16(x.f32(), n, h, w, c, cp, pad, out, ex);
 }
 
 // Floats of scratch a paired kernel of kh x kw taps over c channels into c_out takes.
@@ -632,9 +634,9 @@ void phase_kernels(const Conv2dShape& s, const float* weight, float* kernel) {
 
 // The backward-data pass over dy, padded by pad_dy (float32 or bfloat16 in `in`), with the
 // phases' kernels one after the other at `kernel`, `per_tap` Weights apart per tap.
-template <typename Math>
+template <typename Math, typename Out>
 void sweep_phases(const Conv2dShape& s, const PaddedInput<typename Math::In>& in, int pad,
-                  const typename Math::Weight* kernel, int64_t per_tap, float* dx, int images,
+                  const typename Math::Weight* kernel, int64_t per_tap, Out* dx, int images,
                   const Exec& ex) {
   for_each_phase(s, [&](int a, const Phase& rows, int b, const Phase& cols) {
     // The phase's first dx position and the first dy row and column of its window.
@@ -642,9 +644,9 @@ void sweep_phases(const Conv2dShape& s, const PaddedInput<typename Math::In>& in
         (rows.t0 - (rows.taps - 1) + pad) * in.wp + cols.t0 - (cols.taps - 1) + pad;
     const int64_t first_out =
         int64_t{s.stride * rows.t0 + a - s.pad_h} * s.w + s.stride * cols.t0 + b - s.pad_w;
-    run_sweep(sweep_over<Math, float>(in, first_in, 1, rows.count, cols.count,
-                                      dx + first_out * s.c_in, s.h, s.w, s.stride, s.c_in,
-                                      rows.taps, cols.taps, s.groups, kernel, nullptr, images),
+    run_sweep(sweep_over<Math, Out>(in, first_in, 1, rows.count, cols.count,
+                                    dx + first_out * s.c_in, s.h, s.w, s.stride, s.c_in, rows.taps,
+                                    cols.taps, s.groups, kernel, nullptr, images),
               ex);
     kernel += int64_t{rows.taps} * cols.taps * per_tap;
   });
@@ -652,11 +654,12 @@ void sweep_phases(const Conv2dShape& s, const PaddedInput<typename Math::In>& in
 
 // dx = 0 where no phase writes: when the kernel is smaller than the stride, some phases have no
 // taps.
-void zero_untouched_phases(const Conv2dShape& s, float* dx, const Exec& ex) {
+template <typename Out>
+void zero_untouched_phases(const Conv2dShape& s, Out* dx, const Exec& ex) {
   if (s.kh >= s.stride && s.kw >= s.stride) return;
   const int64_t dx_size = int64_t{s.n} * s.h * s.w * s.c_in;
   parallel_for(
-      ex, dx_size, [&](int64_t b, int64_t e) { std::memset(dx + b, 0, sizeof(float) * (e - b)); },
+      ex, dx_size, [&](int64_t b, int64_t e) { std::memset(dx + b, 0, sizeof(Out) * (e - b)); },
       1 << 16);
 }
 
@@ -693,14 +696,14 @@ size_t bf16_backward_data_workspace_floats(const Conv2dShape& s) {
 
 // For each element i of x's padded rows, the pair (x[i], x[i + pixel_step]): a tap's input for
 // two neighbouring output pixels (the second 0 past the row's end).
-PaddedInput<uint32_t> pair_pixels(const PaddedInput<float>& x, int images, int64_t pixel_step,
+PaddedInput<uint32_t> pair_pixels(const PaddedInput<uint16_t>& x, int images, int64_t pixel_step,
                                   uint32_t* out, const Exec& ex) {
   const int64_t row = x.wp * x.c, paired = std::max<int64_t>(0, row - pixel_step);
   parallel_for(
       ex, images * x.hp,
       [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
-          const float* src = x.data + r * row;
+          const BFloat16* src = reinterpret_cast<const BFloat16*>(x.data) + r * row;
           uint32_t* dst = out + r * row;
           interleave_pair(src, src + pixel_step, paired, dst);
           interleave_pair(src + paired, nullptr, row - paired, dst + paired);
@@ -735,8 +738,8 @@ void pair_dy(ConstElements dy, int64_t rows, int out_w, int64_t c_out, uint32_t*
   pair_dy(dy.f32(), rows, out_w, c_out, out, ex);
 }
 
-// The backward-weight pass's scratch per image: the float32 padded input, its pixel pairs, dy's
-// pixel pairs.
+// The backward-weight pass's scratch per image: the padded input rounded to bfloat16 (half a
+// float32 copy, and rounded once instead of converted twice), its pixel pairs, dy's pixel pairs.
 struct WeightPassScratch {
   size_t padded, paired, dy;
   size_t total() const { return padded + paired + dy; }
@@ -744,8 +747,8 @@ struct WeightPassScratch {
 
 WeightPassScratch bf16_weight_scratch(const Conv2dShape& s, int images) {
   const int64_t hp = s.h + 2 * s.pad_h, wp = s.w + 2 * s.pad_w;
-  // A float32 copy of the input, also without padding: a bfloat16 input is converted.
-  return {AlignedBuffer::round_up(images * hp * wp * s.c_in),
+  // A copy of the input also without padding.
+  return {AlignedBuffer::round_up((images * hp * wp * s.c_in + 1) / 2),
           AlignedBuffer::round_up(images * hp * wp * s.c_in),
           AlignedBuffer::round_up(int64_t{images} * s.out_h() * ((s.out_w() + 1) / 2) * s.c_out)};
 }
@@ -766,8 +769,9 @@ void backward_weight_bf16(const Conv2dShape& s, ConstElements x, ConstElements d
   for_each_chunk(s.n, chunk, [&](int n0, int images) {
     Conv2dShape part = s;
     part.n = images;
-    const PaddedInput<float> padded =
-        pad_input(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
+    const PaddedInput<uint16_t> padded =
+        pad_input_bf16(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.c_in, s.pad_h,
+                       reinterpret_cast<uint16_t*>(workspace), ex);
     const PaddedInput<uint32_t> pairs =
         pair_pixels(padded, images, int64_t{s.stride} * s.c_in, pixels, ex);
     pair_dy(dy.at(n0 * dy_image), int64_t{images} * s.out_h(), s.out_w(), s.c_out, dy_pairs, ex);
@@ -791,8 +795,8 @@ void forward_bf16(const Conv2dShape& s, ConstElements x, const float* weight, co
   const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
   const int64_t y_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   for_each_chunk(s.n, bf16_input_chunk(s), [&](int n0, int images) {
-    const PaddedInput<uint16_t> in =
-        pad_input_bf16(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.pad_h, padded, ex);
+    const PaddedInput<uint16_t> in = pad_input_bf16(x.at(n0 * x_image), images, s.h, s.w, s.c_in,
+                                                    even_channels(s.c_in), s.pad_h, padded, ex);
     run_sweep(sweep_over<BFloat16Math, Out>(in, 0, s.stride, s.out_h(), s.out_w(), y + n0 * y_image,
                                             s.out_h(), s.out_w(), 1, s.c_out, s.kh, s.kw, s.groups,
                                             kernel, bias, images),
@@ -800,7 +804,10 @@ void forward_bf16(const Conv2dShape& s, ConstElements x, const float* weight, co
   });
 }
 
-void backward_data_bf16(const Conv2dShape& s, ConstElements dy, const float* weight, float* dx,
+// Out: float, or bfloat16 bits for a bfloat16 dx. Every element of dx is one phase's sum over its
+// taps, so rounding the register tiles as they are stored rounds each sum once.
+template <typename Out>
+void backward_data_bf16(const Conv2dShape& s, ConstElements dy, const float* weight, Out* dx,
                         float* workspace, const Exec& ex) {
   const int pad = dy_padding(s);
   zero_untouched_phases(s, dx, ex);
@@ -815,8 +822,9 @@ void backward_data_bf16(const Conv2dShape& s, ConstElements dy, const float* wei
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   const int64_t dx_image = int64_t{s.h} * s.w * s.c_in;
   for_each_chunk(s.n, bf16_dy_chunk(s), [&](int n0, int images) {
-    const PaddedInput<uint16_t> in = pad_input_bf16(dy.at(n0 * dy_image), images, s.out_h(),
-                                                    s.out_w(), s.c_out, pad, padded, ex);
+    const PaddedInput<uint16_t> in =
+        pad_input_bf16(dy.at(n0 * dy_image), images, s.out_h(), s.out_w(), s.c_out,
+                       even_channels(s.c_out), pad, padded, ex);
     sweep_phases<BFloat16Math>(s, in, pad, paired, s.group_out() / 2 * s.c_in, dx + n0 * dx_image,
                                images, ex);
   });
@@ -852,10 +860,16 @@ bool conv2d_direct_backward_weight_suits(const Conv2dShape& s, Precision precisi
   // dweight again for every im2col tile (3x3 512 -> 512 at 7x7, b32: 20-28 -> 17-21 ms; at
   // stride 2 the GEMM stays ~5% ahead).
   if (s.kh * s.kw > 1 && s.stride == 1) return true;
-  // A pointwise layer's GEMM packs x^T and dy; reading them in place wins while dy is the
-  // narrower (ResNet-50's 256 -> 64 reductions: 21 -> 14 ms), not when it widens (64 -> 256 ties,
-  // 256 -> 1024 loses 7%; bench_conv).
-  return s.group_in() <= kMaxDirectInChannels && (!s.is_pointwise() || s.c_out <= s.c_in);
+  // A pointwise layer's GEMM packs x^T and dy; in float32 reading them in place wins while dy is
+  // the narrower (ResNet-50's 256 -> 64 reductions: 21 -> 14 ms), not when it widens (64 -> 256
+  // ties, 256 -> 1024 loses 7%; bench_conv). In bfloat16 the direct pass first pairs the pixels of
+  // x and dy (copies of twice their size), and the GEMM wins (Zen 5, b32: 256 -> 64 at 56x56
+  // 33-39 -> 17-21 ms, 256 -> 128 42-44 -> 25-27 ms).
+  if (s.is_pointwise()) {
+    return s.group_in() <= kMaxDirectInChannels && s.c_out <= s.c_in &&
+           precision == Precision::kFloat32;
+  }
+  return s.group_in() <= kMaxDirectInChannels;
 }
 
 bool conv2d_direct_backward_data_suits(const Conv2dShape& s, Precision precision) {
@@ -909,12 +923,20 @@ void conv2d_direct_forward(const Conv2dShape& s, ConstElements x, const float* w
 }
 
 void conv2d_direct_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight,
-                                 float* dx, float* workspace, const Exec& ex, Precision precision) {
+                                 Elements dx_elements, float* workspace, const Exec& ex,
+                                 Precision precision) {
 #if defined(__AVX512BF16__)
   if (precision == Precision::kBFloat16) {
-    return backward_data_bf16(s, dy, weight, dx, workspace, ex);
+    if (dx_elements.type == ElementType::kBFloat16) {
+      return backward_data_bf16(s, dy, weight, reinterpret_cast<uint16_t*>(dx_elements.bf16()),
+                                workspace, ex);
+    }
+    return backward_data_bf16(s, dy, weight, dx_elements.f32(), workspace, ex);
   }
 #endif
+  XTRAIN_CHECK(dx_elements.type == ElementType::kFloat32,
+               "a float32 backward-data pass needs a float32 dx");
+  float* dx = dx_elements.f32();
   const int pad = dy_padding(s);
   zero_untouched_phases(s, dx, ex);
   // Each phase's kernel, one after the other at the workspace's start; then every chunk of

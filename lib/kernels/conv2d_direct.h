@@ -26,7 +26,7 @@ bool conv2d_direct_backward_data_suits(const Conv2dShape& s, Precision precision
 
 // Whether conv2d_direct_backward_weight is the faster choice for s in `precision` (bfloat16: on
 // a CPU with AVX512_BF16): where conv2d_direct_suits, for stride-1 kernels past 1x1 of any width,
-// and for pointwise layers that reduce channels.
+// and (float32 only) for pointwise layers that reduce channels.
 bool conv2d_direct_backward_weight_suits(const Conv2dShape& s, Precision precision);
 
 // Floats of scratch the direct passes that suit s need in either precision (0 when none does).
@@ -42,9 +42,11 @@ void conv2d_direct_forward(const Conv2dShape& s, ConstElements x, const float* w
 // dx = conv_transpose(dy, weight), computed as convolutions of dy with the weight flipped in
 // space and transposed in channels: one per phase of dx (stride x stride of them), each over the
 // taps that feed that phase. dx is overwritten.
-// dy is float32 or (bfloat16 precision only) bfloat16; dx float32.
+// dy and dx are float32 or (bfloat16 precision only) bfloat16; a bfloat16 dx element is its
+// float32 sum rounded once, as the tile holding it is stored.
 void conv2d_direct_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight,
-                                 float* dx, float* workspace, const Exec& ex, Precision precision);
+                                 Elements dx, float* workspace, const Exec& ex,
+                                 Precision precision);
 
 // dweight += im2col(x)^T * dy, each element summed over output pixels in order (in bfloat16, over
 // pairs of neighbouring output pixels along a row, whose inputs and dy are paired for vdpbf16ps).
