@@ -152,7 +152,9 @@ for signal in TERM INT; do
   # Files of their own: polling the last signal's output would kill this one before it starts.
   out="$dir/stopped-$signal.out" err="$dir/stopped-$signal.err"
   : >"$out"
-  launch --num_steps=300 >"$out" 2>"$err" &
+  # 2000 steps: under load the poll below can see the lines late, and a shorter job ended
+  # before the signal came (exit 0, "stopping" but nothing left to stop).
+  launch --num_steps=2000 >"$out" 2>"$err" &
   script=$!
   for _ in $(seq 300); do
     [ "$(grep -c 'Training Device' "$out")" -ge 4 ] && break
@@ -170,7 +172,7 @@ for signal in TERM INT; do
     { cat "$err"; fail "after SIG$signal: expected one interrupted line"; }
   [ -f "$dir/stopped/checkpoint-last.safetensors" ] || fail "after SIG$signal: no checkpoint-last"
 done
-(launch --num_steps=300 --resume=auto) >"$dir/resumed.out" 2>"$dir/resumed.err" ||
+(launch --num_steps=2000 --resume=auto) >"$dir/resumed.out" 2>"$dir/resumed.err" ||
   { cat "$dir/resumed.err"; fail "the stopped job did not resume"; }
 grep -q '^Max Accuracy' "$dir/resumed.out" || fail "the resumed job did not finish its epoch"
 echo "PASS"
