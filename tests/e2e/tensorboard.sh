@@ -49,7 +49,9 @@ read_events() {
       fail "record $count: the length's CRC does not match"
     [ "$(little_endian $((offset + 12 + length)) 4)" = \
       "$(masked_crc32c "${bytes[@]:offset + 12:length}")" ] || fail "record $count: the data's CRC does not match"
-    tail -c +$((offset + 13)) "$events" | head -c "$length" >"$dir/record"
+    # dd, not tail | head: head leaving early can kill tail with SIGPIPE, failing the pipeline.
+    dd if="$events" of="$dir/record" iflag=skip_bytes,count_bytes skip=$((offset + 12)) \
+      count="$length" status=none
     { echo "record $count"; protoc --decode_raw <"$dir/record"; } >>"$dir/decoded" ||
       fail "record $count: protoc cannot parse it"
     offset=$((offset + 16 + length))
