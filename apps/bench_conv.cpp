@@ -2,7 +2,8 @@
 // milliseconds and GFLOP/s (best of a few runs). Where scripts/bench says how fast a model trains,
 // this says which pass of which layer shape is slow, and shows a kernel change's gain in seconds.
 //   bench_conv [--bf16] [N H W C_IN C_OUT K STRIDE PAD [REPEATS [GROUPS]]]
-// --bf16 times the bfloat16 passes (precision.h) instead of the float32 ones.
+// --bf16 times the bfloat16 passes (precision.h) instead of the float32 ones, on activations and
+// gradients stored in bfloat16 as a bfloat16 plan stores them.
 // Without a shape it runs the layers that dominate issue 5's models. A benchmark, not a test.
 #include <algorithm>
 #include <chrono>
@@ -14,10 +15,14 @@
 
 #include "lib/kernels/conv2d.h"
 #include "lib/tensor/aligned_buffer.h"
+#include "lib/tensor/bfloat16.h"
+#include "lib/tensor/elements.h"
 
 namespace {
 
 using xtrain::AlignedBuffer;
+using xtrain::Elements;
+using xtrain::ElementType;
 using xtrain::Exec;
 using xtrain::kernels::Conv2dShape;
 
@@ -56,33 +61,54 @@ double best_seconds(int repeats, Fn&& fn) {
   return best;
 }
 
-void fill(AlignedBuffer& buffer, int seed) {
-  for (size_t i = 0; i < buffer.size(); ++i) {
-    buffer.data()[i] = static_cast<float>((i * 7 + seed) % 13) * 0.125f - 0.75f;
-  }
+// Small values in a repeating pattern, exact in bfloat16.
+float pattern(size_t i, int seed) {
+  return static_cast<float>((i * 7 + seed) % 13) * 0.125f - 0.75f;
 }
+
+// n activations (or their gradients) stored as `type`, filled with pattern(i, seed).
+class Activations {
+ public:
+  Activations(size_t n, ElementType type, int seed)
+      : type_(type), buffer_(xtrain::floats_for(static_cast<int64_t>(n), type)) {
+    for (size_t i = 0; i < n; ++i) {
+      if (type == ElementType::kFloat32) {
+        buffer_.data()[i] = pattern(i, seed);
+      } else {
+        reinterpret_cast<xtrain::BFloat16*>(buffer_.data())[i] =
+            xtrain::to_bfloat16(pattern(i, seed));
+      }
+    }
+  }
+  Elements elements() { return {buffer_.data(), type_}; }
+
+ private:
+  ElementType type_;
+  AlignedBuffer buffer_;
+};
 
 void bench(const char* name, const Conv2dShape& s, int repeats, const Exec& ex,
            xtrain::Precision precision) {
-  AlignedBuffer x(size_t(s.n) * s.h * s.w * s.c_in), dx(x.size());
+  const ElementType type =
+      precision == xtrain::Precision::kBFloat16 ? ElementType::kBFloat16 : ElementType::kFloat32;
+  Activations x(size_t(s.n) * s.h * s.w * s.c_in, type, 1),
+      dx(size_t(s.n) * s.h * s.w * s.c_in, type, 0);
+  Activations y(s.rows() * s.c_out, type, 0), dy(s.rows() * s.c_out, type, 3);
   AlignedBuffer weight(s.patch() * s.c_out), dweight(weight.size());
-  AlignedBuffer y(s.rows() * s.c_out), dy(y.size());
-  AlignedBuffer workspace(std::max<size_t>(1, xtrain::kernels::conv2d_workspace_floats(s)));
-  fill(x, 1);
-  fill(weight, 2);
-  fill(dy, 3);
+  for (size_t i = 0; i < weight.size(); ++i) weight.data()[i] = pattern(i, 2);
+  AlignedBuffer workspace(std::max<size_t>(1, xtrain::kernels::conv2d_workspace_floats(s, type)));
   float* ws = workspace.data();
   const double forward = best_seconds(repeats, [&] {
-    xtrain::kernels::conv2d_forward(s, x.data(), weight.data(), nullptr, y.data(), ws, ex,
+    xtrain::kernels::conv2d_forward(s, x.elements(), weight.data(), nullptr, y.elements(), ws, ex,
                                     precision);
   });
   const double backward_data = best_seconds(repeats, [&] {
-    xtrain::kernels::conv2d_backward_data(s, dy.data(), weight.data(), dx.data(), ws, ex,
+    xtrain::kernels::conv2d_backward_data(s, dy.elements(), weight.data(), dx.elements(), ws, ex,
                                           precision);
   });
   const double backward_weight = best_seconds(repeats, [&] {
-    xtrain::kernels::conv2d_backward_weight(s, x.data(), dy.data(), dweight.data(), nullptr, ws, ex,
-                                            precision);
+    xtrain::kernels::conv2d_backward_weight(s, x.elements(), dy.elements(), dweight.data(), nullptr,
+                                            ws, ex, precision);
   });
   const double gflop = 2.0 * s.rows() * s.patch() * s.c_out / 1e9;
   std::printf(

@@ -89,9 +89,41 @@ void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1
   }
 }
 
+int64_t second_half_start(Precision precision, int64_t m, int64_t n, int64_t k) {
+  if (precision != Precision::kBFloat16 || k < 2 * std::max(m, n) || k < 2 * kKC) return 0;
+  const int64_t packing = kMC * kKC + kKC * (std::min(n, kNC) + kNR - 1) / kNR * kNR;
+  if (packing + static_cast<int64_t>(AlignedBuffer::round_up(static_cast<size_t>(m * n))) >
+      kBlockFloats) {
+    return 0;
+  }
+  return (k / 2 + kKC - 1) / kKC * kKC;  // whole blocks, so bfloat16 pairs stay within a half
+}
+
 }  // namespace gemm_tile
 
 namespace {
+
+using gemm_tile::kBlockFloats, gemm_tile::kKC, gemm_tile::kMC, gemm_tile::kMR, gemm_tile::kNC,
+    gemm_tile::kNR, gemm_tile::Operand;
+
+// The part of C that the micro-tile units [u0, u1) along C's larger side cover.
+struct TileRange {
+  int64_t i0, i1, j0, j1;
+};
+bool split_by_rows(int64_t m, int64_t n) { return m >= n; }
+int64_t tile_units(int64_t m, int64_t n) {
+  return split_by_rows(m, n) ? (m + kMR - 1) / kMR : (n + kNR - 1) / kNR;
+}
+TileRange tile_range(int64_t m, int64_t n, int64_t u0, int64_t u1) {
+  if (split_by_rows(m, n)) return {u0 * kMR, std::min(m, u1 * kMR), 0, n};
+  return {0, m, u0 * kNR, std::min(n, u1 * kNR)};
+}
+
+// Operand X from k0 on: op(X)'s columns (left) or rows (right) k0, k0 + 1, ...
+Operand from_k(const Operand& x, bool left, int64_t k0) {
+  const bool k_along_rows = left ? x.transposed : !x.transposed;  // k indexes storage rows
+  return {x.data.at(k_along_rows ? k0 * x.ld : k0), x.ld, x.transposed};
+}
 
 // C[i0 : i1, j0 : j1] = beta * C (k = 0: no product to add).
 void scale_tile(int64_t i0, int64_t i1, int64_t j0, int64_t j1, float beta, float* c, int64_t ldc) {
@@ -111,7 +143,6 @@ size_t thread_scratch_floats() { return gemm_tile::kBlockFloats; }
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, ConstElements a,
           int64_t lda, ConstElements b, int64_t ldb, float beta, float* c, int64_t ldc,
           const Exec& ex, Precision precision) {
-  using gemm_tile::kMR, gemm_tile::kNR;
   if (m == 0 || n == 0) return;
   XTRAIN_CHECK(precision == Precision::kBFloat16 ||
                    (a.type == ElementType::kFloat32 && b.type == ElementType::kFloat32),
@@ -125,25 +156,43 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
     own = AlignedBuffer::uninitialized(ex.num_threads() * thread_scratch_floats());
     scratch = own.data();
   }
-  auto tile = [&](int chunk, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
-    if (k == 0) {
-      scale_tile(i0, i1, j0, j1, beta, c, ldc);
-    } else {
-      multiply(op_a, op_b, i0, i1, j0, j1, k, alpha, beta, c, ldc,
-               scratch + chunk * thread_scratch_floats());
-    }
-  };
-  // Split into whole micro-tiles, the larger side of C over the threads. Each thread packs the
-  // part of B (or A) it needs itself: one fork-join per call, no barrier per block.
-  if (m >= n) {
-    parallel_for_chunks(ex, (m + kMR - 1) / kMR, [&](int chunk, int64_t u0, int64_t u1) {
-      tile(chunk, u0 * kMR, std::min(m, u1 * kMR), 0, n);
+  auto blocks = [&](int chunk) { return scratch + chunk * thread_scratch_floats(); };
+  // Threads split C into whole micro-tiles along its larger side, each packing the part of B (or
+  // A) it needs itself: one fork-join per call, no barrier per block.
+  const int64_t units = tile_units(m, n);
+  const int64_t half = gemm_tile::second_half_start(precision, m, n, k);
+  if (half == 0) {
+    parallel_for_chunks(ex, units, [&](int chunk, int64_t u0, int64_t u1) {
+      const TileRange t = tile_range(m, n, u0, u1);
+      if (k == 0) {
+        scale_tile(t.i0, t.i1, t.j0, t.j1, beta, c, ldc);
+      } else {
+        multiply(op_a, op_b, t.i0, t.i1, t.j0, t.j1, k, alpha, beta, c, ldc, blocks(chunk));
+      }
     });
-  } else {
-    parallel_for_chunks(ex, (n + kNR - 1) / kNR, [&](int chunk, int64_t u0, int64_t u1) {
-      tile(chunk, 0, m, u0 * kNR, std::min(n, u1 * kNR));
-    });
+    return;
   }
+  // Units [0, units) sum the first half of k into C, [units, 2 units) the second into its own.
+  float* second = scratch + ex.num_threads() * thread_scratch_floats() -
+                  AlignedBuffer::round_up(static_cast<size_t>(m * n));
+  const gemm_tile::Operand a_second = from_k(op_a, true, half),
+                           b_second = from_k(op_b, false, half);
+  parallel_for_chunks(ex, 2 * units, [&](int chunk, int64_t u0, int64_t u1) {
+    if (u0 < units) {
+      const TileRange t = tile_range(m, n, u0, std::min(u1, units));
+      multiply(op_a, op_b, t.i0, t.i1, t.j0, t.j1, half, alpha, beta, c, ldc, blocks(chunk));
+    }
+    if (u1 > units) {
+      const TileRange t = tile_range(m, n, std::max(u0, units) - units, u1 - units);
+      multiply(a_second, b_second, t.i0, t.i1, t.j0, t.j1, k - half, alpha, 0.0f, second, n,
+               blocks(chunk));
+    }
+  });
+  parallel_for(ex, m, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] += second[i * n + j];
+    }
+  });
 }
 
 }  // namespace xtrain::kernels

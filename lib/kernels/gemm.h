@@ -25,9 +25,9 @@ size_t thread_scratch_floats();
 
 // C[m, n] = alpha * op(A) * op(B) + beta * C in `precision` (precision.h), where op(A) is [m, k] (A
 // stored [k, m] when trans_a) and op(B) is [k, n] (B stored [n, k] when trans_b). With beta = 0, C
-// is not read. The threads of ex split C by rows (or by columns when C is wide); every element is
-// summed over k in the same fixed order whatever the split, so results are bitwise independent of
-// the thread count. Each thread packs into its slice of ex.scratch (allocated for the call when
+// is not read. The threads of ex split C by rows (or by columns when C is wide), and a deep
+// bfloat16 product also by halves of k (gemm_tile.h); every element is summed over k in the same
+// fixed order whatever the split, so results are bitwise independent of the thread count. Each thread packs into its slice of ex.scratch (allocated for the call when
 // null).
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, ConstElements a,
           int64_t lda, ConstElements b, int64_t ldb, float beta, float* c, int64_t ldc,

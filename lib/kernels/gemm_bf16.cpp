@@ -12,6 +12,7 @@
 #include "lib/kernels/bfloat16_pairs.h"
 #include "lib/kernels/gemm.h"
 #include "lib/kernels/gemm_tile.h"
+#include "lib/kernels/prefetch.h"
 #include "lib/tensor/bfloat16.h"
 
 namespace xtrain::kernels {
@@ -71,6 +72,7 @@ void interleave_rows(const T* data, int64_t ld, int64_t r0, int rows, int64_t p0
                      const PairLayout& to) {
   for (int64_t q = 0; q < (kc + 1) / 2; ++q) {
     const T* lo = data + (p0 + 2 * q) * ld + r0;
+    prefetch_two_rows_ahead(lo, ld, rows);
     interleave_pair(lo, 2 * q + 1 < kc ? lo + ld : nullptr, rows, to.out + q * to.q_step);
   }
 }
@@ -129,6 +131,7 @@ void pack_transposed_panels(const T* data, int64_t ld, int64_t i0, int64_t mc, i
   const int64_t num_pairs = (kc + 1) / 2;
   for (int64_t q = 0; q < num_pairs; ++q) {
     const T* lo = data + (p0 + 2 * q) * ld + i0;
+    prefetch_two_rows_ahead(lo, ld, mc);
     interleave_pair(lo, 2 * q + 1 < kc ? lo + ld : nullptr, mc, pairs);
     for (int64_t ir = 0; ir < mc; ir += kMR) {
       std::copy_n(pairs + ir, std::min<int64_t>(kMR, mc - ir), out + ir * num_pairs + q * kMR);

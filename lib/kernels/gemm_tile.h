@@ -7,6 +7,7 @@
 
 #include "lib/kernels/simd.h"
 #include "lib/tensor/elements.h"
+#include "lib/tensor/precision.h"
 
 namespace xtrain::kernels::gemm_tile {
 
@@ -32,6 +33,18 @@ struct Operand {
   const float* f32() const { return data.f32(); }
   const BFloat16* bf16() const { return data.bf16(); }
 };
+
+// A deep bfloat16 product (k at least twice C's larger side and two blocks: backward-weight GEMMs
+// over a batch's pixels) is summed as two halves of k, the second added to the first at the end:
+// each thread then streams whole rows of A's and B's storage of its own, where splitting C had
+// every thread read all of B and a stretch of every row of A (issue 15's Zen 5, bench_conv
+// --bf16, b32: ResNet-50's 256 -> 64 pointwise dweight at 56x56 9.3 -> 7.2 ms, with the
+// packers' prefetch). The halves depend on the shape only, so the bits stay independent of the
+// thread count. Float32 came out mixed (64 -> 256 at 56x56 18.6 -> 14.0 ms, 1024 -> 256 at 14x14
+// 10.7 -> 12.9), so it keeps one pass over k. The second half's sum lives at the end of the last
+// thread's scratch slice, past the blocks that thread packs; a product whose C does not fit there
+// keeps one pass too. Returns where the second half starts, or 0 for one pass.
+int64_t second_half_start(Precision precision, int64_t m, int64_t n, int64_t k);
 
 // C[i0 : i1, j0 : j1] = alpha * op(A) op(B) + beta * C on the calling thread, k in blocks of kKC
 // in order; `blocks` holds kBlockFloats. With beta = 0, C is not read.

@@ -58,6 +58,10 @@ TEST(GemmBFloat16, RoundedInputsMatchEigenAsTightlyAsFloat32) {
   for (const GemmCase& g : all_transposes(13, 1100, 300, 0)) {
     expect_matches_eigen_on_rounded_inputs(g, two.exec());
   }
+  // Deep: summed in two halves of k (gemm_tile.h).
+  for (const GemmCase& g : all_transposes(70, 9, 1100, 2)) {
+    expect_matches_eigen_on_rounded_inputs(g, two.exec());
+  }
   for (float beta : {0.0f, 1.0f, 2.5f}) {  // k = 0: C = beta * C
     expect_matches_eigen_on_rounded_inputs(GemmCase{false, false, 3, 4, 0, 1.5f, beta, 0, 0, 2},
                                            Exec{});
@@ -100,9 +104,10 @@ TEST(GemmBFloat16, FloatInputsStayWithinTheRoundingBound) {
 
 // vdpbf16ps on one lane: acc + a[2q + 1] b[2q + 1], rounded, then + a[2q] b[2q], rounded (the
 // products are exact). The model sums each element so over every kKC-deep block of k in order,
-// and adds the blocks to C as the GEMM does; beta is 0 or 1 and alpha 1, so scaling C rounds
-// nothing and every result is determined to the bit.
-std::vector<float> dot_product_model(const GemmCase& g, const GemmData& d) {
+// and adds the blocks to C as the GEMM does; a deep product's blocks from `second_half` on go to
+// a sum of their own, added to C last. beta is 0 or 1 and alpha 1, so scaling C rounds nothing
+// and every result is determined to the bit.
+std::vector<float> dot_product_model(const GemmCase& g, const GemmData& d, int64_t second_half) {
   auto a = [&](int64_t i, int64_t p) {
     const float x = g.trans_a ? d.a[p * g.lda() + i] : d.a[i * g.lda() + p];
     return round_to_bfloat16(x);
@@ -115,6 +120,7 @@ std::vector<float> dot_product_model(const GemmCase& g, const GemmData& d) {
   for (int64_t i = 0; i < g.m; ++i) {
     for (int64_t j = 0; j < g.n; ++j) {
       float& out = c[i * g.ldc() + j];
+      float second = 0.0f;
       for (int64_t p0 = 0; p0 < g.k; p0 += kernels::gemm_tile::kKC) {
         const int64_t end = std::min(g.k, p0 + kernels::gemm_tile::kKC);
         float acc = 0.0f;
@@ -122,23 +128,33 @@ std::vector<float> dot_product_model(const GemmCase& g, const GemmData& d) {
           if (p + 1 < end) acc += a(i, p + 1) * b(p + 1, j);
           acc += a(i, p) * b(p, j);
         }
-        out = (p0 == 0 && g.beta == 0.0f) ? acc : out + acc;
+        if (second_half > 0 && p0 >= second_half) {
+          second = p0 == second_half ? acc : second + acc;
+        } else {
+          out = (p0 == 0 && g.beta == 0.0f) ? acc : out + acc;
+        }
       }
+      if (second_half > 0) out += second;
     }
   }
   return c;
 }
 
+// Deep products (the last two shapes, C tall and wide) are summed in two halves of k.
 TEST(GemmBFloat16, GivesTheBitsOfTheDotProductInstruction) {
   testing::PoolExec two(2);
-  for (const auto& [m, n, k] : {std::array<int64_t, 3>{7, 5, 3}, {45, 70, 301}, {13, 40, 513}}) {
+  for (const auto& [m, n, k] :
+       {std::array<int64_t, 3>{7, 5, 3}, {45, 70, 301}, {13, 40, 513}, {70, 9, 1100}}) {
+    const int64_t second_half =
+        kernels::gemm_tile::second_half_start(Precision::kBFloat16, m, n, k);
+    EXPECT_EQ(second_half != 0, k > 512) << "m=" << m << " n=" << n << " k=" << k;
     for (GemmCase g : all_transposes(m, n, k, 1)) {
       if (g.beta != 0.0f && g.beta != 1.0f) continue;
       g.alpha = 1.0f;
       SCOPED_TRACE(describe(g));
       const GemmData d(g);
       expect_bitwise_equal(fast_gemm(g, d, two.exec(), Precision::kBFloat16),
-                           dot_product_model(g, d), "C");
+                           dot_product_model(g, d, second_half), "C");
     }
   }
 }

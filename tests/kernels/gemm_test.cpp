@@ -90,18 +90,22 @@ TEST(GemmKernel, HandExample) {
 }
 
 // The documented guarantee: every element is summed over k in one fixed order whatever the
-// split, so reruns on two threads and a run on one thread agree bit for bit, in both precisions.
+// split, so reruns on two threads and runs on one and three threads agree bit for bit, in both
+// precisions. The second and fourth are deep (bfloat16 sums them in halves of k; three threads
+// split a half between two of them).
 TEST(GemmKernel, RerunsAndThreadCountsAreBitwiseEqual) {
-  testing::PoolExec two(2);
+  testing::PoolExec two(2), three(3);
   for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
     for (const GemmCase& g : {GemmCase{false, false, 3136, 64, 576, 1.0f, 0.0f},
                               GemmCase{true, false, 577, 67, 3137, 1.0f, 1.0f},
-                              GemmCase{false, true, 197, 1030, 513, 1.0f, 0.0f}}) {
+                              GemmCase{false, true, 197, 1030, 513, 1.0f, 0.0f},
+                              GemmCase{true, false, 64, 256, 3000, 0.5f, 1.0f}}) {
       SCOPED_TRACE(describe(g) + " " + name(precision));
       const GemmData d(g);
       const std::vector<float> first = fast_gemm(g, d, two.exec(), precision);
       expect_bitwise_equal(first, fast_gemm(g, d, two.exec(), precision), "C, rerun");
       expect_bitwise_equal(first, fast_gemm(g, d, Exec{}, precision), "C, one thread");
+      expect_bitwise_equal(first, fast_gemm(g, d, three.exec(), precision), "C, three threads");
     }
   }
 }
@@ -109,16 +113,23 @@ TEST(GemmKernel, RerunsAndThreadCountsAreBitwiseEqual) {
 // In a plan every thread packs into its own slice of Exec::scratch, sized exactly as declared
 // (an overrun is a heap overflow under AddressSanitizer); the result is the same bits as with
 // blocks allocated for the call.
+// A deep bfloat16 product keeps its second half's sum in the scratch too.
 TEST(GemmKernel, PacksIntoTheExecsScratch) {
   testing::PoolExec three(3);
-  const GemmCase g{false, false, 3136, 64, 576, 1.0f, 0.0f};
-  const GemmData d(g);
-  std::vector<float> scratch(3 * kernels::thread_scratch_floats());
-  Exec planned = three.exec();
-  planned.scratch = scratch.data();
-  expect_bitwise_equal(fast_gemm(g, d, planned), fast_gemm(g, d, three.exec()), "C");
-  EXPECT_NE(std::count(scratch.begin(), scratch.end(), 0.0f), static_cast<long>(scratch.size()))
-      << "the scratch was not used";
+  for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
+    for (const GemmCase& g : {GemmCase{false, false, 3136, 64, 576, 1.0f, 0.0f},
+                              GemmCase{true, false, 256, 512, 4096, 1.0f, 1.0f}}) {
+      SCOPED_TRACE(describe(g) + " " + name(precision));
+      const GemmData d(g);
+      std::vector<float> scratch(3 * kernels::thread_scratch_floats());
+      Exec planned = three.exec();
+      planned.scratch = scratch.data();
+      expect_bitwise_equal(fast_gemm(g, d, planned, precision),
+                           fast_gemm(g, d, three.exec(), precision), "C");
+      EXPECT_NE(std::count(scratch.begin(), scratch.end(), 0.0f), static_cast<long>(scratch.size()))
+          << "the scratch was not used";
+    }
+  }
 }
 
 }  // namespace
