@@ -7,6 +7,7 @@
 
 #include "lib/kernels/pool_size.h"
 #include "lib/parallel/exec.h"
+#include "lib/tensor/elements.h"
 
 namespace xtrain::kernels {
 
@@ -22,11 +23,15 @@ struct MaxPool2dShape {
   int out_w() const { return pooled_size(w, kernel, stride, pad, ceil_mode); }
 };
 
-void max_pool2d_forward(const MaxPool2dShape& s, const float* x, float* y, const Exec& ex);
+// x, dx and y, dy are float32 or (in bfloat16 plans) bfloat16, each pair as the plan stores it.
+// A maximum is one of its window's values, so a bfloat16 y holds it exactly from a bfloat16 x.
+void max_pool2d_forward(const MaxPool2dShape& s, ConstElements x, Elements y, const Exec& ex);
 
-// dx = scatter of dy to each window's (first) maximum, found again from x. dx is overwritten.
+// dx = scatter of dy to each window's (first) maximum, found again from x. dx is overwritten. A
+// bfloat16 dx is summed in float32, `kernel` rows at a time per thread in its Exec::scratch slice
+// (allocated for the call outside plans, or when the rows do not fit), and rounded once.
 // kernel <= kMaxPoolMaxKernel.
-void max_pool2d_backward(const MaxPool2dShape& s, const float* x, const float* dy, float* dx,
+void max_pool2d_backward(const MaxPool2dShape& s, ConstElements x, ConstElements dy, Elements dx,
                          const Exec& ex);
 
 }  // namespace xtrain::kernels

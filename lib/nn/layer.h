@@ -101,8 +101,8 @@ class Layer {
   virtual void recompute_output(const LayerCall& s) const { forward(s); }
 
   // bfloat16 plans store a value in bfloat16 when its producer can write it so and every reader
-  // can read it so (plan_phases.h); the views then say so (TensorView::type). Conv2d and
-  // BatchNorm2d do both.
+  // can read it so (plan_phases.h); the views then say so (TensorView::type). Conv2d,
+  // BatchNorm2d and MaxPool2d do both.
   virtual bool writes_bfloat16() const { return false; }
   virtual bool reads_bfloat16(int slot) const { return false; }
 

@@ -35,13 +35,13 @@ Shape MaxPool2d::output_shape(const std::vector<Shape>& inputs) const {
 }
 
 void MaxPool2d::forward(const LayerCall& s) const {
-  kernels::max_pool2d_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.output.data,
-                              s.ex);
+  kernels::max_pool2d_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].elements(),
+                              s.output.elements(), s.ex);
 }
 
 void MaxPool2d::backward(const LayerCall& s) const {
-  kernels::max_pool2d_backward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.doutput.data,
-                               s.dinputs[0].data, s.ex);
+  kernels::max_pool2d_backward(kernel_shape(s.inputs[0].shape), s.inputs[0].elements(),
+                               s.doutput.elements(), s.dinputs[0].elements(), s.ex);
 }
 
 }  // namespace xtrain

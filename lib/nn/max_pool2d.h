@@ -1,6 +1,8 @@
 // MaxPool2d(kernel_size, stride, padding, ceil_mode) as torch.nn.MaxPool2d (no dilation). A
 // training plan keeps its output rather than rebuilding it: that would read the input, four
-// times larger (ResNet's stem activation), and hold it from the first stage's backward on.
+// times larger (ResNet's stem activation), and hold it from the first stage's backward on. In
+// bfloat16 plans it reads and writes bfloat16, so that ResNet's stem activation, kept for its
+// backward, is stored so too.
 #pragma once
 
 #include "lib/kernels/max_pool2d.h"
@@ -15,6 +17,8 @@ class MaxPool2d : public Layer {
   const char* type() const override { return "MaxPool2d"; }
   Shape output_shape(const std::vector<Shape>& inputs) const override;
   bool backward_reads_output() const override { return false; }
+  bool writes_bfloat16() const override { return true; }
+  bool reads_bfloat16(int slot) const override { return true; }
   void forward(const LayerCall& s) const override;
   void backward(const LayerCall& s) const override;
 

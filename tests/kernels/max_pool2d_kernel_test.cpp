@@ -1,11 +1,15 @@
 // MaxPool2d kernels against their reference twin, with ties, padding and 1 vs 2 threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include "lib/kernels/gemm.h"
 #include "lib/kernels/max_pool2d.h"
 #include "lib/kernels/reference/max_pool2d.h"
+#include "lib/tensor/bfloat16.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/test_util.h"
 
@@ -169,6 +173,80 @@ TEST(MaxPool2dKernel, OneAndTwoThreadsAreBitwiseEqual) {
     kernels::max_pool2d_backward(s, x.data(), dy.data(), dx2.data(), two.exec());
     expect_bitwise_equal(dx1, dx2, "dx");
   }
+}
+
+// In a bfloat16 plan x, dx and (unless a reader of y keeps float32) y, dy are bfloat16. On the
+// same values the float32 kernels give the bits: y exactly (a maximum is one of its inputs), dx
+// rounded once (both pick the same maxima and sum the same gradients in the same order; the
+// bfloat16 one in a ring of float32 rows).
+void expect_bfloat16_matches_float32(const MaxPool2dShape& s, const Exec& ex, bool bfloat16_y) {
+  SCOPED_TRACE(describe(s) + (bfloat16_y ? ", bfloat16 y" : ", float32 y"));
+  std::vector<float> x = random_floats(input_size(s), 9, -2.0f, 2.0f);
+  std::vector<float> dy = random_floats(output_size(s), 10);
+  for (float& v : x) v = round_to_bfloat16(v);
+  if (bfloat16_y) {
+    for (float& v : dy) v = round_to_bfloat16(v);
+  }
+  std::vector<float> y_ref = nans(output_size(s)), dx_ref = nans(input_size(s));
+  kernels::max_pool2d_forward(s, x.data(), y_ref.data(), Exec{});
+  kernels::max_pool2d_backward(s, x.data(), dy.data(), dx_ref.data(), Exec{});
+
+  auto to_bfloat16s = [](const std::vector<float>& v) {
+    std::vector<BFloat16> out;
+    for (float f : v) out.push_back(to_bfloat16(f));
+    return out;
+  };
+  auto to_floats = [](const std::vector<BFloat16>& v) {
+    std::vector<float> out;
+    for (BFloat16 b : v) out.push_back(to_float(b));
+    return out;
+  };
+  const std::vector<BFloat16> x_b = to_bfloat16s(x), dy_b = to_bfloat16s(dy);
+  std::vector<BFloat16> dx_b = to_bfloat16s(nans(input_size(s)));
+  if (bfloat16_y) {
+    std::vector<BFloat16> y_b = to_bfloat16s(nans(output_size(s)));
+    kernels::max_pool2d_forward(s, x_b.data(), y_b.data(), ex);
+    expect_bitwise_equal(to_floats(y_b), y_ref, "y");
+    kernels::max_pool2d_backward(s, x_b.data(), dy_b.data(), dx_b.data(), ex);
+  } else {
+    std::vector<float> y = nans(output_size(s));
+    kernels::max_pool2d_forward(s, x_b.data(), y.data(), ex);
+    expect_bitwise_equal(y, y_ref, "y");
+    kernels::max_pool2d_backward(s, x_b.data(), dy.data(), dx_b.data(), ex);
+  }
+  for (float& v : dx_ref) v = round_to_bfloat16(v);
+  expect_bitwise_equal(to_floats(dx_b), dx_ref, "dx");
+}
+
+// Odd shapes, a stride past the kernel (rows no window reaches), ceil_mode, and ResNet's stem on
+// two images, on one and two threads.
+TEST(MaxPool2dKernel, BFloat16GivesTheFloat32KernelsBits) {
+  testing::PoolExec two(2);
+  std::vector<MaxPool2dShape> shapes(std::begin(kOddShapes), std::end(kOddShapes));
+  shapes.push_back({2, 7, 8, 17, 2, 3, 0});
+  shapes.push_back({2, 6, 6, 19, 3, 2, 1, true});
+  shapes.push_back({2, 112, 112, 64, 3, 2, 1});
+  for (const MaxPool2dShape& s : shapes) {
+    for (bool bfloat16_y : {true, false}) {
+      expect_bfloat16_matches_float32(s, Exec{}, bfloat16_y);
+      expect_bfloat16_matches_float32(s, two.exec(), bfloat16_y);
+    }
+  }
+}
+
+// In a plan each thread sums its rows in its slice of Exec::scratch (sized exactly: an overrun is
+// a heap overflow under AddressSanitizer); rows too wide for a slice get a ring of their own.
+TEST(MaxPool2dKernel, BFloat16SumsInTheExecsScratch) {
+  testing::PoolExec two(2);
+  std::vector<float> scratch(2 * kernels::thread_scratch_floats());
+  Exec planned = two.exec();
+  planned.scratch = scratch.data();
+  expect_bfloat16_matches_float32({2, 112, 112, 64, 3, 2, 1}, planned, true);
+  EXPECT_NE(std::count(scratch.begin(), scratch.end(), 0.0f), static_cast<long>(scratch.size()))
+      << "the scratch was not used";
+  const MaxPool2dShape wide{2, 4, 200, 1000, 3, 1, 1};  // a ring of 3 x 200 x 1000 floats
+  ASSERT_GT(3u * 200 * 1000, kernels::thread_scratch_floats());
+  expect_bfloat16_matches_float32(wide, planned, true);
 }
 
 }  // namespace
