@@ -59,24 +59,6 @@ inline void put_rows(BFloat16* out, int64_t stride, int64_t r0, int64_t r1, int 
   }
 }
 
-// Calls fn(the elements as a typed pointer): the kernels are instantiated for both storage types.
-template <typename Fn>
-void with_typed(ConstElements x, Fn&& fn) {
-  if (x.type == ElementType::kBFloat16) {
-    fn(x.bf16());
-  } else {
-    fn(x.f32());
-  }
-}
-template <typename Fn>
-void with_typed(Elements y, Fn&& fn) {
-  if (y.type == ElementType::kBFloat16) {
-    fn(y.bf16());
-  } else {
-    fn(y.f32());
-  }
-}
-
 // Two per-channel sums over all rows, in double: add_rows(r0, r1, a, b) adds rows [r0, r1) into
 // a[C] and b[C]. Each chunk of kRowsPerChunk rows is summed on its own (threads split the
 // chunks), then the chunk sums are added in chunk order into sum_a and sum_b [C]. Inside a

@@ -43,10 +43,6 @@ struct PairLayout {
   int64_t q_step, r_step, next;
 };
 
-// An element of either storage as a float (exactly).
-inline float value(const float* p) { return *p; }
-inline float value(const BFloat16* p) { return to_float(*p); }
-
 #if defined(__AVX512BF16__)
 // Rows of pairs from rows contiguous along k: the bfloat16 of a row, in order, are its pairs (an
 // odd kc's last pair gets a zero).

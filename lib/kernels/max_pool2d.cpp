@@ -17,21 +17,9 @@
 namespace xtrain::kernels {
 namespace {
 
-// An element of either storage as a float (exactly), and a float stored as either.
-inline float value(const float* p) { return *p; }
-inline float value(const BFloat16* p) { return to_float(*p); }
+// A float stored as either storage (rounded to nearest even into bfloat16).
 inline void put(float* p, float v) { *p = v; }
 inline void put(BFloat16* p, float v) { *p = to_bfloat16(v); }
-
-// Calls fn with the elements' storage: const float* or const BFloat16*.
-template <typename Fn>
-void with_storage(ConstElements e, Fn&& fn) {
-  if (e.type == ElementType::kFloat32) {
-    fn(e.f32());
-  } else {
-    fn(e.bf16());
-  }
-}
 
 // Calls fn(offset of pixel (ih, iw) in an image) for each window position inside the image, in
 // scan order.
@@ -243,24 +231,16 @@ void backward(const MaxPool2dShape& s, const TX* x, const TDY* dy, TDX* dx, cons
 }  // namespace
 
 void max_pool2d_forward(const MaxPool2dShape& s, ConstElements x, Elements y, const Exec& ex) {
-  with_storage(x, [&](const auto* x_data) {
-    if (y.type == ElementType::kFloat32) {
-      forward(s, x_data, y.f32(), ex);
-    } else {
-      forward(s, x_data, y.bf16(), ex);
-    }
+  with_typed(x, [&](const auto* x_data) {
+    with_typed(y, [&](auto* y_data) { forward(s, x_data, y_data, ex); });
   });
 }
 
 void max_pool2d_backward(const MaxPool2dShape& s, ConstElements x, ConstElements dy, Elements dx,
                          const Exec& ex) {
-  with_storage(x, [&](const auto* x_data) {
-    with_storage(dy, [&](const auto* dy_data) {
-      if (dx.type == ElementType::kFloat32) {
-        backward(s, x_data, dy_data, dx.f32(), ex);
-      } else {
-        backward(s, x_data, dy_data, dx.bf16(), ex);
-      }
+  with_typed(x, [&](const auto* x_data) {
+    with_typed(dy, [&](const auto* dy_data) {
+      with_typed(dx, [&](auto* dx_data) { backward(s, x_data, dy_data, dx_data, ex); });
     });
   });
 }

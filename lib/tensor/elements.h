@@ -36,8 +36,8 @@ struct ConstElements {
 };
 
 struct Elements {
-  Elements(float* p) : data(p), type(ElementType::kFloat32) {}      // NOLINT: implicit
-  Elements(BFloat16* p) : data(p), type(ElementType::kBFloat16) {}  // NOLINT: implicit
+  Elements(float* p) : data(p), type(ElementType::kFloat32) {}              // NOLINT: implicit
+  Elements(BFloat16* p) : data(p), type(ElementType::kBFloat16) {}          // NOLINT: implicit
   Elements(std::nullptr_t) : data(nullptr), type(ElementType::kFloat32) {}  // NOLINT: none
   Elements(void* p, ElementType t) : data(p), type(t) {}
 
@@ -51,5 +51,28 @@ struct Elements {
   void* data;
   ElementType type;
 };
+
+// An element of either storage as a float (exactly).
+inline float value(const float* p) { return *p; }
+inline float value(const BFloat16* p) { return to_float(*p); }
+
+// Calls fn with the elements as a typed pointer (float* or BFloat16*, const for ConstElements),
+// so that a kernel templated on its storage is instantiated for both.
+template <typename Fn>
+void with_typed(ConstElements x, Fn&& fn) {
+  if (x.type == ElementType::kBFloat16) {
+    fn(x.bf16());
+  } else {
+    fn(x.f32());
+  }
+}
+template <typename Fn>
+void with_typed(Elements y, Fn&& fn) {
+  if (y.type == ElementType::kBFloat16) {
+    fn(y.bf16());
+  } else {
+    fn(y.f32());
+  }
+}
 
 }  // namespace xtrain
