@@ -56,22 +56,15 @@ struct Elements {
 inline float value(const float* p) { return *p; }
 inline float value(const BFloat16* p) { return to_float(*p); }
 
-// Calls fn with the elements as a typed pointer (float* or BFloat16*, const for ConstElements),
-// so that a kernel templated on its storage is instantiated for both.
-template <typename Fn>
-void with_typed(ConstElements x, Fn&& fn) {
-  if (x.type == ElementType::kBFloat16) {
-    fn(x.bf16());
+// Calls fn with the elements (ConstElements or Elements) as a typed pointer (float* or
+// BFloat16*, const for ConstElements), so that a kernel templated on its storage is instantiated
+// for both.
+template <typename SomeElements, typename Fn>
+void with_typed(SomeElements elements, Fn&& fn) {
+  if (elements.type == ElementType::kBFloat16) {
+    fn(elements.bf16());
   } else {
-    fn(x.f32());
-  }
-}
-template <typename Fn>
-void with_typed(Elements y, Fn&& fn) {
-  if (y.type == ElementType::kBFloat16) {
-    fn(y.bf16());
-  } else {
-    fn(y.f32());
+    fn(elements.f32());
   }
 }
 
