@@ -208,11 +208,16 @@ void backward(const MaxPool2dShape& s, const TX* x, const TDY* dy, TDX* dx, cons
           if (window.count == 0) continue;  // the window lies entirely in the padding
           for (int c = 0; c < s.c; c += kChannelBlock) {
             const int width = std::min(kChannelBlock, s.c - c);
-            for (int i = 0; i < width; ++i) grad[i] = value(dy_pixel + c + i);
-            if (width == kChannelBlock) {
-              scatter_to_argmax_block(x_image + c, window, grad, sums.base + c);
+            const float* g = grad;  // bfloat16 dy as floats; float32 dy is read in place
+            if constexpr (std::is_same_v<TDY, float>) {
+              g = dy_pixel + c;
             } else {
-              scatter_to_argmax(x_image + c, window, grad, sums.base + c, width);
+              for (int i = 0; i < width; ++i) grad[i] = value(dy_pixel + c + i);
+            }
+            if (width == kChannelBlock) {
+              scatter_to_argmax_block(x_image + c, window, g, sums.base + c);
+            } else {
+              scatter_to_argmax(x_image + c, window, g, sums.base + c, width);
             }
           }
         }
