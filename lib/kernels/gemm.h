@@ -27,8 +27,9 @@ size_t thread_scratch_floats();
 // stored [k, m] when trans_a) and op(B) is [k, n] (B stored [n, k] when trans_b). With beta = 0, C
 // is not read. The threads of ex split C by rows (or by columns when C is wide), and a deep
 // bfloat16 product also by halves of k (gemm_tile.h); every element is summed over k in the same
-// fixed order whatever the split, so results are bitwise independent of the thread count. Each thread packs into its slice of ex.scratch (allocated for the call when
-// null).
+// fixed order whatever the split, so results are bitwise independent of the thread count. Each
+// thread packs into its slice of ex.scratch (allocated for the call when null); a deep product
+// keeps its second half's sum at the end of the last slice.
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, ConstElements a,
           int64_t lda, ConstElements b, int64_t ldb, float beta, float* c, int64_t ldc,
           const Exec& ex, Precision precision = Precision::kFloat32);
