@@ -175,8 +175,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
   // Units [0, units) sum the first half of k into C, [units, 2 units) the second into its own.
   float* second = scratch + ex.num_threads() * thread_scratch_floats() -
                   AlignedBuffer::round_up(static_cast<size_t>(m * n));
-  const gemm_tile::Operand a_second = from_k(op_a, true, half),
-                           b_second = from_k(op_b, false, half);
+  const Operand a_second = from_k(op_a, true, half), b_second = from_k(op_b, false, half);
   parallel_for_chunks(ex, 2 * units, [&](int chunk, int64_t u0, int64_t u1) {
     if (u0 < units) {
       const TileRange t = tile_range(m, n, u0, std::min(u1, units));
