@@ -152,12 +152,16 @@ for signal in TERM INT; do
   # Files of their own: polling the last signal's output would kill this one before it starts.
   out="$dir/stopped-$signal.out" err="$dir/stopped-$signal.err"
   : >"$out"
-  # 2000 steps: under load the poll below can see the lines late, and a shorter job ended
-  # before the signal came (exit 0, "stopping" but nothing left to stop).
-  launch --num_steps=2000 >"$out" 2>"$err" &
+  # The poll reads rank 0's metrics.jsonl, written a record at a time as steps end: mpirun passes
+  # the processes' output on in bursts, and under load the first 4 lines reached "$out" after
+  # 3989 of the 4000 of a 2000-step job. 10000 steps (some 12 s unloaded): with both cores busy
+  # the poll itself slows to 0.5 s a round, and a job signalled after its second record still
+  # stopped at step ~2300; a shorter one can end before the signal (exit 0, nothing to stop).
+  launch --num_steps=10000 >"$out" 2>"$err" &
   script=$!
   for _ in $(seq 300); do
-    [ "$(grep -c 'Training Device' "$out")" -ge 4 ] && break
+    [ -f "$dir/stopped/metrics.jsonl" ] &&
+      [ "$(grep -c '"kind":"train"' "$dir/stopped/metrics.jsonl")" -ge 2 ] && break
     sleep 0.1
   done
   kill "-$signal" "$script"
@@ -172,7 +176,7 @@ for signal in TERM INT; do
     { cat "$err"; fail "after SIG$signal: expected one interrupted line"; }
   [ -f "$dir/stopped/checkpoint-last.safetensors" ] || fail "after SIG$signal: no checkpoint-last"
 done
-(launch --num_steps=2000 --resume=auto) >"$dir/resumed.out" 2>"$dir/resumed.err" ||
+(launch --num_steps=10000 --resume=auto) >"$dir/resumed.out" 2>"$dir/resumed.err" ||
   { cat "$dir/resumed.err"; fail "the stopped job did not resume"; }
 grep -q '^Max Accuracy' "$dir/resumed.out" || fail "the resumed job did not finish its epoch"
 echo "PASS"
