@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "lib/kernels/bfloat16_pairs.h"
 #include "lib/kernels/gemm.h"
 #include "lib/tensor/aligned_buffer.h"
 #include "lib/tensor/bfloat16.h"
@@ -190,9 +191,8 @@ void backward(const MaxPool2dShape& s, const TX* x, const TDY* dy, TDX* dx, cons
       auto finish_rows_to = [&](int end) {
         if constexpr (kRing) {
           for (; finished_rows < end; ++finished_rows) {
-            const float* sum = sums.base + sums.offset(finished_rows);
-            TDX* out = dx_image + finished_rows * row_size;
-            for (int64_t i = 0; i < row_size; ++i) put(out + i, sum[i]);
+            convert_to_bfloat16(sums.base + sums.offset(finished_rows), row_size,
+                                reinterpret_cast<uint16_t*>(dx_image + finished_rows * row_size));
           }
         }
       };
