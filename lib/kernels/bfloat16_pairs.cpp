@@ -14,17 +14,8 @@ void convert_to_bfloat16(const float* src, int64_t n, uint16_t* dst) {
 
 #else
 
-#include <immintrin.h>
-
-#include <algorithm>
-
 namespace xtrain::kernels {
 namespace {
-
-// The first n of 16 lanes.
-__mmask16 first_lanes(int64_t n) {
-  return static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << std::max<int64_t>(n, 0)) - 1);
-}
 
 // Lane 2i takes element i of the low half (the lo row), lane 2i + 1 element i of the high half.
 __m512i interleave_halves() {

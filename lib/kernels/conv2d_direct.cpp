@@ -127,7 +127,7 @@ template <int R, int NV>
 inline void load_tile(Vec (&acc)[R][NV], const float* src, int64_t ld) {
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[r][v] = simd::load(src + r * ld + v * kLanes);
   }
 }
@@ -136,7 +136,7 @@ template <int R, int NV>
 inline void store_tile(const Vec (&acc)[R][NV], float* dst, int64_t ld) {
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) simd::store(dst + r * ld + v * kLanes, acc[r][v]);
   }
 }
@@ -500,6 +500,12 @@ Sweep<Math, Out> sweep_over(const PaddedInput<typename Math::In>& in, int64_t fi
   return w;
 }
 
+// Rows of output pixels per backward-weight chunk, each row's dy and input `row_bytes`: a chunk's
+// tiles all sweep it while it is in L2.
+int64_t weight_chunk_rows(int64_t row_bytes) {
+  return std::max<int64_t>(1, kWeightChunkBytes / row_bytes);
+}
+
 // dweight += the pass over a chunk of s.n images: x is the chunk's padded input (as PixelIn), dy
 // its upstream gradient (as PixelGrad).
 template <typename Math, int NV>
@@ -512,7 +518,7 @@ void backward_weight_pass(const Conv2dShape& s, const PaddedInput<typename Math:
   const int64_t channel_blocks = s.c_out / (NV * kLanes);
   const int64_t out_rows = int64_t{s.n} * s.out_h();
   const int64_t row_bytes = sizeof(float) * s.out_w() * (s.c_out + int64_t{s.stride} * s.kh * x.c);
-  const int64_t chunk_rows = std::max<int64_t>(1, kWeightChunkBytes / row_bytes);
+  const int64_t chunk_rows = weight_chunk_rows(row_bytes);
   // Threads own whole weight tiles, so every dweight element is summed by one thread in pixel
   // order whatever the thread count.
   const int64_t tiles = s.kh * taps.runs * run_blocks * channel_blocks;
@@ -738,49 +744,232 @@ void pair_dy(ConstElements dy, int64_t rows, int out_w, int64_t c_out, uint32_t*
   pair_dy(dy.f32(), rows, out_w, c_out, out, ex);
 }
 
-// The backward-weight pass's scratch per image: the padded input rounded to bfloat16 (half a
-// float32 copy, and rounded once instead of converted twice), its pixel pairs, dy's pixel pairs.
+// The bfloat16 backward-weight pass sums over pairs of neighbouring output pixels (vdpbf16ps), in
+// one of two tile orientations.
+// - Channels in the vector lanes, taps in the rows, as the float32 pass: each row broadcasts a
+//   tap's pair of pixels from a copy of the input paired pixel by pixel (pair_pixels: twice the
+//   input's size, written and read again) and multiplies it into c_out / 16 vectors of dy pairs.
+// - Taps in the lanes, output channels in the rows (tap tiles): a vector of 16 taps' pairs is two
+//   loads of the padded input as it is (the taps of pixel p and of p + 1) interleaved in a
+//   register, and each row broadcasts its channel's dy pair into 3 such vectors. The sums are
+//   kept transposed, [ky][run][c_out][the run's taps in whole vectors], between dweight's
+//   transposes in and out.
+// The paired copy costs in proportion to c_in, the products to c_in x c_out: with few output
+// channels the copy dominates and the tap tiles win; with many, channel tiles broadcast each pair
+// into more vectors than tap tiles do, and need no transposes (bench_conv --bf16, Zen 5, 3x3:
+// ResNet-20's b128 28x28 16 -> 16 2.1-2.3 -> 0.9-1.1 ms, 14x14 32 -> 32 1.4-1.6 -> 0.8-1.2 ms,
+// the stride-2 28x28 16 -> 32 1.6 -> 1.0 ms; 7x7 64 -> 64 ties; ResNet-50's b32 56x56 64 -> 64
+// loses 10%).
+bool taps_in_lanes(const Conv2dShape& s) { return s.c_out <= 2 * kLanes; }
+
+constexpr int kTapVectors = 3;       // vectors of taps per tile
+constexpr int kTapTileChannels = 8;  // output channels per tile: 24 accumulators, 3 pairs, 1 dy
+
+struct TapTile {
+  const uint16_t* in;  // padded input of image 0 at (ky, the tile's first tap)
+  int64_t image_step;  // elements between padded images
+  int64_t row_step;    // elements between the receptive fields of neighbouring output rows
+  int64_t pixel_step;  // ... of neighbouring output pixels
+  int out_h, out_w;
+  __mmask16 last_lanes;  // the taps of the tile's last vector
+  const uint32_t* dy;    // dy's pixel pairs at the tile's first output channel
+  int64_t c_out;
+  float* sums;       // the transposed sums at the tile's first channel and tap
+  int64_t sums_row;  // floats between the sums of neighbouring output channels
+};
+
+// Pairs 16 taps of pixel p (lo) with the same taps of pixel p + 1 (hi), lo's in the low halves
+// (the index reads only the low halves of its operands, so the casts leave the rest undefined).
+inline __m512bh pair_taps(__m256i lo, __m256i hi, __m512i interleave) {
+  return (__m512bh)_mm512_permutex2var_epi16(_mm512_castsi256_si512(lo), interleave,
+                                             _mm512_castsi256_si512(hi));
+}
+
+inline __m256i load_taps(const uint16_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+// acc[r][j] += the dot products of x[j] (NT vectors of pairs) and b[r] (a pair per row,
+// broadcast): a rank-2 update with the operands of rank2_update's the other way round.
+template <int R, int NT>
+inline void rank2_update_rows(Vec (&acc)[R][NT], const __m512bh (&x)[NT], const uint32_t* b) {
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    const __m512bh d = (__m512bh)_mm512_set1_epi32(static_cast<int>(b[r]));
+#pragma GCC unroll 4
+    for (int j = 0; j < NT; ++j) acc[r][j] = _mm512_dpbf16_ps(acc[r][j], x[j], d);
+  }
+}
+
+// sums += the tile's products over output pixel rows [row0, row1), pair by pair in order.
+template <int NT>
+void tap_tile(const TapTile& t, int64_t row0, int64_t row1) {
+  constexpr int kLast = NT - 1;
+  const __m512i interleave = interleave_operands();
+  const int64_t pairs = t.out_w / 2;  // whole pairs per row
+  const int64_t dy_row = (t.out_w + 1) / 2 * t.c_out;
+  Vec acc[kTapTileChannels][NT];
+  load_tile(acc, t.sums, t.sums_row);
+  for (int64_t row = row0; row < row1; ++row) {
+    const uint16_t* in = t.in + row / t.out_h * t.image_step + row % t.out_h * t.row_step;
+    const uint32_t* dy = t.dy + row * dy_row;
+    __m512bh x[NT];
+    for (int64_t u = 0; u < pairs; ++u) {
+      const uint16_t* lo = in + 2 * u * t.pixel_step;
+      const uint16_t* hi = lo + t.pixel_step;
+#pragma GCC unroll 4
+      for (int j = 0; j < kLast; ++j) {
+        x[j] = pair_taps(load_taps(lo + j * kLanes), load_taps(hi + j * kLanes), interleave);
+      }
+      x[kLast] = pair_taps(_mm256_maskz_loadu_epi16(t.last_lanes, lo + kLast * kLanes),
+                           _mm256_maskz_loadu_epi16(t.last_lanes, hi + kLast * kLanes), interleave);
+      rank2_update_rows(acc, x, dy + u * t.c_out);
+    }
+    if (t.out_w % 2 != 0) {  // the last pixel pairs with zeros, as its dy does
+      const uint16_t* lo = in + 2 * pairs * t.pixel_step;
+      const __m256i zero = _mm256_setzero_si256();
+#pragma GCC unroll 4
+      for (int j = 0; j < kLast; ++j)
+        x[j] = pair_taps(load_taps(lo + j * kLanes), zero, interleave);
+      x[kLast] =
+          pair_taps(_mm256_maskz_loadu_epi16(t.last_lanes, lo + kLast * kLanes), zero, interleave);
+      rank2_update_rows(acc, x, dy + pairs * t.c_out);
+    }
+  }
+  store_tile(acc, t.sums, t.sums_row);
+}
+
+// The shape of the transposed sums: per kernel row, `taps.runs` runs of `vectors` whole vectors
+// of taps per output channel.
+struct TapSums {
+  TapRuns taps;
+  int64_t vectors;  // per run
+  int64_t blocks;   // tiles along a run
+  int64_t row() const { return vectors * kLanes; }
+  int64_t floats(const Conv2dShape& s) const { return s.kh * taps.runs * s.c_out * row(); }
+};
+
+TapSums tap_sums(const Conv2dShape& s) {
+  const TapRuns taps = tap_runs(s.kw, s.c_in, s.groups);
+  const int64_t vectors = (taps.run + kLanes - 1) / kLanes;
+  return {taps, vectors, (vectors + kTapVectors - 1) / kTapVectors};
+}
+
+// The backward-weight pass's scratch: a tap tile's transposed sums (tap tiles only), then per
+// chunk of images the padded input rounded to bfloat16 (half a float32 copy, and rounded once
+// instead of converted twice), its pixel pairs (channel tiles only), dy's pixel pairs.
 struct WeightPassScratch {
-  size_t padded, paired, dy;
-  size_t total() const { return padded + paired + dy; }
+  size_t sums, padded, paired, dy;
+  size_t total() const { return sums + padded + paired + dy; }
 };
 
 WeightPassScratch bf16_weight_scratch(const Conv2dShape& s, int images) {
+  const bool taps = taps_in_lanes(s);
   const int64_t hp = s.h + 2 * s.pad_h, wp = s.w + 2 * s.pad_w;
-  // A copy of the input also without padding.
-  return {AlignedBuffer::round_up((images * hp * wp * s.c_in + 1) / 2),
-          AlignedBuffer::round_up(images * hp * wp * s.c_in),
+  return {taps ? AlignedBuffer::round_up(tap_sums(s).floats(s)) : 0,
+          AlignedBuffer::round_up((images * hp * wp * s.c_in + 1) / 2),
+          taps ? 0 : AlignedBuffer::round_up(images * hp * wp * s.c_in),
           AlignedBuffer::round_up(int64_t{images} * s.out_h() * ((s.out_w() + 1) / 2) * s.c_out)};
 }
 
 int bf16_weight_chunk(const Conv2dShape& s) {
-  const size_t per_image = bf16_weight_scratch(s, 1).total();
+  const WeightPassScratch one = bf16_weight_scratch(s, 1);
+  const size_t per_image = one.total() - one.sums;
   return static_cast<int>(std::clamp<int64_t>(2 * kPaddedChunkFloats / per_image, 1, s.n));
+}
+
+// sums += the tap tiles' pass over a chunk of s.n images (x padded, dy in pixel pairs). Threads
+// own whole tiles, so every sum is taken by one thread in pixel order whatever the thread count.
+void tap_pass(const Conv2dShape& s, const TapSums& g, const PaddedInput<uint16_t>& x,
+              const uint32_t* dy, float* sums, const Exec& ex) {
+  static constexpr std::array<void (*)(const TapTile&, int64_t, int64_t), kTapVectors> kTiles{
+      &tap_tile<1>, &tap_tile<2>, &tap_tile<3>};
+  const int64_t channel_blocks = s.c_out / kTapTileChannels;
+  const int64_t out_rows = int64_t{s.n} * s.out_h();
+  const int64_t row_bytes = sizeof(uint32_t) * (s.out_w() + 1) / 2 * s.c_out +
+                            sizeof(uint16_t) * s.stride * s.kh * x.wp * x.c;
+  const int64_t chunk_rows = weight_chunk_rows(row_bytes);
+  const int64_t tiles = s.kh * g.taps.runs * g.blocks * channel_blocks;
+  parallel_for(ex, tiles, [&](int64_t u0, int64_t u1) {
+    for (int64_t row0 = 0; row0 < out_rows; row0 += chunk_rows) {
+      const int64_t row1 = std::min(out_rows, row0 + chunk_rows);
+      for (int64_t u = u0; u < u1; ++u) {
+        const int64_t ky = u / (g.taps.runs * g.blocks * channel_blocks);
+        const int64_t k = u / (g.blocks * channel_blocks) % g.taps.runs;
+        const int64_t q0 = u / channel_blocks % g.blocks * kTapVectors * kLanes;
+        const int64_t co = u % channel_blocks * kTapTileChannels;
+        const int64_t group_first_in = co / s.group_out() * s.group_in();
+        const int64_t taps = std::min<int64_t>(kTapVectors * kLanes, g.taps.run - q0);
+        const int vectors = static_cast<int>((taps + kLanes - 1) / kLanes);
+        const TapTile t{x.data + ky * x.wp * x.c + k * g.taps.run_step + group_first_in + q0,
+                        x.hp * x.wp * x.c,
+                        s.stride * x.wp * x.c,
+                        int64_t{s.stride} * x.c,
+                        s.out_h(),
+                        s.out_w(),
+                        first_lanes(taps - (vectors - 1) * kLanes),
+                        dy + co,
+                        s.c_out,
+                        sums + ((ky * g.taps.runs + k) * s.c_out + co) * g.row() + q0,
+                        g.row()};
+        kTiles[vectors - 1](t, row0, row1);
+      }
+    }
+  });
+}
+
+// Between dweight [kh, runs x run, c_out] and the transposed sums: to_sums copies dweight in
+// (the lanes past a run's taps 0), else the sums are copied back.
+void transpose_tap_sums(const Conv2dShape& s, const TapSums& g, float* dweight, float* sums,
+                        bool to_sums) {
+  const int64_t runs = s.kh * g.taps.runs;
+  for (int64_t r = 0; r < runs; ++r) {
+    float* run_sums = sums + r * s.c_out * g.row();
+    float* run_weights = dweight + r * g.taps.run * s.c_out;
+    for (int64_t co = 0; co < s.c_out; ++co) {
+      float* row = run_sums + co * g.row();
+      for (int64_t q = 0; q < g.taps.run; ++q) {
+        float& w = run_weights[q * s.c_out + co];
+        if (to_sums) {
+          row[q] = w;
+        } else {
+          w = row[q];
+        }
+      }
+      if (to_sums) std::fill(row + g.taps.run, row + g.row(), 0.0f);
+    }
+  }
 }
 
 void backward_weight_bf16(const Conv2dShape& s, ConstElements x, ConstElements dy, float* dweight,
                           float* workspace, const Exec& ex) {
+  const bool taps = taps_in_lanes(s);
+  const TapSums g = tap_sums(s);
   const int chunk = bf16_weight_chunk(s);
   const WeightPassScratch scratch = bf16_weight_scratch(s, chunk);
-  uint32_t* pixels = reinterpret_cast<uint32_t*>(workspace + scratch.padded);
+  float* sums = workspace;
+  uint16_t* padded = reinterpret_cast<uint16_t*>(workspace + scratch.sums);
+  uint32_t* pixels = reinterpret_cast<uint32_t*>(workspace + scratch.sums + scratch.padded);
   uint32_t* dy_pairs = pixels + scratch.paired;
+  if (taps) transpose_tap_sums(s, g, dweight, sums, true);
   const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   for_each_chunk(s.n, chunk, [&](int n0, int images) {
     Conv2dShape part = s;
     part.n = images;
-    const PaddedInput<uint16_t> padded =
-        pad_input_bf16(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.c_in, s.pad_h,
-                       reinterpret_cast<uint16_t*>(workspace), ex);
-    const PaddedInput<uint32_t> pairs =
-        pair_pixels(padded, images, int64_t{s.stride} * s.c_in, pixels, ex);
+    const PaddedInput<uint16_t> in =
+        pad_input_bf16(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.c_in, s.pad_h, padded, ex);
     pair_dy(dy.at(n0 * dy_image), int64_t{images} * s.out_h(), s.out_w(), s.c_out, dy_pairs, ex);
+    if (taps) return tap_pass(part, g, in, dy_pairs, sums, ex);
+    const PaddedInput<uint32_t> pairs =
+        pair_pixels(in, images, int64_t{s.stride} * s.c_in, pixels, ex);
     if (vectors_per_tile(s.group_out()) == 2) {
       backward_weight_pass<BFloat16Math, 2>(part, pairs, dy_pairs, dweight, ex);
     } else {
       backward_weight_pass<BFloat16Math, 1>(part, pairs, dy_pairs, dweight, ex);
     }
   });
+  if (taps) transpose_tap_sums(s, g, dweight, sums, false);
 }
 
 template <typename Out>

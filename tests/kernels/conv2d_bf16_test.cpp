@@ -203,8 +203,8 @@ TEST(Conv2dBFloat16, BFloat16GradientsGiveTheBitsOfTheirFloatValues) {
     d.workspace.resize(kernels::conv2d_workspace_floats(s, ElementType::kBFloat16));
     kernels::conv2d_backward_data(s, d.dy.data(), d.weight.data(), dx.data(), d.workspace.data(),
                                   two.exec(), Precision::kBFloat16);
-    kernels::conv2d_backward_data(s, dy.data(), d.weight.data(), dx_bf16.data(),
-                                  d.workspace.data(), two.exec(), Precision::kBFloat16);
+    kernels::conv2d_backward_data(s, dy.data(), d.weight.data(), dx_bf16.data(), d.workspace.data(),
+                                  two.exec(), Precision::kBFloat16);
     expect_rounded(dx_bf16, dx, "dx");
     std::vector<float> dweight_f32(s.patch() * s.c_out, 0.0f), dweight_bf16 = dweight_f32;
     std::vector<float> dbias_f32(s.c_out, 0.0f), dbias_bf16 = dbias_f32;
@@ -216,6 +216,64 @@ TEST(Conv2dBFloat16, BFloat16GradientsGiveTheBitsOfTheirFloatValues) {
                                     Precision::kBFloat16);
     expect_bitwise_equal(dweight_bf16, dweight_f32, "dweight");
     expect_bitwise_equal(dbias_bf16, dbias_f32, "dbias");
+  }
+}
+
+// vdpbf16ps on one lane, as gemm_bf16_test models it: acc + hi products, rounded, then + lo
+// products, rounded (products of bfloat16 values are exact in float32).
+float pair_step(float acc, float x_lo, float dy_lo, float x_hi, float dy_hi) {
+  acc += round_to_bfloat16(x_hi) * round_to_bfloat16(dy_hi);
+  return acc + round_to_bfloat16(x_lo) * round_to_bfloat16(dy_lo);
+}
+
+// The direct bfloat16 backward-weight pass adds to each dweight element, in order, its sums over
+// pairs of neighbouring output pixels along each row (an odd row's last pixel paired with zeros),
+// to the bit, whichever tile orientation takes the shape: taps in the lanes (up to 32 output
+// channels: odd rows, a stride, groups, the stem's 3 channels) or channels (64).
+TEST(Conv2dBFloat16, DirectBackwardWeightSumsPixelPairsInOrder) {
+  testing::PoolExec two(2);
+  const Conv2dShape shapes[] = {
+      {2, 7, 9, 16, 16, 3, 3, 1, 1, 1},  {2, 9, 9, 16, 32, 3, 3, 2, 1, 1},
+      {2, 8, 8, 3, 16, 3, 3, 1, 1, 1},   {2, 6, 7, 32, 32, 3, 3, 1, 1, 1, 2},
+      {1, 5, 5, 112, 16, 3, 3, 1, 1, 1}, {2, 7, 7, 64, 64, 3, 3, 1, 1, 1},
+  };
+  for (const Conv2dShape& s : shapes) {
+    SCOPED_TRACE(describe(s));
+    if (!kernels::conv2d_direct_backward_weight_suits(s, Precision::kBFloat16)) {
+      GTEST_SKIP() << "the direct bfloat16 passes need a CPU with AVX512_BF16";
+    }
+    ConvData d(s, 91);
+    std::vector<float> dweight = testing::prefilled_outputs(s).dweight, model = dweight;
+    kernels::conv2d_backward_weight(s, d.x.data(), d.dy.data(), dweight.data(), nullptr,
+                                    d.workspace.data(), two.exec(), Precision::kBFloat16);
+    const int out_h = s.out_h(), out_w = s.out_w();
+    auto x_at = [&](int n, int oh, int ow, int ky, int kx, int c) {
+      const int ih = oh * s.stride + ky - s.pad_h, iw = ow * s.stride + kx - s.pad_w;
+      if (ow >= out_w || ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) return 0.0f;
+      return d.x[((int64_t{n} * s.h + ih) * s.w + iw) * s.c_in + c];
+    };
+    auto dy_at = [&](int n, int oh, int ow, int co) {
+      return ow < out_w ? d.dy[((int64_t{n} * out_h + oh) * out_w + ow) * s.c_out + co] : 0.0f;
+    };
+    for (int ky = 0; ky < s.kh; ++ky) {
+      for (int kx = 0; kx < s.kw; ++kx) {
+        for (int ci = 0; ci < s.group_in(); ++ci) {
+          for (int co = 0; co < s.c_out; ++co) {
+            const int c = co / s.group_out() * s.group_in() + ci;
+            float& acc = model[((int64_t{ky} * s.kw + kx) * s.group_in() + ci) * s.c_out + co];
+            for (int n = 0; n < s.n; ++n) {
+              for (int oh = 0; oh < out_h; ++oh) {
+                for (int ow = 0; ow < out_w; ow += 2) {
+                  acc = pair_step(acc, x_at(n, oh, ow, ky, kx, c), dy_at(n, oh, ow, co),
+                                  x_at(n, oh, ow + 1, ky, kx, c), dy_at(n, oh, ow + 1, co));
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    expect_bitwise_equal(dweight, model, "dweight");
   }
 }
 
