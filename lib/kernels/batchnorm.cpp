@@ -64,7 +64,10 @@ inline void put_rows(BFloat16* out, int64_t stride, int64_t r0, int64_t r1, int 
 // chunks), then the chunk sums are added in chunk order into sum_a and sum_b [C]. Inside a
 // chunk the channel loops are contiguous, so they vectorize; add_rows takes four rows at a time
 // (their sum first, then into a and b), since a and b [C] live in memory, not in registers, and
-// one round trip per row would cost more than reading the row.
+// one round trip per row would cost more than reading the row. add_rows declares a and b
+// __restrict (they are the call's own scratch): otherwise GCC checks at run time whether they
+// overlap the rows, and at 16 channels took its scalar loop, with a branch per ReLU mask (the
+// bfloat16 backward of 100352 x 16 took 5.8 ms, now 1.1).
 void sum_over_rows(const BatchNormShape& s,
                    const std::function<void(int64_t, int64_t, double*, double*)>& add_rows,
                    double* partial, double* sum_a, double* sum_b, const Exec& ex) {
@@ -163,7 +166,7 @@ void sum_and_squares(const BatchNormShape& s, const X* x, const Scratch& scratch
                      double* sum_sq, const Exec& ex) {
   sum_over_rows(
       s,
-      [&](int64_t r0, int64_t r1, double* a, double* b) {
+      [&](int64_t r0, int64_t r1, double* __restrict a, double* __restrict b) {
         const int channels = s.c;
         int64_t r = r0;
         for (; r + 4 <= r1; r += 4) {
@@ -249,7 +252,7 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
   double* sum_dy_xc = sum_dy + s.c;  // xc = x - mean
   sum_over_rows(
       s,
-      [&](int64_t r0, int64_t r1, double* a, double* b) {
+      [&](int64_t r0, int64_t r1, double* __restrict a, double* __restrict b) {
         const int channels = s.c;
         const int64_t y_row = s.y_row();
         int64_t r = r0;
