@@ -3,6 +3,7 @@
 // Not here: how work is split (exec.h) or what it computes (kernels).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -33,10 +34,12 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable start_;
   std::condition_variable done_;
+  // Written under mutex_; atomic so that a thread may also spin on them, briefly, before it
+  // sleeps on a condition variable (spin_until in thread_pool.cpp says why).
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
   const std::function<void(int)>* task_ = nullptr;
   int num_tasks_ = 0;
-  int pending_ = 0;
-  uint64_t generation_ = 0;
   bool stopping_ = false;
   std::exception_ptr error_;
 };
