@@ -175,6 +175,12 @@ void gemm_forward(const Conv2dShape& s, ConstElements x, const float* weight, co
   }
 }
 
+// Whether the direct pass computes dx for s: it rounds a bfloat16 dx as it stores its tiles, so no
+// float32 chunk is rounded after it.
+bool direct_backward_data(const Conv2dShape& s, Precision precision) {
+  return band_groups(s) == 1 && conv2d_direct_backward_data_suits(s, precision);
+}
+
 // dx's elements, [n, h, w, c_in], rounded up to whole cache lines.
 size_t dx_floats(const Conv2dShape& s) {
   return AlignedBuffer::round_up(int64_t{s.n} * s.h * s.w * s.c_in);
@@ -204,7 +210,10 @@ size_t unrounded_workspace_floats(const Conv2dShape& s) {
 }  // namespace
 
 size_t conv2d_workspace_floats(const Conv2dShape& s, ElementType dx_type) {
-  if (dx_type == ElementType::kFloat32) return unrounded_workspace_floats(s);
+  // Only a bfloat16 plan stores a bfloat16 dx: where its direct pass takes s, no chunk.
+  if (dx_type == ElementType::kFloat32 || direct_backward_data(s, Precision::kBFloat16)) {
+    return unrounded_workspace_floats(s);
+  }
   const Conv2dShape chunk = rounded_dx_chunk(s);
   return std::max(unrounded_workspace_floats(s),
                   dx_floats(chunk) + unrounded_workspace_floats(chunk));
@@ -225,8 +234,7 @@ void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, 
 
 void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight, Elements dx,
                           float* workspace, const Exec& ex, Precision precision) {
-  // The direct pass rounds a bfloat16 dx as it stores it: no float32 chunk to round after.
-  if (band_groups(s) == 1 && conv2d_direct_backward_data_suits(s, precision)) {
+  if (direct_backward_data(s, precision)) {
     conv2d_direct_backward_data(s, dy, weight, dx, workspace, ex, precision);
     return;
   }
