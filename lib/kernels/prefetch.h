@@ -1,7 +1,8 @@
-// Software prefetch for packing loops that walk down the rows of a matrix too large for the
-// caches. On issue 15's Zen 5 the hardware prefetchers leave such loops waiting on DRAM: the
-// bfloat16 backward-weight GEMMs of ResNet-50's 56x56 stage packed x^T and dy at about 4 GB/s and
-// ran 1.7-2.3x faster once the packers asked for their rows ahead (bench_conv --bf16).
+// Software prefetch for loops that walk down the rows of a matrix too large for the caches (the
+// GEMM's packers, BatchNorm's passes). On issue 15's Zen 5 the hardware prefetchers leave such
+// loops waiting on DRAM: the bfloat16 backward-weight GEMMs of ResNet-50's 56x56 stage packed x^T
+// and dy at about 4 GB/s and ran 1.7-2.3x faster once the packers asked for their rows ahead
+// (bench_conv --bf16).
 #pragma once
 
 #include <cstdint>
@@ -12,18 +13,23 @@ namespace xtrain::kernels {
 // nothing more.
 constexpr int64_t kPrefetchRows = 16;
 
-// Asks for the cache lines of `count` elements from `kPrefetchRows` and `kPrefetchRows + 1` rows
-// below `row` (rows `ld` elements apart). A hint: past the end of the matrix it fetches nothing
+// Asks for the cache lines of `count` elements of each of `rows` rows from `kPrefetchRows` rows
+// below `row` on (rows `ld` elements apart). A hint: past the end of the matrix it fetches nothing
 // harmful, and it never faults.
 template <typename T>
-inline void prefetch_two_rows_ahead(const T* row, int64_t ld, int64_t count) {
+inline void prefetch_rows_ahead(const T* row, int64_t ld, int64_t rows, int64_t count) {
   const char* first = reinterpret_cast<const char*>(row + kPrefetchRows * ld);
   const int64_t row_bytes = ld * static_cast<int64_t>(sizeof(T));
   const int64_t bytes = count * static_cast<int64_t>(sizeof(T));
-  for (int64_t b = 0; b < bytes; b += 64) {
-    __builtin_prefetch(first + b);
-    __builtin_prefetch(first + row_bytes + b);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(first + r * row_bytes + b);
   }
+}
+
+// The same for the two rows a packer takes at a time.
+template <typename T>
+inline void prefetch_two_rows_ahead(const T* row, int64_t ld, int64_t count) {
+  prefetch_rows_ahead(row, ld, 2, count);
 }
 
 }  // namespace xtrain::kernels
