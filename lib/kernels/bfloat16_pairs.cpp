@@ -47,14 +47,16 @@ void interleave_pair(const float* lo, const float* hi, int64_t n, uint32_t* out)
 }
 
 void interleave_pair(const BFloat16* lo, const BFloat16* hi, int64_t n, uint32_t* out) {
-  const __m512i interleave = interleave_halves();
+  const __m512i interleave = interleave_operands();
   for (int64_t j = 0; j < n; j += 16) {
     const __mmask16 lanes = first_lanes(n - j);
     const __m256i lo_v = _mm256_maskz_loadu_epi16(lanes, lo + j);
     const __m256i hi_v =
         hi != nullptr ? _mm256_maskz_loadu_epi16(lanes, hi + j) : _mm256_setzero_si256();
-    const __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(lo_v), hi_v, 1);
-    _mm512_mask_storeu_epi32(out + j, lanes, _mm512_permutexvar_epi16(interleave, v));
+    // The index reads only the operands' low halves, which the casts leave undefined above.
+    const __m512i v = _mm512_permutex2var_epi16(_mm512_castsi256_si512(lo_v), interleave,
+                                                _mm512_castsi256_si512(hi_v));
+    _mm512_mask_storeu_epi32(out + j, lanes, v);
   }
 }
 

@@ -75,9 +75,12 @@ void scatter_to_argmax(const T* x, const WindowPixels& window, const float* grad
 
 #if defined(__AVX512F__)
 inline __m512 load_block(const float* p) { return _mm512_loadu_ps(p); }
-inline __m512 load_block(const BFloat16* p) {  // a bfloat16 is a float's upper half
+// A bfloat16 is a float's upper half. (The masked forms, all lanes set, are the same instructions;
+// GCC 12 warns that the unmasked forms' pass-through operand may be uninitialized.)
+inline __m512 load_block(const BFloat16* p) {
   const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
+  const __m512i widened = _mm512_maskz_cvtepu16_epi32(0xffff, bits);
+  return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, widened, 16));
 }
 
 // scatter_to_argmax for a full block, with the block's best values and indices kept in
