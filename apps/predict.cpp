@@ -177,9 +177,7 @@ int predict(const PredictFlags& flags) {
 
     const int m = static_cast<int>(readable.size());
     Plan& plan = replica.plan_for(Shape{m, size, size, kChannels}, PlanMode::kEval);
-    for (int r = 0; r < m; ++r) {
-      std::copy_n(batch.data() + readable[r] * floats, floats, plan.input().data + r * floats);
-    }
+    for (int r = 0; r < m; ++r) plan.set_images(r, 1, batch.data() + readable[r] * floats);
     plan.forward(exec);
     const float* logits = plan.logits().data;
     for (int r = 0; r < m; ++r) {

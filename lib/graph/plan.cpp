@@ -1,7 +1,10 @@
 #include "lib/graph/plan.h"
 
+#include <algorithm>
+
 #include "lib/base/check.h"
 #include "lib/kernels/add.h"
+#include "lib/kernels/bfloat16_pairs.h"
 
 namespace xtrain {
 
@@ -135,6 +138,19 @@ void Plan::bind_backward(const Lifetimes& lifetimes, const ArenaLayout& layout) 
       }
     }
     if (!sum.others.empty()) gradient_sums_after_[lifetimes.first_reader[v]].push_back(sum);
+  }
+}
+
+void Plan::set_images(int64_t first, int64_t count, const float* images) {
+  const TensorView in = input();
+  const int64_t image = in.numel() / in.shape[0];
+  XTRAIN_CHECK(first >= 0 && count >= 0 && first + count <= in.shape[0],
+               "set_images: images [{}, {}) of a batch of {}", first, first + count, in.shape[0]);
+  const Elements to = in.elements().at(first * image);
+  if (to.type == ElementType::kFloat32) {
+    std::copy_n(images, count * image, to.f32());
+  } else {
+    kernels::convert_to_bfloat16(images, count * image, reinterpret_cast<uint16_t*>(to.bf16()));
   }
 }
 

@@ -49,7 +49,12 @@ class Plan {
   static size_t arena_bytes_for(const Graph& graph, const Shape& input, PlanMode mode,
                                 const Layer* loss, int kernel_threads, Precision precision);
 
-  TensorView input() { return value_view(Graph::kImage); }   // [N, H, W, C], filled by the caller
+  // [N, H, W, C], filled by the caller through set_images; bfloat16 in a bfloat16 plan whose first
+  // layers read it so (their products round it anyway).
+  TensorView input() { return value_view(Graph::kImage); }
+  // Writes `count` images of [H, W, C] floats into the input from image `first` on, rounded to
+  // bfloat16 where the input is stored so.
+  void set_images(int64_t first, int64_t count, const float* images);
   int32_t* labels();                                         // [N], plans with a loss
   TensorView logits() { return value_view(calls_.logits); }  // [N, K] after forward
   float loss() const;  // the last forward's mean loss over the batch, plans with a loss

@@ -45,6 +45,8 @@ std::vector<ElementType> element_types(const CallList& calls, Precision precisio
       types[v] = ElementType::kBFloat16;
     }
   }
+  // The image has no producer: Plan::set_images rounds it as it writes it.
+  if (read[Graph::kImage] && readable[Graph::kImage]) types[Graph::kImage] = ElementType::kBFloat16;
   return types;
 }
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "lib/base/check.h"
 #include "lib/kernels/dropout.h"
@@ -377,7 +376,7 @@ Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
     metrics_.record(Metric::kCompileTime, core.replica.compile_seconds() - seconds_before);
     metrics_.add(Counter::kCompiledPlans);
   }
-  std::memcpy(plan.input().data, core.images.data(), plan.input().numel() * sizeof(float));
+  plan.set_images(0, n, core.images.data());
   if (mode == PlanMode::kTrain) std::copy_n(core.labels.data(), n, plan.labels());
   return plan;
 }

@@ -157,15 +157,16 @@ std::shared_ptr<const Graph> two_convs() {
   return g.finish();
 }
 
-// A bfloat16 plan stores in bfloat16 what convolutions and BatchNorm write for each other; the
-// image, a value another layer reads too, and everything in a float32 plan stay float32.
+// A bfloat16 plan stores in bfloat16 what convolutions and BatchNorm write for each other, and
+// the image a convolution reads; a value another layer reads too, and everything in a float32
+// plan, stay float32.
 TEST(PlanPhases, BFloat16PlansStoreWhatConvolutionsAndBatchNormPassInBFloat16) {
   const std::shared_ptr<const Graph> graph = two_convs();
   const CallList calls = list_calls(*graph, &kLoss);
   const std::vector<ElementType> types = element_types(calls, Precision::kBFloat16);
   ASSERT_EQ(types.size(), 10u);
   for (int v = 0; v < 10; ++v) {
-    const bool bf16 = v == 1 || v == 2;
+    const bool bf16 = v == Graph::kImage || v == 1 || v == 2;
     EXPECT_EQ(types[v], bf16 ? ElementType::kBFloat16 : ElementType::kFloat32) << "value " << v;
   }
   for (ElementType t : element_types(calls, Precision::kFloat32)) {
@@ -176,6 +177,7 @@ TEST(PlanPhases, BFloat16PlansStoreWhatConvolutionsAndBatchNormPassInBFloat16) {
       layout_of(*graph, Shape{2, 8, 8, 3}, PlanMode::kTrain, &kLoss, Precision::kBFloat16);
   EXPECT_EQ(bf16.planner.buffer(bf16.values[1]).floats, 2u * 8 * 8 * 16 / 2);
   EXPECT_EQ(f32.planner.buffer(f32.values[1]).floats, 2u * 8 * 8 * 16);
+  EXPECT_EQ(bf16.planner.buffer(bf16.values[Graph::kImage]).floats, 2u * 8 * 8 * 3 / 2);
   expect_live_buffers_disjoint(bf16);
 }
 
@@ -220,9 +222,9 @@ TEST(PlanPhases, KeepingSomeRebuildableValuesLowersResNet50sPeak) {
     EXPECT_LT(peak(chosen), peak(rule));
   }
   const CallList eval = list_calls(*graph, nullptr);
-  for (bool rebuilt : choose_rebuilt_values(eval, infer_shapes(*graph, eval, Shape{2, 64, 64, 3}),
-                                            element_types(eval, Precision::kFloat32),
-                                            PlanMode::kEval)) {
+  for (bool rebuilt :
+       choose_rebuilt_values(eval, infer_shapes(*graph, eval, Shape{2, 64, 64, 3}),
+                             element_types(eval, Precision::kFloat32), PlanMode::kEval)) {
     EXPECT_FALSE(rebuilt);
   }
 }

@@ -13,6 +13,7 @@
 #include "lib/graph/replica.h"
 #include "lib/kernels/gemm.h"
 #include "lib/nn/cross_entropy_loss.h"
+#include "lib/tensor/bfloat16.h"
 #include "models/registry.h"
 #include "tests/graph/tiny_resnet.h"
 #include "tests/test_util.h"
@@ -25,9 +26,8 @@ const CrossEntropyLoss kLoss("loss", /*label_smoothing=*/0.0f);
 constexpr int kClasses = 3;
 
 void fill_image(Plan& plan, uint32_t seed) {
-  TensorView input = plan.input();
-  const std::vector<float> x = testing::random_floats(input.numel(), seed);
-  std::copy(x.begin(), x.end(), input.data);
+  const std::vector<float> x = testing::random_floats(plan.input().numel(), seed);
+  plan.set_images(0, plan.input().shape[0], x.data());
 }
 
 // The image and labels of a plan with a loss.
@@ -103,6 +103,29 @@ TEST(Plan, OnlyPlansWithALossHaveLabelsAndALoss) {
 }
 
 // An eval plan keeps no activation for a backward and has no gradients.
+// The image of a bfloat16 plan whose convolution reads it is stored in bfloat16: set_images
+// writes each image given, rounded, and leaves the others alone.
+TEST(Plan, SetImagesRoundsTheImageOfABFloat16Plan) {
+  for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
+    Replica replica(testing::tiny_resnet(kClasses), /*kernel_threads=*/1, precision);
+    replica.store().initialize(3);
+    Plan& plan = replica.plan_for(Shape{3, 6, 6, 3}, PlanMode::kEval);
+    const TensorView input = plan.input();
+    const bool rounded = precision == Precision::kBFloat16;
+    ASSERT_EQ(input.type, rounded ? ElementType::kBFloat16 : ElementType::kFloat32);
+    const int64_t image = input.numel() / 3;
+    const std::vector<float> first = testing::random_floats(input.numel(), 8);
+    const std::vector<float> second = testing::random_floats(image, 9);
+    plan.set_images(0, 3, first.data());
+    plan.set_images(1, 1, second.data());
+    for (int64_t i = 0; i < input.numel(); ++i) {
+      const float given = i / image == 1 ? second[i - image] : first[i];
+      const float stored = rounded ? to_float(input.elements().bf16()[i]) : input.data[i];
+      ASSERT_EQ(stored, rounded ? round_to_bfloat16(given) : given) << "element " << i;
+    }
+  }
+}
+
 TEST(Plan, EvalPlansAreSmallerThanTrainingPlans) {
   Replica replica(testing::tiny_resnet(kClasses));
   const size_t train =

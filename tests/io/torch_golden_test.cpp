@@ -35,10 +35,11 @@ TEST(TorchGolden, PyTorchWeightsGivePyTorchLogits) {
   const std::vector<float> nchw = floats(io.tensors.at("input"));       // [2, 3, 8, 8]
   const std::vector<float> expected = floats(io.tensors.at("logits"));  // [2, 5]
   Plan& plan = replica.plan_for(Shape{2, 8, 8, 3}, PlanMode::kEval);
-  float* nhwc = plan.input().data;
+  std::vector<float> nhwc(nchw.size());
   for (int n = 0; n < 2; ++n)
     for (int c = 0; c < 3; ++c)
       for (int i = 0; i < 64; ++i) nhwc[(n * 64 + i) * 3 + c] = nchw[(n * 3 + c) * 64 + i];
+  plan.set_images(0, 2, nhwc.data());
   plan.forward(Exec{});
   const TensorView logits = plan.logits();
   ASSERT_EQ(logits.numel(), 10);

@@ -109,7 +109,7 @@ void check_against_pytorch(const std::string& model) {
   }
 
   Plan& eval = run.replica().plan_for(train.input().shape, PlanMode::kEval);
-  std::copy(train.input().data, train.input().data + train.input().numel(), eval.input().data);
+  eval.set_images(0, train.input().shape[0], train.input().data);  // a float32 plan's image
   eval.forward(run.exec());
   expect_values(eval.logits().data, eval.logits().numel(), golden, "eval_logits", 1e-4);
 }

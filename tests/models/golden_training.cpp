@@ -24,7 +24,7 @@ GoldenTraining::GoldenTraining(const nlohmann::json& golden, Precision precision
   replica_.store().initialize(0);
   set_formula_parameters(replica_);
   train_ = &replica_.plan_for(Shape{batch, side, side, 3}, PlanMode::kTrain, &kLoss);
-  float* image = train_->input().data;  // NHWC here, NCHW in the formula
+  std::vector<float> image(train_->input().numel());  // NHWC here, NCHW in the formula
   for (int n = 0; n < batch; ++n)
     for (int c = 0; c < 3; ++c)
       for (int y = 0; y < side; ++y)
@@ -33,6 +33,7 @@ GoldenTraining::GoldenTraining(const nlohmann::json& golden, Precision precision
           image[((int64_t{n} * side + y) * side + x) * 3 + c] =
               static_cast<float>(hashed_uniform(i, 1000));
         }
+  train_->set_images(0, batch, image.data());
   for (int n = 0; n < batch; ++n) train_->labels()[n] = (3 * n + 1) % classes;
 }
 

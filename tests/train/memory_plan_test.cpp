@@ -46,7 +46,7 @@ size_t measured_step_bytes(const std::shared_ptr<const Graph>& graph, const Shap
   replica.store().initialize(1);
   Plan& plan = replica.plan_for(input, PlanMode::kTrain, &kLoss);
   const std::vector<float> image = testing::random_floats(plan.input().numel(), 2);
-  std::copy(image.begin(), image.end(), plan.input().data);
+  plan.set_images(0, plan.input().shape[0], image.data());
   const Exec ex;
   replica.store().zero_grads();
   plan.forward(ex);

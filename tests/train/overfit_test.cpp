@@ -24,7 +24,7 @@ TEST(Overfit, Resnet20MemorizesOneRandomBatch) {
   store.initialize(42);
   Plan& plan = replica.plan_for(Shape{kBatch, kSide, kSide, 3}, PlanMode::kTrain, &kLoss);
   const std::vector<float> images = testing::random_floats(plan.input().numel(), 5);
-  std::copy(images.begin(), images.end(), plan.input().data);
+  plan.set_images(0, kBatch, images.data());
   for (int i = 0; i < kBatch; ++i) plan.labels()[i] = (i * 7 + 3) % kClasses;
 
   testing::PoolExec pool(2);
