@@ -17,19 +17,18 @@ namespace {
 // wait, and only then sleep.
 constexpr auto kSpin = std::chrono::microseconds(50);
 
-// Whether done() became true within kSpin.
+// Polls done() until it holds or kSpin has passed; the caller then waits on its condition.
 template <typename Done>
-bool spin_until(Done&& done) {
+void spin_until(Done&& done) {
   const auto end = std::chrono::steady_clock::now() + kSpin;
-  for (;;) {
+  do {
     for (int i = 0; i < 64; ++i) {
-      if (done()) return true;
+      if (done()) return;
 #if defined(__x86_64__)
       _mm_pause();
 #endif
     }
-    if (std::chrono::steady_clock::now() >= end) return false;
-  }
+  } while (std::chrono::steady_clock::now() < end);
 }
 
 }  // namespace
