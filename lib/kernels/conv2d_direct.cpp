@@ -214,19 +214,25 @@ struct Float32Math {
 // In bfloat16 the padded input holds an even number of channels per pixel (a zero channel after
 // an odd count), so a kernel row's taps pair up within it, and the weights are paired to match:
 // pair q of a kernel row's taps is one uint32 per output channel (the even tap in the low half).
-// acc[r][v] += the dot products of pair_of(r) (a bfloat16 pair per row) and b's pairs (NV
-// vectors of them): a rank-2 update, one vdpbf16ps per row and vector.
+// acc[r][v] += the dot products of pair_of(r) (a bfloat16 pair per row, broadcast) and bv[v] (NV
+// vectors of pairs): a rank-2 update, one vdpbf16ps per row and vector.
 template <int R, int NV, typename PairOf>
-inline void rank2_update(Vec (&acc)[R][NV], PairOf&& pair_of, const uint32_t* b) {
-  __m512bh bv[NV];
-#pragma GCC unroll 2
-  for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + v * kLanes);
+inline void rank2_update(Vec (&acc)[R][NV], PairOf&& pair_of, const __m512bh (&bv)[NV]) {
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair_of(r)));
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, bv[v]);
   }
+}
+
+// The same with bv's pairs read from b.
+template <int R, int NV, typename PairOf>
+inline void rank2_update(Vec (&acc)[R][NV], PairOf&& pair_of, const uint32_t* b) {
+  __m512bh bv[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + v * kLanes);
+  rank2_update(acc, pair_of, bv);
 }
 
 struct BFloat16Math {
@@ -789,18 +795,6 @@ inline __m256i load_taps(const uint16_t* p) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
-// acc[r][j] += the dot products of x[j] (NT vectors of pairs) and b[r] (a pair per row,
-// broadcast): a rank-2 update with the operands of rank2_update's the other way round.
-template <int R, int NT>
-inline void rank2_update_rows(Vec (&acc)[R][NT], const __m512bh (&x)[NT], const uint32_t* b) {
-#pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) {
-    const __m512bh d = (__m512bh)_mm512_set1_epi32(static_cast<int>(b[r]));
-#pragma GCC unroll 4
-    for (int j = 0; j < NT; ++j) acc[r][j] = _mm512_dpbf16_ps(acc[r][j], x[j], d);
-  }
-}
-
 // sums += the tile's products over output pixel rows [row0, row1), pair by pair in order.
 template <int NT>
 void tap_tile(const TapTile& t, int64_t row0, int64_t row1) {
@@ -823,7 +817,8 @@ void tap_tile(const TapTile& t, int64_t row0, int64_t row1) {
       }
       x[kLast] = pair_taps(_mm256_maskz_loadu_epi16(t.last_lanes, lo + kLast * kLanes),
                            _mm256_maskz_loadu_epi16(t.last_lanes, hi + kLast * kLanes), interleave);
-      rank2_update_rows(acc, x, dy + u * t.c_out);
+      rank2_update(
+          acc, [&](int r) { return dy[u * t.c_out + r]; }, x);
     }
     if (t.out_w % 2 != 0) {  // the last pixel pairs with zeros, as its dy does
       const uint16_t* lo = in + 2 * pairs * t.pixel_step;
@@ -833,7 +828,8 @@ void tap_tile(const TapTile& t, int64_t row0, int64_t row1) {
         x[j] = pair_taps(load_taps(lo + j * kLanes), zero, interleave);
       x[kLast] =
           pair_taps(_mm256_maskz_loadu_epi16(t.last_lanes, lo + kLast * kLanes), zero, interleave);
-      rank2_update_rows(acc, x, dy + pairs * t.c_out);
+      rank2_update(
+          acc, [&](int r) { return dy[pairs * t.c_out + r]; }, x);
     }
   }
   store_tile(acc, t.sums, t.sums_row);
@@ -918,25 +914,16 @@ void tap_pass(const Conv2dShape& s, const TapSums& g, const PaddedInput<uint16_t
   });
 }
 
-// Between dweight [kh, runs x run, c_out] and the transposed sums: to_sums copies dweight in
-// (the lanes past a run's taps 0), else the sums are copied back.
-void transpose_tap_sums(const Conv2dShape& s, const TapSums& g, float* dweight, float* sums,
-                        bool to_sums) {
-  const int64_t runs = s.kh * g.taps.runs;
-  for (int64_t r = 0; r < runs; ++r) {
-    float* run_sums = sums + r * s.c_out * g.row();
-    float* run_weights = dweight + r * g.taps.run * s.c_out;
-    for (int64_t co = 0; co < s.c_out; ++co) {
-      float* row = run_sums + co * g.row();
-      for (int64_t q = 0; q < g.taps.run; ++q) {
-        float& w = run_weights[q * s.c_out + co];
-        if (to_sums) {
-          row[q] = w;
-        } else {
-          w = row[q];
-        }
-      }
-      if (to_sums) std::fill(row + g.taps.run, row + g.row(), 0.0f);
+// Calls fn(sum, weight) for each element of dweight [kh, runs x run, c_out] and its place in the
+// transposed sums.
+template <typename Fn>
+void for_each_tap_sum(const Conv2dShape& s, const TapSums& g, float* dweight, float* sums,
+                      Fn&& fn) {
+  for (int64_t r = 0; r < s.kh * g.taps.runs; ++r) {
+    for (int64_t q = 0; q < g.taps.run; ++q) {
+      float* weights = dweight + (r * g.taps.run + q) * s.c_out;
+      for (int64_t co = 0; co < s.c_out; ++co)
+        fn(sums[(r * s.c_out + co) * g.row() + q], weights[co]);
     }
   }
 }
@@ -951,7 +938,10 @@ void backward_weight_bf16(const Conv2dShape& s, ConstElements x, ConstElements d
   uint16_t* padded = reinterpret_cast<uint16_t*>(workspace + scratch.sums);
   uint32_t* pixels = reinterpret_cast<uint32_t*>(workspace + scratch.sums + scratch.padded);
   uint32_t* dy_pairs = pixels + scratch.paired;
-  if (taps) transpose_tap_sums(s, g, dweight, sums, true);
+  if (taps) {  // the sums start from dweight; the lanes past a run's taps stay 0
+    std::fill(sums, sums + scratch.sums, 0.0f);
+    for_each_tap_sum(s, g, dweight, sums, [](float& sum, float w) { sum = w; });
+  }
   const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   for_each_chunk(s.n, chunk, [&](int n0, int images) {
@@ -969,7 +959,7 @@ void backward_weight_bf16(const Conv2dShape& s, ConstElements x, ConstElements d
       backward_weight_pass<BFloat16Math, 1>(part, pairs, dy_pairs, dweight, ex);
     }
   });
-  if (taps) transpose_tap_sums(s, g, dweight, sums, false);
+  if (taps) for_each_tap_sum(s, g, dweight, sums, [](float sum, float& w) { w = sum; });
 }
 
 template <typename Out>
