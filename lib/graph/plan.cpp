@@ -62,14 +62,45 @@ static void bind_parameters(ParamStore& store, int node, LayerCall& c) {
   }
 }
 
+// Per value, its gradient's total (the buffer its readers' gradients are summed into): a held
+// value's is in its columns of its holder's.
+static std::vector<float*> gradient_totals(float* base, const ArenaLayout& layout,
+                                           const CallList& calls,
+                                           const std::vector<int64_t>& columns) {
+  std::vector<float*> totals(calls.num_values());
+  for (int v = calls.num_values() - 1; v >= 0; --v) {  // holders after the values they hold
+    const int holder = calls.held_by[v];
+    totals[v] =
+        holder < 0 ? address(base, layout, layout.gradients[v]) : totals[holder] + columns[v];
+  }
+  return totals;
+}
+
 void Plan::bind_calls(ParamStore& store, const Lifetimes& lifetimes, const ArenaLayout& layout) {
   const bool training = mode_ == PlanMode::kTrain;
   const int num_calls = calls_.num_calls();
   auto at = [&](int buffer) { return address(arena_.data(), layout, buffer); };
   thread_scratch_offset_ = layout.planner.buffer(layout.thread_scratch).offset;
+  const std::vector<int64_t> columns = held_columns(calls_, shapes_);
   value_offset_.resize(calls_.num_values());
-  for (int v = 0; v < calls_.num_values(); ++v)
-    value_offset_[v] = layout.planner.buffer(layout.values[v]).offset;
+  row_stride_.assign(calls_.num_values(), 0);
+  for (int v = calls_.num_values() - 1; v >= 0; --v) {  // holders after the values they hold
+    const int holder = calls_.held_by[v];
+    if (holder < 0) {
+      value_offset_[v] = layout.planner.buffer(layout.values[v]).offset;
+      continue;
+    }
+    XTRAIN_CHECK(types_[v] == ElementType::kFloat32 && types_[holder] == ElementType::kFloat32,
+                 "a concatenation holds float32 values only");
+    value_offset_[v] = value_offset_[holder] + columns[v];
+    row_stride_[v] = row_stride_[holder] > 0 ? row_stride_[holder] : shapes_[holder][3];
+  }
+  const std::vector<float*> gradients =
+      training ? gradient_totals(arena_.data(), layout, calls_, columns)
+               : std::vector<float*>(calls_.num_values());
+  auto gradient_view = [&](int v, float* data) {
+    return TensorView{data, shapes_[v], types_[v], row_stride_[v]};
+  };
 
   forward_calls_.resize(num_calls);
   for (int i = 0; i < num_calls; ++i) {
@@ -78,13 +109,13 @@ void Plan::bind_calls(ParamStore& store, const Lifetimes& lifetimes, const Arena
     for (size_t slot = 0; slot < calls_.inputs[i].size(); ++slot) {
       const int v = calls_.inputs[i][slot];
       c.inputs.push_back(value_view(v));
-      c.dinputs.push_back(
-          training ? TensorView{at(layout.input_gradients[i][slot]), shapes_[v], types_[v]}
-                   : TensorView{});
+      const int id = layout.input_gradients[i][slot];
+      c.dinputs.push_back(!training                ? TensorView{}
+                          : calls_.held_by[v] >= 0 ? gradient_view(v, gradients[v])
+                                                   : gradient_view(v, at(id)));
     }
     c.output = value_view(out);
-    c.doutput =
-        training ? TensorView{at(layout.gradients[out]), shapes_[out], types_[out]} : TensorView{};
+    c.doutput = training ? gradient_view(out, gradients[out]) : TensorView{};
     const bool is_loss = calls_.has_loss && i == num_calls - 1;
     if (is_loss) {
       c.labels = labels_.data();
@@ -127,7 +158,7 @@ void Plan::bind_backward(const Lifetimes& lifetimes, const ArenaLayout& layout) 
     if (!copy.empty()) rebuild_before_[last_tick - copy.first].push_back(v - 1);
   }
   for (int v = 0; v < calls_.num_values(); ++v) {
-    if (lifetimes.first_reader[v] < 0) continue;
+    if (lifetimes.first_reader[v] < 0 || calls_.held_by[v] >= 0) continue;  // held: one reader
     GradientSum sum{{at(layout.gradients[v]), types_[v]}, shapes_[v].numel(), {}};
     for (int i = 0; i < num_calls; ++i) {
       for (size_t slot = 0; slot < calls_.inputs[i].size(); ++slot) {

@@ -14,7 +14,9 @@
 // from the one before) and so raises the peak, the plan keeps a few such values instead
 // (choose_rebuilt_values in plan_phases.h). A value read by several layers (a residual block's
 // input) gets one gradient buffer per reader; they are summed, in reader order, as soon as the
-// first reader's backward (the last to run) has written its own.
+// first reader's backward (the last to run) has written its own. A concatenation's output holds
+// the inputs that only it reads in place, as its columns (CallList::held_by): their producers
+// write there, and nothing is copied either way.
 // The loss is an optional last call: training plans end with one, which reads the labels and
 // starts the backward; evaluation and prediction plans end at the logits.
 // Not here: where parameters live (param_store.h), which plan to use (replica.h).
@@ -92,7 +94,8 @@ class Plan {
   void run_call(int i, bool backward);
 
   TensorView value_view(int value) {
-    return {arena_.data() + value_offset_[value], shapes_[value], types_[value]};
+    return {arena_.data() + value_offset_[value], shapes_[value], types_[value],
+            row_stride_[value]};
   }
 
   PlanMode mode_;
@@ -102,6 +105,7 @@ class Plan {
   std::vector<Shape> shapes_;              // per value
   std::vector<ElementType> types_;         // per value
   std::vector<size_t> value_offset_;       // per value, into arena_
+  std::vector<int64_t> row_stride_;        // per value: its holder's row (TensorView::row_stride)
   size_t thread_scratch_offset_ = 0;       // into arena_
   std::vector<LayerCall> forward_calls_;   // parallel to calls_.layers
   std::vector<LayerCall> backward_calls_;  // the same, reading rebuilt values

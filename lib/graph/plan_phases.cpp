@@ -7,8 +7,30 @@
 
 namespace xtrain {
 
+namespace {
+
+// CallList::held_by, from the rest of the list.
+std::vector<int> held_values(const CallList& calls) {
+  std::vector<int> reads(calls.num_values(), 0), held_by(calls.num_values(), -1);
+  for (const std::vector<int>& inputs : calls.inputs) {
+    for (int v : inputs) ++reads[v];
+  }
+  for (int i = 0; i < calls.num_calls(); ++i) {
+    const int whole = i + 1;
+    if (!calls.layers[i]->is_concatenation() || reads[whole] == 0) continue;
+    for (int v : calls.inputs[i]) {
+      if (v != Graph::kImage && reads[v] == 1 && calls.layers[v - 1]->writes_columns()) {
+        held_by[v] = whole;
+      }
+    }
+  }
+  return held_by;
+}
+
+}  // namespace
+
 CallList list_calls(const Graph& graph, const Layer* loss) {
-  CallList calls{{}, {}, graph.output(), loss != nullptr};
+  CallList calls{{}, {}, graph.output(), loss != nullptr, {}};
   for (const Node& node : graph.nodes()) {
     calls.layers.push_back(node.layer.get());
     calls.inputs.push_back(node.inputs);
@@ -17,7 +39,21 @@ CallList list_calls(const Graph& graph, const Layer* loss) {
     calls.layers.push_back(loss);
     calls.inputs.push_back({calls.logits});
   }
+  calls.held_by = held_values(calls);
   return calls;
+}
+
+std::vector<int64_t> held_columns(const CallList& calls, const std::vector<Shape>& shapes) {
+  std::vector<int64_t> columns(calls.num_values(), 0);
+  for (int i = 0; i < calls.num_calls(); ++i) {
+    if (!calls.layers[i]->is_concatenation()) continue;
+    int64_t column = 0;
+    for (int v : calls.inputs[i]) {
+      if (calls.held_by[v] == i + 1) columns[v] = column;
+      column += shapes[v][3];
+    }
+  }
+  return columns;
 }
 
 std::vector<Shape> infer_shapes(const Graph& graph, const CallList& calls, const Shape& image) {
@@ -58,8 +94,12 @@ std::vector<ElementType> element_types(const CallList& calls, Precision precisio
 std::vector<bool> rebuildable_values(const CallList& calls, PlanMode mode) {
   std::vector<bool> rebuilt(calls.num_values(), false);
   if (mode != PlanMode::kTrain) return rebuilt;
-  std::vector<bool> one_pass_from_kept(calls.num_values(), false);
+  std::vector<bool> one_pass_from_kept(calls.num_values(), false), holds(calls.num_values());
+  for (int holder : calls.held_by) {
+    if (holder >= 0) holds[holder] = true;
+  }
   for (int v = 1; v < calls.logits; ++v) {
+    if (holds[v]) continue;  // its producer could not rebuild the values it holds in place
     const Layer& producer = *calls.layers[v - 1];
     const std::vector<int>& from = calls.inputs[v - 1];
     switch (producer.rebuild_cost()) {
@@ -83,6 +123,14 @@ namespace {
 
 // Forward of call i is tick i; in a training plan its backward is tick 2 * calls - 1 - i.
 int backward_tick(const CallList& calls, int call) { return 2 * calls.num_calls() - 1 - call; }
+
+// `into` covers `from` too, and `from` is empty: a held value's buffer is its holder's.
+void absorb(Lifetime& into, Lifetime& from) {
+  if (from.empty()) return;
+  into = into.empty() ? from
+                      : Lifetime{std::min(into.first, from.first), std::max(into.last, from.last)};
+  from = Lifetime{};
+}
 
 // t.values and t.rebuilt_copies, given t.rebuilt. A value lives from its producer's forward to
 // its last reader; a rebuilt one only to its last forward reader, its rebuilt copy over the
@@ -122,6 +170,16 @@ void plan_activations(const CallList& calls, bool training, Lifetimes& t) {
   t.values[Graph::kImage].last = last_tick;
   t.values[calls.logits].last = last_tick;
   if (calls.has_loss) t.values[num_values - 1].last = last_tick;
+  for (int v = 0; v < num_values; ++v) {
+    if (calls.held_by[v] >= 0) absorb(t.values[calls.held_by[v]], t.values[v]);
+  }
+}
+
+// The gradient of value v that its readers' gradients are summed into: its first reader's.
+Lifetime& gradient_total(const CallList& calls, Lifetimes& t, int v) {
+  const int reader = t.first_reader[v];
+  const std::vector<int>& read = calls.inputs[reader];
+  return t.input_gradients[reader][std::find(read.begin(), read.end(), v) - read.begin()];
 }
 
 // t.input_gradients and t.first_reader (see Lifetimes).
@@ -137,6 +195,11 @@ void plan_gradients(const CallList& calls, bool training, Lifetimes& t) {
         live = {backward_tick(calls, i), backward_tick(calls, first ? v - 1 : t.first_reader[v])};
       }
       t.input_gradients[i].push_back(live);
+    }
+  }
+  for (int v = 0; training && v < calls.num_values(); ++v) {
+    if (calls.held_by[v] >= 0) {
+      absorb(gradient_total(calls, t, calls.held_by[v]), gradient_total(calls, t, v));
     }
   }
 }
@@ -235,23 +298,49 @@ std::vector<bool> choose_rebuilt_values(const CallList& calls, const std::vector
     }
     return result;
   };
-  // Keeping a value can lower the peak only where its rebuilt copy, or the chain of copies its
-  // rebuild needs, is live: each round keeps the one value that lowers it most.
+  // A value a concatenation holds in place is kept with the others it holds: keeping one keeps
+  // the holder's buffer alive until its backward, and then the others cost nothing to keep.
+  auto kept_with = [&](int v) {
+    std::vector<int> group{v};
+    for (int u = 1; calls.held_by[v] >= 0 && u < calls.num_values(); ++u) {
+      if (u != v && calls.held_by[u] == calls.held_by[v] && rebuilt[u]) group.push_back(u);
+    }
+    return group;
+  };
+  auto set_rebuilt = [&](const std::vector<int>& group, bool value) {
+    for (int u : group) rebuilt[u] = value;
+  };
+  // Keeping a value can lower the peak where its rebuilt copy, or the chain of copies its rebuild
+  // needs, is live; and keeping a group of held values frees what their rebuilds read (SqueezeNet:
+  // the expand convolutions' outputs under its Fire modules' ReLUs). Each round keeps the one
+  // value or group that lowers the peak most.
+  auto candidates = [&](const Trial& t) {
+    std::vector<int> values = t.copies_at_peak;
+    std::vector<bool> group_seen(calls.num_values(), false);
+    for (int v = 1; v < calls.num_values(); ++v) {
+      const int holder = calls.held_by[v];
+      if (holder < 0 || !rebuilt[v] || group_seen[holder]) continue;
+      group_seen[holder] = true;
+      values.push_back(v);
+    }
+    return values;
+  };
   Trial best = trial();
   while (true) {
-    int keep = -1;
+    std::vector<int> keep;
     size_t lowest = best.peak;
-    for (int v : best.copies_at_peak) {
-      rebuilt[v] = false;
+    for (int v : candidates(best)) {
+      const std::vector<int> group = kept_with(v);
+      set_rebuilt(group, false);
       const size_t peak = trial().peak;
-      rebuilt[v] = true;
+      set_rebuilt(group, true);
       if (peak < lowest) {
         lowest = peak;
-        keep = v;
+        keep = group;
       }
     }
-    if (keep < 0) return rebuilt;
-    rebuilt[keep] = false;
+    if (keep.empty()) return rebuilt;
+    set_rebuilt(keep, false);
     best = trial();
   }
 }

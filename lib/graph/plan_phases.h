@@ -1,7 +1,7 @@
 // The phases of compiling a Plan, in the order its constructor runs them. Each takes what the
 // phases before it produced and nothing else, so each can be read and tested on its own:
-//   list_calls      the layer calls in order (the graph's nodes, then the loss if there is one)
-//                   and the values each reads
+//   list_calls      the layer calls in order (the graph's nodes, then the loss if there is one),
+//                   the values each reads, and which values a concatenation holds in place
 //   infer_shapes    every value's shape
 //   element_types   which values a bfloat16 plan stores in bfloat16
 //   choose_rebuilt_values  which values a training plan rebuilds for the backward
@@ -32,12 +32,20 @@ struct CallList {
   std::vector<std::vector<int>> inputs;  // per call, the values it reads
   int logits;                            // the graph's output value
   bool has_loss;                         // the last call is a loss reading the logits
+  // Per value: the concatenation output that holds it in place (-1: none). Its producer writes it
+  // straight into its columns of that output, and the backward reads its gradient from there, so
+  // the concatenation copies nothing. A value is held when its producer can write columns
+  // (Layer::writes_columns), a concatenation is its only reader, reads it once, and is read itself.
+  std::vector<int> held_by;
 
   int num_calls() const { return static_cast<int>(layers.size()); }
   int num_values() const { return num_calls() + 1; }
 };
 
 CallList list_calls(const Graph& graph, const Layer* loss);
+
+// Per value: its first column (channel) in the concatenation output that holds it; 0 if none.
+std::vector<int64_t> held_columns(const CallList& calls, const std::vector<Shape>& shapes);
 
 // Per value; checks the image's shape and that the logits are [N, K].
 std::vector<Shape> infer_shapes(const Graph& graph, const CallList& calls, const Shape& image);
@@ -46,7 +54,8 @@ std::vector<Shape> infer_shapes(const Graph& graph, const CallList& calls, const
 // it (Layer::writes_bfloat16, reads_bfloat16: convolutions' outputs that only BatchNorm reads),
 // float32 otherwise (always the logits). The image, which has no producer, is bfloat16 when every
 // reader reads it so (Plan::set_images rounds it). A value's gradient has its type: the
-// layers that read and write bfloat16 values read and write their gradients so too.
+// layers that read and write bfloat16 values read and write their gradients so too. (Concat reads
+// and writes float32, so a held value and its holder are float32.)
 std::vector<ElementType> element_types(const CallList& calls, Precision precision);
 
 // An inclusive range of ticks; empty when last < first.
@@ -57,7 +66,9 @@ struct Lifetime {
 
 struct Lifetimes {
   int num_ticks;
-  // Per value, as the forward writes it: from its producer's tick to its last reader's.
+  // Per value, as the forward writes it: from its producer's tick to its last reader's. A held
+  // value (CallList::held_by) lives in its holder's buffer: its own lifetime is empty, and its
+  // holder's covers both; the same for their gradients.
   std::vector<Lifetime> values;
   // Per value: a training plan does not keep it for the backward but rebuilds it (see plan.h),
   // into its rebuilt copy, live from the first backward that reads it to the last (empty when no
@@ -74,7 +85,8 @@ struct Lifetimes {
 };
 
 // Which values a training plan may rebuild for the backward instead of keeping them (see plan.h
-// and Layer::rebuild_cost); none in evaluation.
+// and Layer::rebuild_cost); none in evaluation, and never a concatenation holding values in place.
+// A held value may be: it is rebuilt into a dense copy, while its gradient stays in its holder's.
 std::vector<bool> rebuildable_values(const CallList& calls, PlanMode mode);
 
 // The lifetimes when the values flagged in `rebuilt` (per value) are rebuilt.

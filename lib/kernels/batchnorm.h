@@ -1,7 +1,8 @@
 // BatchNorm2d kernels. NHWC activations seen as rows: x, y, dx, dy and the optional residual and
-// dresidual are [M, C], M = N*H*W; the rows of y and dy may be wider (y_stride), so that the
-// channels of y are columns of a wider output (a BatchNorm over a concatenation, one part at a
-// time).
+// dresidual are [M, C], M = N*H*W; the rows of y and of dy may be wider (y_stride, dy_stride), so
+// that the channels of y are columns of a wider output: a BatchNorm over a concatenation, one part
+// at a time, or an output that a concatenation holds in place (whose rebuilt copy for the backward
+// is dense while its gradient stays in the concatenation's).
 // x, the residual and y may be float32 or bfloat16 (Elements: a bfloat16 plan stores the
 // convolution outputs BatchNorm reads, and the outputs convolutions read, so; y is rounded as it
 // is stored), and so may their gradients dy, dx and dresidual; every per-channel value is float32,
@@ -22,11 +23,13 @@ namespace xtrain::kernels {
 struct BatchNormShape {
   int64_t m;
   int c;
-  float eps;             // 1e-5 as in PyTorch
-  bool relu = false;     // fused ReLU: y = max(batchnorm(x) + residual, 0) in the same pass
-  int64_t y_stride = 0;  // floats between the rows of y and dy; 0: c
+  float eps;              // 1e-5 as in PyTorch
+  bool relu = false;      // fused ReLU: y = max(batchnorm(x) + residual, 0) in the same pass
+  int64_t y_stride = 0;   // elements between the rows of y; 0: c
+  int64_t dy_stride = 0;  // elements between the rows of dy; 0: c
 
   int64_t y_row() const { return y_stride > 0 ? y_stride : c; }
+  int64_t dy_row() const { return dy_stride > 0 ? dy_stride : c; }
 };
 
 // The per-channel values a training forward saves for its backward: saved is [4, C], rows

@@ -123,7 +123,7 @@ void forward(const MaxPool2dShape& s, const TX* x, TY* y, const Exec& ex) {
       const int oh = static_cast<int>(row % oh_count);
       const TX* x_image = x + n * s.h * row_size;
       for (int ow = 0; ow < ow_count; ++ow) {
-        TY* out = y + (row * ow_count + ow) * s.c;
+        TY* out = y + (row * ow_count + ow) * s.y_row();
         for (int c0 = 0; c0 < s.c; c0 += kChannelBlock) {
           const int width = std::min(kChannelBlock, s.c - c0);
           std::fill_n(best, width, -std::numeric_limits<float>::infinity());
@@ -202,7 +202,7 @@ void backward(const MaxPool2dShape& s, const TX* x, const TDY* dy, TDX* dx, cons
       for (int oh = 0; oh < oh_count; ++oh) {
         zero_rows_to(std::min(s.h, oh * s.stride - s.pad + s.kernel));
         for (int ow = 0; ow < ow_count; ++ow) {
-          const TDY* dy_pixel = dy + ((n * oh_count + oh) * ow_count + ow) * s.c;
+          const TDY* dy_pixel = dy + ((n * oh_count + oh) * ow_count + ow) * s.y_row();
           window.count = 0;
           for_each_window_pixel(s, oh, ow, [&](int ih, int iw) {
             window.x[window.count] = ih * row_size + int64_t{iw} * s.c;

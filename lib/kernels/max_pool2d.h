@@ -1,4 +1,5 @@
-// MaxPool2d kernels. NHWC: x, dx [N, H, W, C]; y, dy [N, OH, OW, C], OH = (H + 2*pad - k)/stride
+// MaxPool2d kernels. NHWC: x, dx [N, H, W, C]; y, dy [N, OH, OW, C] (their rows, a pixel's C
+// channels, may be columns of wider rows: y_stride), OH = (H + 2*pad - k)/stride
 // + 1, rounded up instead with ceil_mode (kernels/pool_size.h), whose last window may run past the
 // image: it takes the maximum of the part inside. Padding never wins (it acts as -infinity). Ties
 // go to the first maximum in window scan order (kernel row, then column), as PyTorch's CPU kernel
@@ -18,7 +19,9 @@ struct MaxPool2dShape {
   int n, h, w, c;
   int kernel, stride, pad;
   bool ceil_mode = false;
+  int64_t y_stride = 0;  // elements between the rows (pixels) of y and dy; 0: c
 
+  int64_t y_row() const { return y_stride > 0 ? y_stride : c; }
   int out_h() const { return pooled_size(h, kernel, stride, pad, ceil_mode); }
   int out_w() const { return pooled_size(w, kernel, stride, pad, ceil_mode); }
 };

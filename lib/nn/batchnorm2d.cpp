@@ -41,7 +41,7 @@ const Shape& shape_of(const TensorView& x) { return x.shape; }
 }  // namespace
 
 template <typename Inputs, typename Fn>
-void BatchNorm2d::for_each_part(const Inputs& inputs, Fn&& fn) const {
+void BatchNorm2d::for_each_part(const Inputs& inputs, int64_t y_row, Fn&& fn) const {
   const size_t parts = fused_ == Fused::kAddReLU ? 1 : inputs.size();
   int first = 0;
   for (size_t i = 0; i < parts; ++i) {
@@ -49,7 +49,7 @@ void BatchNorm2d::for_each_part(const Inputs& inputs, Fn&& fn) const {
     const int channels = static_cast<int>(x[3]);
     fn(static_cast<int>(i),
        kernels::BatchNormShape{x[0] * x[1] * x[2], channels, eps_, fused_ != Fused::kNothing,
-                               num_features_},
+                               y_row},
        first);
     first += channels;
   }
@@ -87,7 +87,7 @@ Shape BatchNorm2d::output_shape(const std::vector<Shape>& inputs) const {
 size_t BatchNorm2d::workspace_floats(const std::vector<Shape>& inputs,
                                      const std::vector<ElementType>& types) const {
   size_t floats = 0;
-  for_each_part(inputs, [&](int, const kernels::BatchNormShape& k, int) {
+  for_each_part(inputs, num_features_, [&](int, const kernels::BatchNormShape& k, int) {
     floats = std::max(floats, kernels::batchnorm_workspace_floats(k));
   });
   return floats;
@@ -103,38 +103,42 @@ void BatchNorm2d::forward(const LayerCall& s) const {
   const float* beta = s.params[1];
   float* running_mean = s.buffers[0];
   float* running_var = s.buffers[1];
-  for_each_part(s.inputs, [&](int i, const kernels::BatchNormShape& k, int first) {
-    if (s.training) {
-      kernels::batchnorm_forward_train(
-          k, s.inputs[i].elements(), residual(s), gamma + first, beta + first,
-          s.output.elements().at(first), s.saved + kernels::kBatchNormSavedRows * first,
-          running_mean + first, running_var + first, kMomentum, s.workspace, s.ex);
-    } else {
-      kernels::batchnorm_forward_eval(k, s.inputs[i].elements(), residual(s), gamma + first,
-                                      beta + first, running_mean + first, running_var + first,
-                                      s.output.elements().at(first), s.workspace, s.ex);
-    }
-  });
+  for_each_part(
+      s.inputs, s.output.row_elements(), [&](int i, const kernels::BatchNormShape& k, int first) {
+        if (s.training) {
+          kernels::batchnorm_forward_train(
+              k, s.inputs[i].elements(), residual(s), gamma + first, beta + first,
+              s.output.elements().at(first), s.saved + kernels::kBatchNormSavedRows * first,
+              running_mean + first, running_var + first, kMomentum, s.workspace, s.ex);
+        } else {
+          kernels::batchnorm_forward_eval(k, s.inputs[i].elements(), residual(s), gamma + first,
+                                          beta + first, running_mean + first, running_var + first,
+                                          s.output.elements().at(first), s.workspace, s.ex);
+        }
+      });
   if (s.training) ++*s.counters[0];
 }
 
 void BatchNorm2d::recompute_output(const LayerCall& s) const {
-  for_each_part(s.inputs, [&](int i, const kernels::BatchNormShape& k, int first) {
-    kernels::batchnorm_forward_again(k, s.inputs[i].elements(), residual(s),
-                                     s.saved + kernels::kBatchNormSavedRows * first,
-                                     s.output.elements().at(first), s.ex);
-  });
+  for_each_part(s.inputs, s.output.row_elements(),
+                [&](int i, const kernels::BatchNormShape& k, int first) {
+                  kernels::batchnorm_forward_again(k, s.inputs[i].elements(), residual(s),
+                                                   s.saved + kernels::kBatchNormSavedRows * first,
+                                                   s.output.elements().at(first), s.ex);
+                });
 }
 
 void BatchNorm2d::backward(const LayerCall& s) const {
   const Elements dresidual = fused_ == Fused::kAddReLU ? s.dinputs[1].elements() : nullptr;
-  for_each_part(s.inputs, [&](int i, const kernels::BatchNormShape& k, int first) {
-    kernels::batchnorm_backward(
-        k, s.inputs[i].elements(), s.output.elements().at(first), s.doutput.elements().at(first),
-        s.params[0] + first, s.saved + kernels::kBatchNormSavedRows * first,
-        s.dinputs[i].elements(), dresidual, s.grads[0] + first, s.grads[1] + first, s.workspace,
-        s.ex);
-  });
+  for_each_part(
+      s.inputs, s.output.row_elements(), [&](int i, kernels::BatchNormShape k, int first) {
+        k.dy_stride = s.doutput.row_elements();
+        kernels::batchnorm_backward(k, s.inputs[i].elements(), s.output.elements().at(first),
+                                    s.doutput.elements().at(first), s.params[0] + first,
+                                    s.saved + kernels::kBatchNormSavedRows * first,
+                                    s.dinputs[i].elements(), dresidual, s.grads[0] + first,
+                                    s.grads[1] + first, s.workspace, s.ex);
+      });
 }
 
 }  // namespace xtrain

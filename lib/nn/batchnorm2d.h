@@ -38,6 +38,7 @@ class BatchNorm2d : public Layer {
   bool reads_bfloat16(int slot) const override { return true; }  // inputs and the residual
   bool writes_bfloat16() const override { return true; }
   Rebuild rebuild_cost() const override { return Rebuild::kOnePass; }
+  bool writes_columns() const override { return true; }
   // kernels::batchnorm_forward_train's saved: mean, inv_std, scale, shift [C] each.
   size_t saved_floats(const std::vector<Shape>& inputs) const override;
   size_t workspace_floats(const std::vector<Shape>& inputs,
@@ -49,9 +50,9 @@ class BatchNorm2d : public Layer {
  private:
   // Calls fn(input, kernel shape, first channel) for each input normalized: every input of a
   // concatenation, in order, or input 0 when the second is a residual. Inputs: their Shapes or
-  // TensorViews.
+  // TensorViews; y_row: the elements from one row of the output to the next.
   template <typename Inputs, typename Fn>
-  void for_each_part(const Inputs& inputs, Fn&& fn) const;
+  void for_each_part(const Inputs& inputs, int64_t y_row, Fn&& fn) const;
   ConstElements residual(const LayerCall& s) const;  // null without one
 
   int num_features_;

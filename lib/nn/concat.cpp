@@ -8,6 +8,17 @@ namespace {
 
 int64_t pixels(const Shape& x) { return x[0] * x[1] * x[2]; }
 
+// Calls fn(input, its first column) for each input not held in place: those a plan did not put
+// in its columns of `whole` (the output, or its gradient), with whole's row stride.
+template <typename Fn>
+void for_each_copied(const std::vector<TensorView>& parts, const TensorView& whole, Fn&& fn) {
+  int64_t col = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].data != whole.data + col) fn(i, col);
+    col += parts[i].shape[3];
+  }
+}
+
 }  // namespace
 
 Shape Concat::output_shape(const std::vector<Shape>& inputs) const {
@@ -24,27 +35,23 @@ Shape Concat::output_shape(const std::vector<Shape>& inputs) const {
 }
 
 void Concat::forward(const LayerCall& s) const {
-  const int64_t width = s.output.shape[3];
-  int64_t col = 0;
-  for (const TensorView& x : s.inputs) {
-    kernels::copy_columns(pixels(x.shape),
-                          {x.data, x.shape[3], 0, s.output.data, width, col, x.shape[3]}, s.ex);
-    col += x.shape[3];
-  }
+  for_each_copied(s.inputs, s.output, [&](size_t i, int64_t col) {
+    const TensorView& x = s.inputs[i];
+    kernels::copy_columns(
+        pixels(x.shape),
+        {x.data, x.shape[3], 0, s.output.data, s.output.row_elements(), col, x.shape[3]}, s.ex);
+  });
 }
 
 void Concat::backward(const LayerCall& s) const {
-  const int64_t width = s.doutput.shape[3];
-  int64_t col = 0;
-  for (size_t i = 0; i < s.inputs.size(); ++i) {
-    const int64_t channels = s.inputs[i].shape[3];
+  for_each_copied(s.dinputs, s.doutput, [&](size_t i, int64_t col) {
     const TensorView& dx = s.dinputs[i];
-    if (!dx.empty()) {
-      kernels::copy_columns(pixels(dx.shape),
-                            {s.doutput.data, width, col, dx.data, channels, 0, channels}, s.ex);
-    }
-    col += channels;
-  }
+    if (dx.empty()) return;
+    kernels::copy_columns(
+        pixels(dx.shape),
+        {s.doutput.data, s.doutput.row_elements(), col, dx.data, dx.shape[3], 0, dx.shape[3]},
+        s.ex);
+  });
 }
 
 }  // namespace xtrain

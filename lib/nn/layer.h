@@ -106,6 +106,13 @@ class Layer {
   virtual bool writes_bfloat16() const { return false; }
   virtual bool reads_bfloat16(int slot) const { return false; }
 
+  // The output may be columns of a wider buffer (TensorView::row_stride): forward writes it, and
+  // backward reads it and its gradient, with that stride. A concatenation whose inputs such
+  // layers write holds them in place and copies nothing (plan_phases.h). BatchNorm2d, ReLU,
+  // MaxPool2d and Concat do; is_concatenation() says which layer is one (Concat).
+  virtual bool writes_columns() const { return false; }
+  virtual bool is_concatenation() const { return false; }
+
   virtual void forward(const LayerCall& s) const = 0;
   // Writes every non-empty dinput (overwriting) and accumulates into grads.
   virtual void backward(const LayerCall& s) const = 0;

@@ -19,11 +19,12 @@ class MaxPool2d : public Layer {
   bool backward_reads_output() const override { return false; }
   bool writes_bfloat16() const override { return true; }
   bool reads_bfloat16(int slot) const override { return true; }
+  bool writes_columns() const override { return true; }
   void forward(const LayerCall& s) const override;
   void backward(const LayerCall& s) const override;
 
  private:
-  kernels::MaxPool2dShape kernel_shape(const Shape& x) const;
+  kernels::MaxPool2dShape kernel_shape(const Shape& x, int64_t y_row) const;
 
   int kernel_size_, stride_, padding_;
   bool ceil_mode_;

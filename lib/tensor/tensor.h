@@ -12,8 +12,12 @@ struct TensorView {
   float* data = nullptr;  // bfloat16 elements when type says so (read them through elements())
   Shape shape;
   ElementType type = ElementType::kFloat32;
+  // Elements from one row (an NHWC pixel's channels) to the next, when the rows are columns of a
+  // wider buffer: a part that a concatenation's output holds in place (plan_phases.h). 0: dense.
+  int64_t row_stride = 0;
 
   int64_t numel() const { return shape.numel(); }
+  int64_t row_elements() const { return row_stride > 0 ? row_stride : shape[shape.rank() - 1]; }
   bool empty() const { return data == nullptr; }
   Elements elements() const { return {data, type}; }
 };

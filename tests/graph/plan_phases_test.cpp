@@ -9,6 +9,7 @@
 #include "lib/nn/cross_entropy_loss.h"
 #include "lib/tensor/aligned_buffer.h"
 #include "models/registry.h"
+#include "tests/graph/tiny_inception.h"
 #include "tests/graph/tiny_resnet.h"
 
 namespace xtrain {
@@ -190,8 +191,53 @@ TEST(PlanPhases, EveryBufferHasItsPlace) {
   EXPECT_EQ(layout.rebuilt_copies[3], -1);
 }
 
+// tiny_inception's branches, and the nested concatenation's parts, are held in their
+// concatenation's columns; the stem, which every branch reads, is not, nor a value a
+// concatenation reads twice.
+TEST(PlanPhases, ConcatenationsHoldTheValuesOnlyTheyRead) {
+  const std::shared_ptr<const Graph> graph = testing::tiny_inception(5);
+  const CallList calls = list_calls(*graph, &kLoss);
+  std::vector<int> expected(calls.num_values(), -1);
+  expected[3] = expected[5] = expected[6] = expected[11] = 12;
+  expected[8] = expected[10] = 11;
+  EXPECT_EQ(calls.held_by, expected);
+  const std::vector<int64_t> columns =
+      held_columns(calls, infer_shapes(*graph, calls, Shape{2, 8, 8, 3}));
+  for (auto [value, column] : {std::pair{3, 0}, {5, 6}, {6, 11}, {11, 19}, {8, 0}, {10, 3}}) {
+    EXPECT_EQ(columns[value], column) << "value " << value;
+  }
+
+  GraphBuilder g(3);
+  const Value x = g.relu(g.conv2d("conv", g.input(), 4, 3, 1, 1));
+  g.linear("fc", g.global_avg_pool_flatten("avgpool", g.concat("cat", {x, x})), 5);
+  for (int holder : list_calls(*g.finish(), &kLoss).held_by) EXPECT_EQ(holder, -1);
+}
+
+// A held value has no lifetime and no buffer of its own, nor has its gradient: its holder's
+// buffers cover them, from the first branch's forward (a.bn, call 2) on, and the holder's gradient
+// from its reader's backward (head.conv, call 12: tick 33 - 12) to the first branch's.
+TEST(PlanPhases, HeldValuesLiveInTheirHoldersBuffers) {
+  const std::shared_ptr<const Graph> graph = testing::tiny_inception(5);
+  const CallList calls = list_calls(*graph, &kLoss);
+  const std::vector<Shape> shapes = infer_shapes(*graph, calls, Shape{2, 8, 8, 3});
+  const std::vector<ElementType> types = element_types(calls, Precision::kFloat32);
+  const Lifetimes t = plan_lifetimes(calls, PlanMode::kTrain,
+                                     choose_rebuilt_values(calls, shapes, types, PlanMode::kTrain));
+  const ArenaLayout layout = place_buffers(calls, shapes, types, t, /*kernel_threads=*/1);
+  for (int v : {3, 5, 6, 8, 10, 11}) {
+    EXPECT_TRUE(t.values[v].empty()) << "value " << v;
+    EXPECT_EQ(layout.values[v], -1) << "value " << v;
+    EXPECT_EQ(layout.gradients[v], -1) << "value " << v;
+  }
+  EXPECT_EQ(t.values[12].first, 2);
+  EXPECT_GE(t.values[12].last, 33 - 12);
+  EXPECT_TRUE(same(t.input_gradients[12][0], 33 - 12, 33 - 2));
+  expect_live_buffers_disjoint(layout);
+}
+
 TEST(PlanPhases, BuffersLiveTogetherNeverShareBytes) {
-  for (const std::shared_ptr<const Graph>& graph : {residual_net(), testing::tiny_resnet(3)}) {
+  for (const std::shared_ptr<const Graph>& graph :
+       {residual_net(), testing::tiny_resnet(3), testing::tiny_inception(3)}) {
     expect_live_buffers_disjoint(layout_of(*graph, Shape{3, 8, 8, 3}, PlanMode::kTrain, &kLoss));
     expect_live_buffers_disjoint(layout_of(*graph, Shape{3, 8, 8, 3}, PlanMode::kEval, nullptr));
   }

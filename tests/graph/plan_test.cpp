@@ -15,6 +15,7 @@
 #include "lib/nn/cross_entropy_loss.h"
 #include "lib/tensor/bfloat16.h"
 #include "models/registry.h"
+#include "tests/graph/tiny_inception.h"
 #include "tests/graph/tiny_resnet.h"
 #include "tests/test_util.h"
 
@@ -185,7 +186,9 @@ TEST(Plan, TrainingUpdatesBatchNormStatisticsAndEvalUsesThem) {
 // A layer as it is, except that a plan must keep its output instead of rebuilding it.
 class KeepsOutput : public Layer {
  public:
-  explicit KeepsOutput(const Layer& inner) : Layer(inner.name()), inner_(inner) {}
+  // in_place: concatenations still hold values in place (Layer::writes_columns).
+  explicit KeepsOutput(const Layer& inner, bool in_place = false)
+      : Layer(inner.name()), inner_(inner), in_place_(in_place) {}
   const char* type() const override { return inner_.type(); }
   std::vector<ParamSpec> param_specs() const override { return inner_.param_specs(); }
   Shape output_shape(const std::vector<Shape>& inputs) const override {
@@ -200,12 +203,24 @@ class KeepsOutput : public Layer {
   }
   bool backward_reads_input(int slot) const override { return inner_.backward_reads_input(slot); }
   bool backward_reads_output() const override { return inner_.backward_reads_output(); }
+  bool writes_columns() const override { return in_place_ && inner_.writes_columns(); }
+  bool is_concatenation() const override { return in_place_ && inner_.is_concatenation(); }
   void forward(const LayerCall& s) const override { inner_.forward(s); }
   void backward(const LayerCall& s) const override { inner_.backward(s); }
 
  private:
   const Layer& inner_;
+  bool in_place_;
 };
+
+// `graph` with every layer wrapped in KeepsOutput.
+std::shared_ptr<const Graph> keeping_outputs(const Graph& graph, bool in_place) {
+  auto kept = std::make_shared<Graph>(graph.input_channels());
+  for (const Node& node : graph.nodes()) {
+    kept->add(std::make_unique<KeepsOutput>(*node.layer, in_place), node.inputs);
+  }
+  return kept;
+}
 
 // The loss and every parameter gradient of one training step on a batch drawn from `seed`.
 std::vector<float> step_results(Replica& replica, Plan& plan, uint32_t seed) {
@@ -260,16 +275,48 @@ TEST(Plan, BackwardReportsEachCallOnceItsGradientsAreFinal) {
 // from the forward.
 TEST(Plan, RebuiltOutputsGiveTheSameGradientsAsKeptOnes) {
   const std::shared_ptr<const Graph> rebuilt = testing::tiny_resnet(kClasses);
-  auto kept = std::make_shared<Graph>(rebuilt->input_channels());
   int rebuilding_layers = 0;
   for (const Node& node : rebuilt->nodes()) {
     rebuilding_layers += node.layer->rebuild_cost() != Layer::Rebuild::kNo;
-    kept->add(std::make_unique<KeepsOutput>(*node.layer), node.inputs);
   }
   EXPECT_GE(rebuilding_layers, 10);
-  const std::vector<float> a = loss_and_grads(rebuilt), b = loss_and_grads(kept);
+  const std::vector<float> a = loss_and_grads(rebuilt);
+  const std::vector<float> b = loss_and_grads(keeping_outputs(*rebuilt, /*in_place=*/false));
   ASSERT_EQ(a.size(), b.size());
   EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float)));
+}
+
+// The eval logits, then the loss and every gradient of a training step.
+std::vector<float> logits_loss_and_grads(std::shared_ptr<const Graph> graph) {
+  Replica replica(std::move(graph));
+  replica.store().initialize(5);
+  Plan& eval = replica.plan_for(Shape{3, 8, 8, 3}, PlanMode::kEval, nullptr);
+  fill_image(eval, 17);
+  eval.forward(Exec{});
+  const TensorView logits = eval.logits();
+  std::vector<float> result(logits.data, logits.data + logits.numel());
+  const std::vector<float> step =
+      step_results(replica, replica.plan_for(Shape{3, 8, 8, 3}, PlanMode::kTrain, &kLoss), 17);
+  result.insert(result.end(), step.begin(), step.end());
+  return result;
+}
+
+// Concatenations that hold their inputs in place, whether the plan rebuilds the held values for
+// the backward (into dense copies, beside gradients in the holder's columns) or keeps them, give
+// the bits of concatenations that copy.
+TEST(Plan, ConcatenationsInPlaceGiveTheSameResultsAsCopies) {
+  const std::shared_ptr<const Graph> graph = testing::tiny_inception(kClasses);
+  const CallList calls = list_calls(*graph, &kLoss);
+  const std::vector<bool> rebuilt =
+      choose_rebuilt_values(calls, infer_shapes(*graph, calls, Shape{3, 8, 8, 3}),
+                            element_types(calls, Precision::kFloat32), PlanMode::kTrain);
+  EXPECT_TRUE(rebuilt[3] && rebuilt[5]) << "the plan rebuilds a.bn and b.relu, held in place";
+  const std::vector<float> copies = logits_loss_and_grads(keeping_outputs(*graph, false));
+  for (const auto& in_place : {graph, keeping_outputs(*graph, /*in_place=*/true)}) {
+    const std::vector<float> results = logits_loss_and_grads(in_place);
+    ASSERT_EQ(results.size(), copies.size());
+    EXPECT_EQ(0, std::memcmp(results.data(), copies.data(), copies.size() * sizeof(float)));
+  }
 }
 
 // A bfloat16 replica's plans round what their convolutions and Linear layer multiply: the

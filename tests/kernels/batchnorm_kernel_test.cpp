@@ -406,7 +406,7 @@ TEST(BatchNorm2dKernel, ColumnsOfAWiderOutputHoldTheDenseOutputsBitwise) {
   for (bool relu : {false, true}) {
     const BatchNormShape dense{4 * 7 * 7 + 3, 5, kEps, relu};
     BatchNormShape wide = dense;
-    wide.y_stride = kWidth;
+    wide.y_stride = wide.dy_stride = kWidth;
     SCOPED_TRACE(describe(dense) + (relu ? " relu" : ""));
     const BatchNormData d(dense, 31, 0.2f, 1.5f);
     const BatchNormOutputs expected = run_fast(dense, d, Exec{});

@@ -81,5 +81,18 @@ TEST(BatchNorm2d, ParametersAndBuffersAreTorchvisions) {
   EXPECT_EQ(specs[4].kind, ParamKind::kCounter);
 }
 
+// As a part of a concatenation held in place (Inception's BasicConv2d): training and evaluation,
+// with and without the ReLU, and over several inputs (the rows and a channel count off the
+// vector width).
+TEST(BatchNorm2d, WritesItsOutputAsColumnsOfWiderRows) {
+  for (const BatchNorm2d::Fused fused : {BatchNorm2d::Fused::kNothing, BatchNorm2d::Fused::kReLU}) {
+    const BatchNorm2d bn("bn", /*num_features=*/37, fused);
+    testing::check_output_in_columns(bn, {Shape{2, 5, 7, 37}}, testing::GradCheckOptions{});
+    const BatchNorm2d parts("bn", /*num_features=*/37, fused);
+    testing::check_output_in_columns(parts, {Shape{2, 5, 7, 20}, Shape{2, 5, 7, 17}},
+                                     testing::GradCheckOptions{});
+  }
+}
+
 }  // namespace
 }  // namespace xtrain

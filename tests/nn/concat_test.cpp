@@ -23,5 +23,13 @@ TEST(Concat, ChannelsAddUpAndGridsMustAgree) {
   EXPECT_THROW(cat.output_shape({Shape{2, 55, 55, 64}, Shape{1, 55, 55, 64}}), Error);
 }
 
+// As a part of a concatenation held in place (Inception's nested concatenations): copies into,
+// and out of, columns of wider rows.
+TEST(Concat, WritesItsOutputAsColumnsOfWiderRows) {
+  testing::check_output_in_columns(Concat("Mixed_7b.branch3x3_2.cat"),
+                                   {Shape{2, 3, 2, 2}, Shape{2, 3, 2, 5}},
+                                   testing::GradCheckOptions{});
+}
+
 }  // namespace
 }  // namespace xtrain

@@ -60,8 +60,8 @@ struct LayerHarness {
     doutput = o.loss ? std::vector<float>(out_shape.numel(), 1.0f)
                      : random_floats(out_shape.numel(), seed++);
     saved.resize(layer.saved_floats(shapes));
-    workspace.resize(
-        layer.workspace_floats(shapes, std::vector<ElementType>(shapes.size(), ElementType::kFloat32)));
+    workspace.resize(layer.workspace_floats(
+        shapes, std::vector<ElementType>(shapes.size(), ElementType::kFloat32)));
     labels.resize(shapes[0][0]);
     for (size_t i = 0; i < labels.size(); ++i) {
       labels[i] =
@@ -119,7 +119,61 @@ void check_elements(const Layer& layer, LayerHarness& h, std::vector<float>& val
   }
 }
 
+// The bits of v, so that NaN sentinels compare equal.
+std::vector<uint32_t> bits(const std::vector<float>& v) {
+  std::vector<uint32_t> b(v.size());
+  std::memcpy(b.data(), v.data(), v.size() * sizeof(float));
+  return b;
+}
+
+// Rows of `dense` ([rows, c]) as columns [left, left + c) of rows `stride` wide, NaN elsewhere.
+std::vector<float> widen(const std::vector<float>& dense, int64_t c, int64_t left, int64_t stride) {
+  const int64_t rows = static_cast<int64_t>(dense.size()) / c;
+  std::vector<float> wide(rows * stride, std::nanf(""));
+  for (int64_t r = 0; r < rows; ++r) {
+    std::copy_n(dense.begin() + r * c, c, wide.begin() + r * stride + left);
+  }
+  return wide;
+}
+
 }  // namespace
+
+void check_output_in_columns(const Layer& layer, const std::vector<Shape>& input_shapes,
+                             const GradCheckOptions& o) {
+  ASSERT_TRUE(layer.writes_columns()) << layer.type();
+  LayerHarness dense(layer, input_shapes, o);
+  dense.objective(layer);
+  layer.backward(dense.call);
+
+  const Shape out = dense.call.output.shape;
+  const int64_t c = out[out.rank() - 1], left = 3, stride = c + 5;
+  const std::vector<float> empty(dense.output.size(), std::nanf(""));
+  const std::vector<float> y_expected = widen(dense.output, c, left, stride);
+  const std::vector<float> dy_expected = widen(dense.doutput, c, left, stride);
+  // The output and its gradient in columns; then the output dense beside a gradient in columns,
+  // as a rebuilt copy is.
+  for (const bool dense_output_in_backward : {false, true}) {
+    SCOPED_TRACE(dense_output_in_backward ? "a dense output in the backward" : "in columns");
+    LayerHarness wide(layer, input_shapes, o);
+    std::vector<float> y = widen(empty, c, left, stride), dy = dy_expected;
+    wide.call.output = {y.data() + left, out, ElementType::kFloat32, stride};
+    wide.call.doutput = {dy.data() + left, out, ElementType::kFloat32, stride};
+    layer.forward(wide.call);
+    EXPECT_EQ(bits(y), bits(y_expected)) << layer.type() << ": the output's columns";
+    if (dense_output_in_backward) {
+      wide.output = dense.output;
+      wide.call.output = {wide.output.data(), out};
+    }
+    layer.backward(wide.call);
+    EXPECT_EQ(bits(dy), bits(dy_expected)) << layer.type() << ": the backward wrote dy";
+    for (size_t i = 0; i < dense.dinputs.size(); ++i) {
+      EXPECT_EQ(bits(wide.dinputs[i]), bits(dense.dinputs[i])) << layer.type() << ": dinput " << i;
+    }
+    for (size_t i = 0; i < dense.grads.size(); ++i) {
+      EXPECT_EQ(bits(wide.grads[i]), bits(dense.grads[i])) << layer.type() << ": grad " << i;
+    }
+  }
+}
 
 void check_layer_gradients(const Layer& layer, const std::vector<Shape>& input_shapes,
                            const GradCheckOptions& o) {

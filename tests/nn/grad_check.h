@@ -1,8 +1,9 @@
-// Finite-difference gradient checks for layers. The objective is L = sum(output * r) for a fixed
-// random r, so its gradient is the layer's backward with doutput = r; every input element and
-// every parameter element is perturbed by +-step and (L+ - L-) / (2 step) compared with it. A
-// layer that can rebuild its output (rebuild_cost) runs the backward on a rebuilt output, which must hold the
-// forward's bits and leave the layer's state alone.
+// Finite-difference gradient checks for layers, and the check of outputs written as columns. The
+// objective is L = sum(output * r) for a fixed random r, so its gradient is the layer's backward
+// with doutput = r; every input element and every parameter element is perturbed by +-step and (L+
+// - L-) / (2 step) compared with it. A layer that can rebuild its output (rebuild_cost) runs the
+// backward on a rebuilt output, which must hold the forward's bits and leave the layer's state
+// alone.
 #pragma once
 
 #include <cstdint>
@@ -32,5 +33,13 @@ struct GradCheckOptions {
 
 void check_layer_gradients(const Layer& layer, const std::vector<Shape>& input_shapes,
                            const GradCheckOptions& options);
+
+// For a layer that writes columns (Layer::writes_columns): run with its output and the output's
+// gradient as columns of wider rows (TensorView::row_stride, a part a concatenation holds in
+// place), it writes and reads the same bits as with dense rows, and leaves the other columns
+// alone; so it does when the backward reads a dense output (a rebuilt copy) beside the strided
+// gradient.
+void check_output_in_columns(const Layer& layer, const std::vector<Shape>& input_shapes,
+                             const GradCheckOptions& options);
 
 }  // namespace xtrain::testing

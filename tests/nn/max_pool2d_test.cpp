@@ -36,5 +36,12 @@ TEST(MaxPool2d, OutputShapeIsTorchvisions) {
   EXPECT_EQ(pool.output_shape({Shape{1, 112, 112, 64}}), (Shape{1, 56, 56, 64}));
 }
 
+// As a part of a concatenation held in place (Inception's Mixed_6a and Mixed_7a).
+TEST(MaxPool2d, WritesItsOutputAsColumnsOfWiderRows) {
+  testing::GradCheckOptions options;
+  options.inputs = testing::InputValues::kDistinct;
+  testing::check_output_in_columns(MaxPool2d("pool", 3, 2, 0), {Shape{2, 9, 8, 37}}, options);
+}
+
 }  // namespace
 }  // namespace xtrain

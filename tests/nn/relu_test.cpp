@@ -14,5 +14,10 @@ TEST(ReLU, GradientsMatchFiniteDifferences) {
   check_layer_gradients(relu, {Shape{2, 3, 4, 5}}, options);
 }
 
+// As a part of a concatenation held in place (SqueezeNet's Fire).
+TEST(ReLU, WritesItsOutputAsColumnsOfWiderRows) {
+  testing::check_output_in_columns(ReLU("relu"), {Shape{2, 5, 7, 37}}, testing::GradCheckOptions{});
+}
+
 }  // namespace
 }  // namespace xtrain
