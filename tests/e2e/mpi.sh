@@ -115,15 +115,17 @@ set -e
 grep -qE '^train: error: rank [01] xla:[01]: the loss is -?nan at epoch 1 step [0-9]+$' "$dir/nan.err" ||
   { cat "$dir/nan.err"; fail "the error does not name the rank, the core and the loss"; }
 
-# A killed process ends the job within seconds, non-zero: nothing waits for it forever.
+# A killed process ends the job within seconds, non-zero: nothing waits for it forever. The job's
+# --logdir names its processes: other tests running beside this one start trainings too.
 mpi 2 "$train" --model=resnet20 --fake_data --image_size=16 --batch_size=4 --num_cores=1 \
-  --num_epochs=1 --num_steps=100000 --log_steps=1 >"$dir/killed.out" 2>&1 &
+  --num_epochs=1 --num_steps=100000 --log_steps=1 --logdir="$dir/killed_job" \
+  >"$dir/killed.out" 2>&1 &
 launcher=$!
 for _ in $(seq 300); do
   [ "$(grep -c 'Training Device' "$dir/killed.out")" -ge 4 ] && break
   sleep 0.1
 done
-victim="$(pgrep -f -n -- "--num_steps=100000")" || fail "no process of the job to kill"
+victim="$(pgrep -f -n -- "--logdir=$dir/killed_job")" || fail "no process of the job to kill"
 kill -KILL "$victim"
 start=$SECONDS
 set +e
