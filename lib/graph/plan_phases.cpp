@@ -89,12 +89,14 @@ std::vector<ElementType> element_types(const CallList& calls, Precision precisio
 // Always when rebuilding is one pass over memory, where keeping costs the bytes of a whole
 // activation until the backward; when it is arithmetic, only from inputs rebuilt in one pass from
 // kept values (a bottleneck's conv3 reading bn2's output), so that rebuilding does not bring back
-// a chain of earlier activations. (From a kept input, as ResNet-50's layer1.0 conv1 and
-// downsample read the max-pool output, it cost 0.5% more arithmetic for the same peak.)
+// a chain of earlier activations, or from the image, which lives all step anyway (the stem). (From
+// another kept input, as ResNet-50's layer1.0 conv1 and downsample read the max-pool output, it
+// cost 0.5% more arithmetic for the same peak.)
 std::vector<bool> rebuildable_values(const CallList& calls, PlanMode mode) {
   std::vector<bool> rebuilt(calls.num_values(), false);
   if (mode != PlanMode::kTrain) return rebuilt;
   std::vector<bool> one_pass_from_kept(calls.num_values(), false), holds(calls.num_values());
+  one_pass_from_kept[Graph::kImage] = true;  // zero passes: the caller's, live all step
   for (int holder : calls.held_by) {
     if (holder >= 0) holds[holder] = true;
   }

@@ -18,9 +18,11 @@ namespace {
 const CrossEntropyLoss kLoss("loss", /*label_smoothing=*/0.0f);
 
 // Values: 0 image, 1 conv, 2 relu, 3 add(relu, conv), 4 avgpool, 5 fc (the logits), 6 the loss.
-// The conv output has two readers; relu and add can be rebuilt in one pass.
+// The conv output has two readers; relu and add can be rebuilt in one pass. The image has 5
+// channels, so that the conv is not a stem (which plans rebuild: Conv2d::rebuild_cost).
+constexpr int kResidualNetChannels = 5;
 std::shared_ptr<const Graph> residual_net() {
-  GraphBuilder g(3);
+  GraphBuilder g(kResidualNetChannels);
   const Value conv = g.conv2d("conv", g.input(), 4, 3, 1, 1);
   const Value sum = g.add(g.relu(conv), conv);
   g.linear("fc", g.global_avg_pool_flatten("avgpool", sum), 5);
@@ -53,7 +55,7 @@ TEST(PlanPhases, CallsEndAtTheLogitsOrWithTheLoss) {
 
 TEST(PlanPhases, ShapesEndWithTheLossWhenThereIsOne) {
   const std::shared_ptr<const Graph> graph = residual_net();
-  const Shape image{2, 6, 6, 3};
+  const Shape image{2, 6, 6, kResidualNetChannels};
   const std::vector<Shape> eval = infer_shapes(*graph, list_calls(*graph, nullptr), image);
   ASSERT_EQ(eval.size(), 6u);
   EXPECT_EQ(eval[1], (Shape{2, 6, 6, 4}));
@@ -184,7 +186,7 @@ TEST(PlanPhases, BFloat16PlansStoreWhatConvolutionsAndBatchNormPassInBFloat16) {
 
 TEST(PlanPhases, EveryBufferHasItsPlace) {
   const ArenaLayout layout =
-      layout_of(*residual_net(), Shape{2, 6, 6, 3}, PlanMode::kTrain, &kLoss);
+      layout_of(*residual_net(), Shape{2, 6, 6, kResidualNetChannels}, PlanMode::kTrain, &kLoss);
   EXPECT_EQ(layout.input_gradients[0][0], -1);  // no lifetime, no buffer
   EXPECT_EQ(layout.gradients[1], layout.input_gradients[1][0]);
   EXPECT_NE(layout.rebuilt_copies[2], -1);
@@ -238,8 +240,9 @@ TEST(PlanPhases, HeldValuesLiveInTheirHoldersBuffers) {
 TEST(PlanPhases, BuffersLiveTogetherNeverShareBytes) {
   for (const std::shared_ptr<const Graph>& graph :
        {residual_net(), testing::tiny_resnet(3), testing::tiny_inception(3)}) {
-    expect_live_buffers_disjoint(layout_of(*graph, Shape{3, 8, 8, 3}, PlanMode::kTrain, &kLoss));
-    expect_live_buffers_disjoint(layout_of(*graph, Shape{3, 8, 8, 3}, PlanMode::kEval, nullptr));
+    const Shape image{3, 8, 8, graph->input_channels()};
+    expect_live_buffers_disjoint(layout_of(*graph, image, PlanMode::kTrain, &kLoss));
+    expect_live_buffers_disjoint(layout_of(*graph, image, PlanMode::kEval, nullptr));
   }
 }
 
