@@ -62,18 +62,16 @@ static void bind_parameters(ParamStore& store, int node, LayerCall& c) {
   }
 }
 
-// Per value, its gradient's total (the buffer its readers' gradients are summed into): a held
-// value's is in its columns of its holder's.
-static std::vector<float*> gradient_totals(float* base, const ArenaLayout& layout,
-                                           const CallList& calls,
-                                           const std::vector<int64_t>& columns) {
-  std::vector<float*> totals(calls.num_values());
+// Per value, where it sits: own(v), its own buffer's place, or, for a value a concatenation holds
+// in place, its columns of its holder's place (T: an offset into the arena, or an address).
+template <typename T, typename Own>
+static std::vector<T> places(const CallList& calls, const std::vector<int64_t>& columns, Own own) {
+  std::vector<T> at(calls.num_values());
   for (int v = calls.num_values() - 1; v >= 0; --v) {  // holders after the values they hold
     const int holder = calls.held_by[v];
-    totals[v] =
-        holder < 0 ? address(base, layout, layout.gradients[v]) : totals[holder] + columns[v];
+    at[v] = holder < 0 ? own(v) : at[holder] + columns[v];
   }
-  return totals;
+  return at;
 }
 
 void Plan::bind_calls(ParamStore& store, const Lifetimes& lifetimes, const ArenaLayout& layout) {
@@ -82,21 +80,19 @@ void Plan::bind_calls(ParamStore& store, const Lifetimes& lifetimes, const Arena
   auto at = [&](int buffer) { return address(arena_.data(), layout, buffer); };
   thread_scratch_offset_ = layout.planner.buffer(layout.thread_scratch).offset;
   const std::vector<int64_t> columns = held_columns(calls_, shapes_);
-  value_offset_.resize(calls_.num_values());
+  value_offset_ = places<size_t>(
+      calls_, columns, [&](int v) { return layout.planner.buffer(layout.values[v]).offset; });
   row_stride_.assign(calls_.num_values(), 0);
   for (int v = calls_.num_values() - 1; v >= 0; --v) {  // holders after the values they hold
     const int holder = calls_.held_by[v];
-    if (holder < 0) {
-      value_offset_[v] = layout.planner.buffer(layout.values[v]).offset;
-      continue;
-    }
+    if (holder < 0) continue;
     XTRAIN_CHECK(types_[v] == ElementType::kFloat32 && types_[holder] == ElementType::kFloat32,
                  "a concatenation holds float32 values only");
-    value_offset_[v] = value_offset_[holder] + columns[v];
     row_stride_[v] = row_stride_[holder] > 0 ? row_stride_[holder] : shapes_[holder][3];
   }
+  // Per value, its gradient's total (the buffer its readers' gradients are summed into).
   const std::vector<float*> gradients =
-      training ? gradient_totals(arena_.data(), layout, calls_, columns)
+      training ? places<float*>(calls_, columns, [&](int v) { return at(layout.gradients[v]); })
                : std::vector<float*>(calls_.num_values());
   auto gradient_view = [&](int v, float* data) {
     return TensorView{data, shapes_[v], types_[v], row_stride_[v]};
