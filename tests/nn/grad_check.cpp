@@ -147,7 +147,6 @@ void check_output_in_columns(const Layer& layer, const std::vector<Shape>& input
 
   const Shape out = dense.call.output.shape;
   const int64_t c = out[out.rank() - 1], left = 3, stride = c + 5;
-  const std::vector<float> empty(dense.output.size(), std::nanf(""));
   const std::vector<float> y_expected = widen(dense.output, c, left, stride);
   const std::vector<float> dy_expected = widen(dense.doutput, c, left, stride);
   // The output and its gradient in columns; then the output dense beside a gradient in columns,
@@ -155,7 +154,7 @@ void check_output_in_columns(const Layer& layer, const std::vector<Shape>& input
   for (const bool dense_output_in_backward : {false, true}) {
     SCOPED_TRACE(dense_output_in_backward ? "a dense output in the backward" : "in columns");
     LayerHarness wide(layer, input_shapes, o);
-    std::vector<float> y = widen(empty, c, left, stride), dy = dy_expected;
+    std::vector<float> y(y_expected.size(), std::nanf("")), dy = dy_expected;
     wide.call.output = {y.data() + left, out, ElementType::kFloat32, stride};
     wide.call.doutput = {dy.data() + left, out, ElementType::kFloat32, stride};
     layer.forward(wide.call);
