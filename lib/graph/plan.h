@@ -8,13 +8,13 @@
 // forward or backward that reads it, a gradient until its producer's backward has consumed it,
 // and an eval plan keeps no activation past its last reader. A training plan keeps no output that
 // its layer can recompute in one pass (BatchNorm, ReLU, Add), nor that of a cheap convolution
-// whose input is one such pass away from kept values (Layer::rebuild_cost): the backward rebuilds
-// it just before the first backward that reads it, so what stays live from forward to backward is
-// mostly the other convolutions' outputs. Where rebuilding chains (each residual block's output
-// from the one before) and so raises the peak, the plan keeps a few such values instead
-// (choose_rebuilt_values in plan_phases.h). A value read by several layers (a residual block's
-// input) gets one gradient buffer per reader; they are summed, in reader order, as soon as the
-// first reader's backward (the last to run) has written its own. A concatenation's output holds
+// whose input is kept or one such pass away from kept values (Layer::rebuild_cost): the backward
+// rebuilds it just before the first backward that reads it, so what stays live from forward to
+// backward is mostly the other convolutions' outputs. Where rebuilding chains (each residual
+// block's output from the one before) and so raises the peak, the plan keeps a few such values
+// instead (choose_rebuilt_values in plan_phases.h). A value read by several layers (a residual
+// block's input) gets one gradient buffer per reader; they are summed, in reader order, as soon as
+// the first reader's backward (the last to run) has written its own. A concatenation's output holds
 // the inputs that only it reads in place, as its columns (CallList::held_by): their producers
 // write there, and nothing is copied either way.
 // The loss is an optional last call: training plans end with one, which reads the labels and

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "lib/base/check.h"
 #include "lib/graph/graph_builder.h"
@@ -108,6 +110,31 @@ TEST(PlanPhases, TrainingRebuildsOnePassOutputsForTheBackward) {
   EXPECT_FALSE(t.rebuilt[1]);
   EXPECT_TRUE(same(t.values[4], 3, 7));
   EXPECT_TRUE(same(t.saved[0], 0, 11));
+}
+
+// A cheap convolution (pointwise, few input channels) is rebuilt from an input at hand: kept, or
+// rebuilt in one pass from kept values; never from another rebuilt convolution's output, which
+// would bring back a chain of activations.
+TEST(PlanPhases, CheapConvolutionsAreRebuiltOnlyFromInputsAtHand) {
+  GraphBuilder g(kResidualNetChannels);
+  const Value kept = g.conv2d("kept", g.input(), 8, 3, 1, 1);
+  const Value from_one_pass = g.conv2d("from_one_pass", g.relu(kept), 8, 1, 1, 0);
+  const Value from_kept = g.conv2d("from_kept", kept, 8, 1, 1, 0);
+  const Value from_rebuilt = g.conv2d("from_rebuilt", from_one_pass, 8, 1, 1, 0);
+  g.linear("fc", g.global_avg_pool_flatten("avgpool", g.add(from_kept, from_rebuilt)), 5);
+  const std::shared_ptr<const Graph> graph = g.finish();
+  const CallList calls = list_calls(*graph, &kLoss);
+  const std::vector<bool> rule = rebuildable_values(calls, PlanMode::kTrain);
+  auto rebuilt = [&](const std::string& name) {
+    for (int v = 1; v < calls.num_values(); ++v) {
+      if (calls.layers[v - 1]->name() == name) return static_cast<bool>(rule[v]);
+    }
+    throw std::invalid_argument(name);
+  };
+  EXPECT_FALSE(rebuilt("kept"));
+  EXPECT_TRUE(rebuilt("from_one_pass"));
+  EXPECT_TRUE(rebuilt("from_kept"));
+  EXPECT_FALSE(rebuilt("from_rebuilt"));
 }
 
 TEST(PlanPhases, AValueWithTwoReadersSumsTheirGradientsIntoTheFirstReaders) {
