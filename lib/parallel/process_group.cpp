@@ -78,15 +78,20 @@ ProcessGroup::Slices& ProcessGroup::cut(size_t n) {
     s.starts[r] = static_cast<int>(slice_start(n, r, size_));
     s.counts[r] = static_cast<int>(slice_start(n, r + 1, size_)) - s.starts[r];
   }
-  // Rank r gets slice r of every rank's buffer, rank by rank.
+  // Rank r gets slice r of every other rank's buffer, rank by rank; its own stays where it is.
   const int mine = s.counts[rank_];
-  s.received.resize(static_cast<size_t>(mine) * size_);
+  s.send_counts = s.counts;
+  s.send_counts[rank_] = 0;
+  s.received.resize(static_cast<size_t>(mine) * (size_ - 1));
   s.received_counts.assign(size_, mine);
-  s.received_starts.resize(size_);
-  s.blocks.resize(size_);
-  for (int r = 0; r < size_; ++r) {
-    s.received_starts[r] = r * mine;
+  s.received_counts[rank_] = 0;
+  s.received_starts.assign(size_, 0);
+  s.blocks.assign(size_, nullptr);
+  for (int r = 0, next = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    s.received_starts[r] = next * mine;
     s.blocks[r] = s.received.data() + s.received_starts[r];
+    ++next;
   }
   return s;
 }
@@ -94,11 +99,11 @@ ProcessGroup::Slices& ProcessGroup::cut(size_t n) {
 void ProcessGroup::sum(float* data, size_t n) {
   if (size_ == 1) return;
   Slices& s = cut(n);
-  const int mine = s.counts[rank_];
-  MPI_Alltoallv(data, s.counts.data(), s.starts.data(), MPI_FLOAT, s.received.data(),
+  float* own = data + s.starts[rank_];
+  MPI_Alltoallv(data, s.send_counts.data(), s.starts.data(), MPI_FLOAT, s.received.data(),
                 s.received_counts.data(), s.received_starts.data(), MPI_FLOAT, MPI_COMM_WORLD);
-  pairwise_sum(s.blocks.data(), size_, mine);
-  std::copy_n(s.blocks[0], mine, data + s.starts[rank_]);
+  s.blocks[rank_] = own;
+  pairwise_sum_into(own, s.blocks.data(), size_, s.counts[rank_]);
   MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, s.counts.data(), s.starts.data(),
                  MPI_FLOAT, MPI_COMM_WORLD);
 }

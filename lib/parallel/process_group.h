@@ -7,8 +7,9 @@
 // with the same tree first, so with a power-of-two number of cores per process every placement
 // of the same replicas (1 x 4, 2 x 2, 4 x 1) adds the same numbers in the same order and gives the
 // same bytes. MPI_Allreduce promises no order (MPI-4.1 §6.9.1), so the sum is done here: each
-// rank receives one slice of every rank's buffer (MPI_Alltoallv), adds them up the tree, and the
-// slices are gathered back (MPI_Allgatherv): the bytes of a ring all-reduce.
+// rank receives one slice of every other rank's buffer (MPI_Alltoallv), adds them up the tree onto
+// its own slice in place, and the slices are gathered back (MPI_Allgatherv): the bytes of a ring
+// all-reduce, and no copy of its own.
 // Not here: the cores of one process (Mesh), what is summed (Trainer).
 #pragma once
 
@@ -77,9 +78,10 @@ class ProcessGroup {
   struct Slices {
     size_t n = SIZE_MAX;
     std::vector<int> counts, starts;                    // slice r of a buffer
-    std::vector<int> received_counts, received_starts;  // this rank's slice, from each rank
+    std::vector<int> send_counts;                       // counts, but none to this rank itself
+    std::vector<int> received_counts, received_starts;  // this rank's slice, from each other rank
     std::vector<float> received;
-    std::vector<float*> blocks;  // into received, one per rank
+    std::vector<float*> blocks;  // per rank: into received, or (this rank) into the buffer summed
   };
   Slices& cut(size_t n);
 

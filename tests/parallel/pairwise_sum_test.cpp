@@ -29,6 +29,24 @@ TEST(PairwiseSum, AddsInTheTreeOrderForAnyCount) {
   }
 }
 
+// The sum may land in another buffer, or in any of the blocks (ProcessGroup::sum adds a rank's own
+// slice in place, wherever it sits in the tree), with the same bytes.
+TEST(PairwiseSum, IntoAnyBufferGivesTheSameBytes) {
+  for (int count = 1; count <= 9; ++count) {
+    for (int into = -1; into < count; ++into) {
+      SCOPED_TRACE(::testing::Message() << count << " blocks, into " << into);
+      std::vector<std::vector<float>> buffers;
+      for (int r = 0; r < count; ++r)
+        buffers.push_back(testing::random_floats(1000, 90 + r, -1e4f, 1e4f));
+      const std::vector<float> expected = testing::tree_sum(buffers);
+      std::vector<float> other(1000);
+      float* out = into < 0 ? other.data() : buffers[into].data();
+      pairwise_sum_into(out, pointers(buffers).data(), count, 1000);
+      EXPECT_EQ(std::vector<float>(out, out + 1000), expected);
+    }
+  }
+}
+
 // The order shows in the result: a left fold of these four gives 1, the tree 0.
 TEST(PairwiseSum, IsNotALeftFold) {
   std::vector<std::vector<float>> buffers = {{1e8f}, {1.0f}, {-1e8f}, {1.0f}};
