@@ -43,11 +43,14 @@ std::atomic<int> stop_signal{0};
 std::atomic<bool> status_line_shown{false};
 // Cleared in the processes of a job but the first, so the job says it once.
 std::atomic<bool> stop_notice{true};
+// Set in a job, where a SIGINT or SIGTERM comes from its launcher (see stop_cause).
+std::atomic<bool> in_job{false};
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
 // In a job, SIGUSR1 and SIGUSR2 are scripts/train_dist relaying a SIGTERM and a Ctrl-C: Open
 // MPI's mpirun forwards them to every process, but kills the processes a second after a SIGTERM
-// or SIGINT of its own, before a step can end.
+// or SIGINT of its own, before a step can end: one it was sent, or its own when it ends the job
+// because a process or machine of it was lost.
 int stop_cause(int signal) {
   if (signal == SIGUSR1) return SIGTERM;
   return signal == SIGUSR2 ? SIGINT : signal;
@@ -65,14 +68,21 @@ extern "C" void request_stop(int signal) {
   static constexpr char kErase[] = "\r\033[K";
   static constexpr char kNotice[] =
       "train: stopping after the current step (a second Ctrl-C or SIGTERM quits at once)\n";
+  static constexpr char kJobEnding[] =
+      "train: the launcher signalled the job: stopping after the current step, unless it ends the "
+      "job first (mpirun does, and does so when a process or machine of the job is lost)\n";
   if (!stop_notice) return;
+  const bool ending = in_job && (signal == SIGINT || signal == SIGTERM);
   bool written = !status_line_shown || write(STDOUT_FILENO, kErase, sizeof(kErase) - 1) >= 0;
-  written = write(STDERR_FILENO, kNotice, sizeof(kNotice) - 1) >= 0 && written;
+  written = (ending ? write(STDERR_FILENO, kJobEnding, sizeof(kJobEnding) - 1)
+                    : write(STDERR_FILENO, kNotice, sizeof(kNotice) - 1)) >= 0 &&
+            written;
   (void)written;  // nothing to do: the stop goes on without its notice
 }
 
 void handle_stop_signals(const ProcessGroup& processes) {
   stop_notice = processes.rank() == 0;
+  in_job = processes.size() > 1;
   struct sigaction action {};
   action.sa_handler = request_stop;
   sigemptyset(&action.sa_mask);
