@@ -69,14 +69,14 @@ extern "C" void request_stop(int signal) {
   static constexpr char kNotice[] =
       "train: stopping after the current step (a second Ctrl-C or SIGTERM quits at once)\n";
   static constexpr char kJobEnding[] =
-      "train: the launcher signalled the job: stopping after the current step, unless it ends the "
-      "job first (mpirun does, and does so when a process or machine of the job is lost)\n";
+      "train: the job's launcher asked for a stop: stopping after the current step, unless it "
+      "ends the job first (mpirun does; it also ends a job that lost a process or machine)\n";
   if (!stop_notice) return;
-  const bool ending = in_job && (signal == SIGINT || signal == SIGTERM);
+  const bool launcher = in_job && (signal == SIGINT || signal == SIGTERM);
+  const char* notice = launcher ? kJobEnding : kNotice;
+  const size_t length = launcher ? sizeof(kJobEnding) - 1 : sizeof(kNotice) - 1;
   bool written = !status_line_shown || write(STDOUT_FILENO, kErase, sizeof(kErase) - 1) >= 0;
-  written = (ending ? write(STDERR_FILENO, kJobEnding, sizeof(kJobEnding) - 1)
-                    : write(STDERR_FILENO, kNotice, sizeof(kNotice) - 1)) >= 0 &&
-            written;
+  written = write(STDERR_FILENO, notice, length) >= 0 && written;
   (void)written;  // nothing to do: the stop goes on without its notice
 }
 
