@@ -115,27 +115,6 @@ set -e
 grep -qE '^train: error: rank [01] xla:[01]: the loss is -?nan at epoch 1 step [0-9]+$' "$dir/nan.err" ||
   { cat "$dir/nan.err"; fail "the error does not name the rank, the core and the loss"; }
 
-# A killed process ends the job within seconds, non-zero: nothing waits for it forever. The job's
-# --logdir names its processes: other tests running beside this one start trainings too.
-mpi 2 "$train" --model=resnet20 --fake_data --image_size=16 --batch_size=4 --num_cores=1 \
-  --num_epochs=1 --num_steps=100000 --log_steps=1 --logdir="$dir/killed_job" \
-  >"$dir/killed.out" 2>&1 &
-launcher=$!
-for _ in $(seq 300); do
-  [ "$(grep -c 'Training Device' "$dir/killed.out")" -ge 4 ] && break
-  sleep 0.1
-done
-victim="$(pgrep -f -n -- "--logdir=$dir/killed_job")" || fail "no process of the job to kill"
-kill -KILL "$victim"
-start=$SECONDS
-set +e
-wait "$launcher"
-code=$?
-set -e
-[ "$code" -ne 0 ] || fail "a job with a killed process exited 0"
-[ $((SECONDS - start)) -le 30 ] || fail "the job took $((SECONDS - start)) s to end after a kill"
-# scripts/train_dist: SIGTERM (and Ctrl-C) stop every process after its step, the first saving
-# checkpoint-last, and the job exits 143 (130), as one process does; --resume=auto goes on.
 build="$(dirname "$(dirname "$train")")"
 # train_dist builds first: with the tree's own configuration it finds it up to date, where a
 # portable tree tested without XTRAIN_PORTABLE=1 would be reconfigured and rebuilt (longer than
@@ -147,8 +126,32 @@ launch() {
   XTRAIN_BUILD="$build" XTRAIN_PORTABLE="$portable" exec "$root/scripts/train_dist" \
     --nproc_per_node=2 -- \
     --model=resnet20 --fake_data --image_size=16 --batch_size=4 --num_epochs=1 --log_steps=1 \
-    --num_cores=1 --num_test_steps=1 --logdir="$dir/stopped" "$@"
+    --num_cores=1 --num_test_steps=1 "$@"
 }
+# A killed process ends the job within seconds, non-zero, with a line naming it: nothing waits
+# for it forever. The job's --logdir names its processes: other tests start trainings too.
+launch --num_steps=100000 --logdir="$dir/killed_job" >"$dir/killed.out" 2>"$dir/killed.err" &
+script=$!
+for _ in $(seq 300); do
+  [ "$(grep -c 'Training Device' "$dir/killed.out")" -ge 4 ] && break
+  sleep 0.1
+done
+victim="$(pgrep -f -n -- "--logdir=$dir/killed_job")" || fail "no process of the job to kill"
+kill -KILL "$victim"
+start=$SECONDS
+set +e
+wait "$script"
+code=$?
+set -e
+[ "$code" -ne 0 ] || fail "a job with a killed process exited 0"
+[ $((SECONDS - start)) -le 30 ] || fail "the job took $((SECONDS - start)) s to end after a kill"
+grep -qE "^train_dist: error: rank [01] on [^ ]+ died of signal 9 \(Killed\); mpirun ended the job$" \
+  "$dir/killed.err" || { cat "$dir/killed.err"; fail "the killed process is not named"; }
+[ "$(grep -vc '^train' "$dir/killed.err")" -eq 0 ] ||
+  { cat "$dir/killed.err"; fail "Open MPI's reports passed as they are"; }
+
+# scripts/train_dist: SIGTERM (and Ctrl-C) stop every process after its step, the first saving
+# checkpoint-last, and the job exits 143 (130), as one process does; --resume=auto goes on.
 for signal in TERM INT; do
   rm -rf "$dir/stopped"
   # Files of their own: polling the last signal's output would kill this one before it starts.
@@ -159,7 +162,7 @@ for signal in TERM INT; do
   # 3989 of the 4000 of a 2000-step job. 10000 steps (some 12 s unloaded): with both cores busy
   # the poll itself slows to 0.5 s a round, and a job signalled after its second record still
   # stopped at step ~2300; a shorter one can end before the signal (exit 0, nothing to stop).
-  launch --num_steps=10000 >"$out" 2>"$err" &
+  launch --num_steps=10000 --logdir="$dir/stopped" >"$out" 2>"$err" &
   script=$!
   for _ in $(seq 300); do
     [ -f "$dir/stopped/metrics.jsonl" ] &&
@@ -181,7 +184,8 @@ done
 # The resumed job trains two steps past the last one the stop logged and ends its epoch: the rest
 # of the 10000 took this test to 7 minutes on a slow build with other tests beside it.
 last=$(grep '"kind":"train"' "$dir/stopped/metrics.jsonl" | grep -o '"step":[0-9]*' | tail -1 | cut -d: -f2)
-(launch --num_steps=$((last + 3)) --resume=auto) >"$dir/resumed.out" 2>"$dir/resumed.err" ||
+(launch --num_steps=$((last + 3)) --logdir="$dir/stopped" --resume=auto) \
+  >"$dir/resumed.out" 2>"$dir/resumed.err" ||
   { cat "$dir/resumed.err"; fail "the stopped job did not resume"; }
 grep -q '^Max Accuracy' "$dir/resumed.out" || fail "the resumed job did not finish its epoch"
 grep -q "Training Device=.* Step=$((last + 1)) " "$dir/resumed.out" &&
