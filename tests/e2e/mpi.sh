@@ -132,11 +132,13 @@ launch() {
 # for it forever. The job's --logdir names its processes: other tests start trainings too.
 launch --num_steps=100000 --logdir="$dir/killed_job" >"$dir/killed.out" 2>"$dir/killed.err" &
 script=$!
-for _ in $(seq 300); do
-  [ "$(grep -c 'Training Device' "$dir/killed.out")" -ge 4 ] && break
+# Trained a step (rank 0's first record), so every process is past start-up; the victim is one
+# of them (its command starts with train), not the launcher.
+for _ in $(seq 600); do
+  grep -qs '"kind":"train"' "$dir/killed_job/metrics.jsonl" && break
   sleep 0.1
 done
-victim="$(pgrep -f -n -- "--logdir=$dir/killed_job")" || fail "no process of the job to kill"
+victim="$(pgrep -f -n -- "^$train .*--logdir=$dir/killed_job")" || fail "no process of the job to kill"
 kill -KILL "$victim"
 start=$SECONDS
 set +e
