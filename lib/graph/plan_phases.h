@@ -51,8 +51,8 @@ std::vector<int64_t> held_columns(const CallList& calls, const std::vector<Shape
 std::vector<Shape> infer_shapes(const Graph& graph, const CallList& calls, const Shape& image);
 
 // Per value: bfloat16 in a bfloat16 plan when its producer writes bfloat16 and every reader reads
-// it (Layer::writes_bfloat16, reads_bfloat16: convolutions' outputs that only BatchNorm reads),
-// float32 otherwise (always the logits). The image, which has no producer, is bfloat16 when every
+// it (Layer::writes_bfloat16, reads_bfloat16: Conv2d, BatchNorm2d and MaxPool2d), float32
+// otherwise (always the logits). The image, which has no producer, is bfloat16 when every
 // reader reads it so (Plan::set_images rounds it). A value's gradient has its type: the
 // layers that read and write bfloat16 values read and write their gradients so too. (Concat reads
 // and writes float32, so a held value and its holder are float32.)
