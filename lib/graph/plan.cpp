@@ -191,20 +191,28 @@ float Plan::loss() const {
   return forward_calls_.back().output.data[0];
 }
 
-void Plan::run_call(int i, bool backward) {
+template <typename Call>
+void Plan::timed(int i, LayerTiming::Pass pass, Call&& call) {
   const auto start = std::chrono::steady_clock::now();
-  if (backward) {
-    for (int producer : rebuild_before_[i]) {
-      calls_.layers[producer]->recompute_output(backward_calls_[producer]);
-    }
-    calls_.layers[i]->backward(backward_calls_[i]);
-  } else {
-    calls_.layers[i]->forward(forward_calls_[i]);
-  }
+  call();
   if (!profiling_) return;
   using Seconds = std::chrono::duration<double>;
-  timings_.push_back({i, backward, Seconds(start - compiled_at_).count(),
+  timings_.push_back({i, pass, Seconds(start - compiled_at_).count(),
                       Seconds(std::chrono::steady_clock::now() - start).count()});
+}
+
+void Plan::run_call(int i, bool backward) {
+  using Pass = LayerTiming::Pass;
+  const Layer& layer = *calls_.layers[i];
+  if (!backward) {
+    timed(i, Pass::kForward, [&] { layer.forward(forward_calls_[i]); });
+    return;
+  }
+  for (int producer : rebuild_before_[i]) {
+    timed(producer, Pass::kRebuild,
+          [&] { calls_.layers[producer]->recompute_output(backward_calls_[producer]); });
+  }
+  timed(i, Pass::kBackward, [&] { layer.backward(backward_calls_[i]); });
 }
 
 Exec Plan::with_scratch(const Exec& ex) {

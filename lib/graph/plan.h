@@ -34,8 +34,13 @@ namespace xtrain {
 
 // One layer call timed by a profiling plan; times in seconds since the plan was compiled.
 struct LayerTiming {
+  enum class Pass {
+    kForward,
+    kBackward,
+    kRebuild,  // the forward again, in the backward, for an output the plan did not keep
+  };
   int node;  // index into layers(): the graph's nodes, then the loss if any
-  bool backward;
+  Pass pass;
   double start, seconds;
 };
 
@@ -90,8 +95,11 @@ class Plan {
   // ex with this plan's kernel scratch.
   Exec with_scratch(const Exec& ex);
   // Runs call i's forward or backward, timed when profiling; a backward first rebuilds the
-  // outputs it is the first to read (timed with it).
+  // outputs it is the first to read (each timed as its producer's rebuild).
   void run_call(int i, bool backward);
+  // Runs `call`, and records it as node i's `pass` when profiling.
+  template <typename Call>
+  void timed(int i, LayerTiming::Pass pass, Call&& call);
 
   TensorView value_view(int value) {
     return {arena_.data() + value_offset_[value], shapes_[value], types_[value],

@@ -35,11 +35,13 @@ void write_chrome_trace(const Plan& plan, const std::string& path) {
   }
   for (const LayerTiming& t : plan.timings()) {
     const Layer& layer = *plan.layers()[t.node];
-    events.push_back({{"name", layer.name()},
+    const bool rebuild = t.pass == LayerTiming::Pass::kRebuild;
+    // A rebuild runs in the backward, just before the backward that reads its output.
+    events.push_back({{"name", rebuild ? layer.name() + " (rebuild)" : layer.name()},
                       {"cat", layer.type()},
                       {"ph", "X"},
                       {"pid", 0},
-                      {"tid", t.backward ? 1 : 0},
+                      {"tid", t.pass == LayerTiming::Pass::kForward ? 0 : 1},
                       {"ts", t.start * 1e6},  // microseconds
                       {"dur", t.seconds * 1e6}});
   }

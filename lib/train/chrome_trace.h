@@ -1,6 +1,7 @@
 // Chrome trace: a profiling plan's layer timings as a trace JSON file (the "X" complete events of
 // the Trace Event Format), which chrome://tracing and ui.perfetto.dev open. Forward and backward
-// calls are on two rows ("forward", "backward") of one process.
+// calls are on two rows ("forward", "backward") of one process; the rebuilds of outputs a plan
+// did not keep are on the backward row, named "<layer> (rebuild)".
 // Not here: taking the timings (graph/plan.h), summing them up (layer_profile.h).
 #pragma once
 
