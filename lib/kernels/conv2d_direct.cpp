@@ -1039,15 +1039,16 @@ bool conv2d_direct_backward_weight_suits(const Conv2dShape& s, Precision precisi
   // dweight again for every im2col tile (3x3 512 -> 512 at 7x7, b32: 20-28 -> 17-21 ms; at
   // stride 2 the GEMM stays ~5% ahead).
   if (s.kh * s.kw > 1 && s.stride == 1) return true;
+  // A 1x1 kernel in bfloat16: the direct pass first pairs the pixels of x and dy (copies of twice
+  // their size), and the GEMM wins, strided (im2col: a subsampling) or not (Zen 5, b32, bench_conv
+  // --bf16: 256 -> 64 at 56x56 33-39 -> 17-21 ms, 256 -> 128 42-44 -> 25-27 ms; the stride-2
+  // downsamples of ResNet-50's layer2 14.5-22.4 -> 12.1-12.2 ms, ResNet-18's 2.4-2.9 -> 1.5-1.7,
+  // 1.5-1.6 -> 0.9-1.0, 1.2-1.3 -> 1.1-1.3).
+  if (s.kh * s.kw == 1 && precision == Precision::kBFloat16) return false;
   // A pointwise layer's GEMM packs x^T and dy; in float32 reading them in place wins while dy is
   // the narrower (ResNet-50's 256 -> 64 reductions: 21 -> 14 ms), not when it widens (64 -> 256
-  // ties, 256 -> 1024 loses 7%; bench_conv). In bfloat16 the direct pass first pairs the pixels of
-  // x and dy (copies of twice their size), and the GEMM wins (Zen 5, b32: 256 -> 64 at 56x56
-  // 33-39 -> 17-21 ms, 256 -> 128 42-44 -> 25-27 ms).
-  if (s.is_pointwise()) {
-    return s.group_in() <= kMaxDirectInChannels && s.c_out <= s.c_in &&
-           precision == Precision::kFloat32;
-  }
+  // ties, 256 -> 1024 loses 7%; bench_conv).
+  if (s.is_pointwise()) return s.group_in() <= kMaxDirectInChannels && s.c_out <= s.c_in;
   return s.group_in() <= kMaxDirectInChannels;
 }
 

@@ -25,8 +25,9 @@ bool conv2d_direct_suits(const Conv2dShape& s, Precision precision);
 bool conv2d_direct_backward_data_suits(const Conv2dShape& s, Precision precision);
 
 // Whether conv2d_direct_backward_weight is the faster choice for s in `precision` (bfloat16: on
-// a CPU with AVX512_BF16): where conv2d_direct_suits, for stride-1 kernels past 1x1 of any width,
-// and (float32 only) for pointwise layers that reduce channels.
+// a CPU with AVX512_BF16): for stride-1 kernels past 1x1 of any width, for other kernels over at
+// most 256 input channels a group, and for float32 pointwise layers that reduce channels; never
+// for a 1x1 kernel in bfloat16.
 bool conv2d_direct_backward_weight_suits(const Conv2dShape& s, Precision precision);
 
 // Floats of scratch the direct passes that suit s need in either precision (0 when none does).
