@@ -2,7 +2,8 @@
 # scripts/mpirun_errors, which train_dist passes mpirun's standard error through, on Open MPI
 # 4.1's reports as recorded: a lost machine (its link taken down, docs/SCALING.md; no test can do
 # that without root and network namespaces) and a killed process are said in one line naming
-# them; the reports that repeat a process's own error go; lines of the processes and reports it
+# them, the machine with the ranks --report-bindings placed there (when it did); the reports that
+# repeat a process's own error go, and so do the bindings; lines of the processes and reports it
 # does not know pass as they are, in order. (tests/e2e/mpi.sh kills a process of a real job.)
 set -euo pipefail
 filter="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/mpirun_errors"
@@ -19,6 +20,10 @@ $dashes
 A report cut short"
 
 cat >"$dir/stderr" <<REPORTS
+[vm:12510] MCW rank 1 bound to socket 0[core 1[hwt 0]]: [./B]
+[vm:12510] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]
+[fakehost2:4242] MCW rank 3 bound to socket 0[core 1[hwt 0]]: [./B]
+[fakehost2:4242] MCW rank 2 bound to socket 0[core 0[hwt 0]]: [B/.]
 $dashes
 ORTE has lost communication with a remote daemon.
 
@@ -29,6 +34,14 @@ This is usually due to either a failure of the TCP network
 connection to the node, or possibly an internal failure of
 the daemon itself. We cannot recover from this failure, and
 therefore will terminate the job.
+$dashes
+$dashes
+ORTE has lost communication with a remote daemon.
+
+  HNP daemon   : [[3920,0],0] on node vm
+  Remote daemon: [[3920,0],2] on node node9
+
+This is usually due to either a failure of the TCP network
 $dashes
 train: the job's launcher asked for a stop
 $dashes
@@ -63,7 +76,8 @@ $passed_as_it_is
 REPORTS
 
 cat >"$dir/expected" <<EXPECTED
-train_dist: error: lost the machine fakehost2: its Open MPI daemon stopped answering (network or power), and its processes with it; mpirun ended the job
+train_dist: error: lost the machine fakehost2 (ranks 2, 3): its Open MPI daemon stopped answering (network or power), and its processes with it; mpirun ended the job
+train_dist: error: lost the machine node9: its Open MPI daemon stopped answering (network or power), and its processes with it; mpirun ended the job
 train: the job's launcher asked for a stop
 train_dist: error: rank 1 on vm died of signal 9 (Killed); mpirun ended the job
 train: error: rank 1 xla:1: the loss is -nan at epoch 1 step 2
