@@ -128,16 +128,22 @@ launch() {
     --model=resnet20 --fake_data --image_size=16 --batch_size=4 --num_epochs=1 --log_steps=1 \
     --num_cores=1 --num_test_steps=1 "$@"
 }
+# records LOGDIR N: waits (up to 60 s) until rank 0's metrics.jsonl holds N training records,
+# written a record at a time as steps end (mpirun passes the processes' output on in bursts).
+records() {
+  for _ in $(seq 600); do
+    [ -f "$1/metrics.jsonl" ] && [ "$(grep -c '"kind":"train"' "$1/metrics.jsonl")" -ge "$2" ] &&
+      return
+    sleep 0.1
+  done
+}
 # A killed process ends the job within seconds, non-zero, with a line naming it: nothing waits
 # for it forever. The job's --logdir names its processes: other tests start trainings too.
 launch --num_steps=100000 --logdir="$dir/killed_job" >"$dir/killed.out" 2>"$dir/killed.err" &
 script=$!
 # Trained a step (rank 0's first record), so every process is past start-up; the victim is one
 # of them (its command starts with train), not the launcher.
-for _ in $(seq 600); do
-  grep -qs '"kind":"train"' "$dir/killed_job/metrics.jsonl" && break
-  sleep 0.1
-done
+records "$dir/killed_job" 1
 victim="$(pgrep -f -n -- "^$train .*--logdir=$dir/killed_job")" || fail "no process of the job to kill"
 kill -KILL "$victim"
 start=$SECONDS
@@ -159,18 +165,13 @@ for signal in TERM INT; do
   # Files of their own: polling the last signal's output would kill this one before it starts.
   out="$dir/stopped-$signal.out" err="$dir/stopped-$signal.err"
   : >"$out"
-  # The poll reads rank 0's metrics.jsonl, written a record at a time as steps end: mpirun passes
-  # the processes' output on in bursts, and under load the first 4 lines reached "$out" after
-  # 3989 of the 4000 of a 2000-step job. 10000 steps (some 12 s unloaded): with both cores busy
-  # the poll itself slows to 0.5 s a round, and a job signalled after its second record still
+  # The poll reads the records, not "$out": under load the first 4 lines reached it after 3989
+  # of the 4000 of a 2000-step job. 10000 steps (some 12 s unloaded): with both cores busy the
+  # poll itself slows to 0.5 s a round, and a job signalled after its second record still
   # stopped at step ~2300; a shorter one can end before the signal (exit 0, nothing to stop).
   launch --num_steps=10000 --logdir="$dir/stopped" >"$out" 2>"$err" &
   script=$!
-  for _ in $(seq 300); do
-    [ -f "$dir/stopped/metrics.jsonl" ] &&
-      [ "$(grep -c '"kind":"train"' "$dir/stopped/metrics.jsonl")" -ge 2 ] && break
-    sleep 0.1
-  done
+  records "$dir/stopped" 2
   kill "-$signal" "$script"
   set +e
   wait "$script"
