@@ -8,6 +8,12 @@
 #include <new>
 
 namespace xtrain {
+namespace {
+
+// x86-64's transparent huge page: one TLB entry covers what 512 small pages would.
+constexpr size_t kHugePage = size_t{2} << 20;
+
+}  // namespace
 
 AlignedBuffer::AlignedBuffer(size_t num_floats) : AlignedBuffer(uninitialized(num_floats)) {
   if (size_ > 0) std::memset(data_.get(), 0, round_up(size_) * sizeof(float));
@@ -16,8 +22,16 @@ AlignedBuffer::AlignedBuffer(size_t num_floats) : AlignedBuffer(uninitialized(nu
 AlignedBuffer AlignedBuffer::uninitialized(size_t num_floats) {
   AlignedBuffer buffer;
   if (num_floats == 0) return buffer;
-  void* p = std::aligned_alloc(kAlignment, round_up(num_floats) * sizeof(float));
-  if (p == nullptr) throw std::bad_alloc();
+  // A buffer of a huge page or more (parameters, gradients, arenas, the padded inputs of
+  // convolutions) starts on a huge-page boundary and asks for huge pages over its whole ones:
+  // the kernels stride across tens of MB, and with small pages the TLB misses cost ResNet-50 8%
+  // of a step (issue 15). Linux's default THP mode, "madvise", gives them only on request; the
+  // tail past the last whole huge page keeps small pages, so the resident size does not grow.
+  const size_t bytes = round_up(num_floats) * sizeof(float);
+  const bool huge = bytes >= kHugePage;
+  void* p = nullptr;  // posix_memalign: aligned_alloc wants sizes in whole alignments
+  if (posix_memalign(&p, huge ? kHugePage : kAlignment, bytes) != 0) throw std::bad_alloc();
+  if (huge) madvise(p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);  // a hint: failure is fine
   buffer.data_.reset(static_cast<float*>(p));
   buffer.size_ = num_floats;
   return buffer;
