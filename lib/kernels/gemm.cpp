@@ -66,21 +66,26 @@ void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1
       pack_b(b, pc, kc, jc, nc, pb);
       for (int64_t ic = i0; ic < i1; ic += kMC) {
         const int64_t mc = std::min(kMC, i1 - ic);
-        // A row-major A is read in place, each row streaming contiguously, but for a last partial
-        // panel (rows past it must be 0).
-        const int64_t packed_from = a.transposed ? 0 : mc / kMR * kMR;
+        // A is read in place, a row-major one row by row, a transposed one a p at a time (its
+        // rows side by side), but for a last partial panel (rows past it must be 0): packing a
+        // transposed A gathered a few floats from every p, and every thread did it for all of A
+        // when threads split C's columns (backward-weight GEMMs).
+        const int64_t packed_from = mc / kMR * kMR;
         pack_a(a, ic + packed_from, mc - packed_from, pc, kc, pa);
         for (int64_t jr = 0; jr < nc; jr += kNR) {
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             const int rows = static_cast<int>(std::min<int64_t>(kMR, mc - ir));
             const int cols = static_cast<int>(std::min<int64_t>(kNR, nc - jr));
             float* c_tile = c + (ic + ir) * ldc + jc + jr;
-            if (ir < packed_from) {
-              float32_tile<false>(kc, a.f32() + (ic + ir) * a.ld + pc, a.ld, pb + jr * kc, alpha,
-                                  c_scale, c_tile, ldc, rows, cols);
+            if (ir >= packed_from) {
+              float32_tile<APanel::kPacked>(kc, pa + (ir - packed_from) * kc, kMR, pb + jr * kc,
+                                            alpha, c_scale, c_tile, ldc, rows, cols);
+            } else if (a.transposed) {
+              float32_tile<APanel::kColumns>(kc, a.f32() + pc * a.ld + ic + ir, a.ld, pb + jr * kc,
+                                             alpha, c_scale, c_tile, ldc, rows, cols);
             } else {
-              float32_tile<true>(kc, pa + (ir - packed_from) * kc, kMR, pb + jr * kc, alpha,
-                                 c_scale, c_tile, ldc, rows, cols);
+              float32_tile<APanel::kRows>(kc, a.f32() + (ic + ir) * a.ld + pc, a.ld, pb + jr * kc,
+                                          alpha, c_scale, c_tile, ldc, rows, cols);
             }
           }
         }
@@ -89,8 +94,8 @@ void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1
   }
 }
 
-int64_t second_half_start(Precision precision, int64_t m, int64_t n, int64_t k) {
-  if (precision != Precision::kBFloat16 || k < 2 * std::max(m, n) || k < 2 * kKC) return 0;
+int64_t second_half_start(int64_t m, int64_t n, int64_t k) {
+  if (k < 2 * std::max(m, n) || k < 2 * kKC) return 0;
   const int64_t packing = kMC * kKC + kKC * (std::min(n, kNC) + kNR - 1) / kNR * kNR;
   if (packing + static_cast<int64_t>(AlignedBuffer::round_up(static_cast<size_t>(m * n))) >
       kBlockFloats) {
@@ -160,7 +165,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
   // Threads split C into whole micro-tiles along its larger side, each packing the part of B (or
   // A) it needs itself: one fork-join per call, no barrier per block.
   const int64_t units = tile_units(m, n);
-  const int64_t half = gemm_tile::second_half_start(precision, m, n, k);
+  const int64_t half = gemm_tile::second_half_start(m, n, k);
   if (half == 0) {
     parallel_for_chunks(ex, units, [&](int chunk, int64_t u0, int64_t u1) {
       const TileRange t = tile_range(m, n, u0, u1);

@@ -184,7 +184,8 @@ void bfloat16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, flo
 template <bool kPackedA>
 void bfloat16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, float alpha,
                    float c_scale, float* c, int64_t ldc, int rows, int cols) {
-  float32_tile<kPackedA>(2 * pairs, a, lda, b, alpha, c_scale, c, ldc, rows, cols);
+  float32_tile<kPackedA ? APanel::kPacked : APanel::kRows>(2 * pairs, a, lda, b, alpha, c_scale, c,
+                                                           ldc, rows, cols);
 }
 #endif
 

@@ -34,17 +34,17 @@ struct Operand {
   const BFloat16* bf16() const { return data.bf16(); }
 };
 
-// A deep bfloat16 product (k at least twice C's larger side and two blocks: backward-weight GEMMs
-// over a batch's pixels) is summed as two halves of k, the second added to the first at the end:
-// each thread then streams whole rows of A's and B's storage of its own, where splitting C had
-// every thread read all of B and a stretch of every row of A (issue 15's Zen 5, bench_conv
-// --bf16, b32: ResNet-50's 256 -> 64 pointwise dweight at 56x56 9.3 -> 7.2 ms, with the
-// packers' prefetch). The halves depend on the shape only, so the bits stay independent of the
-// thread count. Float32 came out mixed (64 -> 256 at 56x56 18.6 -> 14.0 ms, 1024 -> 256 at 14x14
-// 10.7 -> 12.9), so it keeps one pass over k. The second half's sum lives at the end of the last
+// A deep product (k at least twice C's larger side and two blocks: backward-weight GEMMs over a
+// batch's pixels) is summed as two halves of k, the second added to the first at the end: each
+// thread then streams whole rows of A's and B's storage of its own, where splitting C had every
+// thread read all of B and a stretch of every row of A (issue 15's Zen 5, bench_conv, b32:
+// ResNet-50's 256 -> 64 pointwise dweight at 56x56 in bfloat16 9.3 -> 7.2 ms, with the packers'
+// prefetch; its 64 -> 256 in float32 with A read in place 189 -> 212 GFLOP/s, 128 -> 512 at
+// 28x28 246 -> 249, the deeper layers even). The halves depend on the shape only, so the bits
+// stay independent of the thread count. The second half's sum lives at the end of the last
 // thread's scratch slice, past the blocks that thread packs; a product whose C does not fit there
-// keeps one pass too. Returns where the second half starts, or 0 for one pass.
-int64_t second_half_start(Precision precision, int64_t m, int64_t n, int64_t k);
+// keeps one pass. Returns where the second half starts, or 0 for one pass.
+int64_t second_half_start(int64_t m, int64_t n, int64_t k);
 
 // C[i0 : i1, j0 : j1] = alpha * op(A) op(B) + beta * C on the calling thread, k in blocks of kKC
 // in order; `blocks` holds kBlockFloats. With beta = 0, C is not read.
@@ -83,12 +83,18 @@ inline void store_tile(const Vec (&acc)[kMR][2], float alpha, float c_scale, flo
   }
 }
 
+// How a register tile reads its kMR rows of A at p: packed (a[p * kMR + r]), rows in place
+// (a[r * lda + p]: a row-major A, or rows copied so) or columns in place (a[p * lda + r]: a
+// transposed A, whose kMR rows lie side by side at every p).
+enum class APanel { kPacked, kRows, kColumns };
+
 // The float32 register tile: C tile = alpha * a_panel * b_panel + c_scale * C, the product summed
-// over p = 0..kc-1 in order. The A panel is packed (a[p * kMR + r]) or, kPackedA false, kMR rows
-// a[r * lda + p] (a row-major A read in place, or rows copied so). B is packed (b[p * kNR + c]).
-template <bool kPackedA>
+// over p = 0..kc-1 in order. A is read as kA says; B is packed (b[p * kNR + c]).
+template <APanel kA>
 void float32_tile(int64_t kc, const float* a, int64_t lda, const float* b, float alpha,
                   float c_scale, float* c, int64_t ldc, int rows, int cols) {
+  const int64_t row_step = kA == APanel::kRows ? lda : 1;
+  const int64_t p_step = kA == APanel::kPacked ? kMR : kA == APanel::kRows ? 1 : lda;
   // Every loop over acc is unrolled, so it lives in registers instead of on the stack.
   Vec acc[kMR][2];
 #pragma GCC unroll 6
@@ -97,11 +103,11 @@ void float32_tile(int64_t kc, const float* a, int64_t lda, const float* b, float
     const Vec b0 = simd::load(b), b1 = simd::load(b + simd::kLanes);
 #pragma GCC unroll 6
     for (int r = 0; r < kMR; ++r) {
-      const Vec ar = simd::broadcast(kPackedA ? a + r : a + r * lda);
+      const Vec ar = simd::broadcast(a + r * row_step);
       acc[r][0] = simd::fma(ar, b0, acc[r][0]);
       acc[r][1] = simd::fma(ar, b1, acc[r][1]);
     }
-    a += kPackedA ? kMR : 1;
+    a += p_step;
     b += kNR;
   }
   store_tile(acc, alpha, c_scale, c, ldc, rows, cols);

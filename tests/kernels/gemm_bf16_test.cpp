@@ -145,8 +145,7 @@ TEST(GemmBFloat16, GivesTheBitsOfTheDotProductInstruction) {
   testing::PoolExec two(2);
   for (const auto& [m, n, k] :
        {std::array<int64_t, 3>{7, 5, 3}, {45, 70, 301}, {13, 40, 513}, {70, 9, 1100}}) {
-    const int64_t second_half =
-        kernels::gemm_tile::second_half_start(Precision::kBFloat16, m, n, k);
+    const int64_t second_half = kernels::gemm_tile::second_half_start(m, n, k);
     EXPECT_EQ(second_half != 0, k > 512) << "m=" << m << " n=" << n << " k=" << k;
     for (GemmCase g : all_transposes(m, n, k, 1)) {
       if (g.beta != 0.0f && g.beta != 1.0f) continue;

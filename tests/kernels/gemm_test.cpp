@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/kernels/gemm_tile.h"
 #include "tests/kernels/gemm_cases.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/test_util.h"
@@ -56,6 +57,17 @@ TEST(GemmKernel, LargeShapesMatchEigenOnOneAndTwoThreads) {
   }
 }
 
+// Deep products (k past twice C's larger side: backward-weight GEMMs over a batch's pixels) are
+// summed in two halves of k, each thread streaming rows of its own.
+TEST(GemmKernel, DeepProductsMatchEigen) {
+  testing::PoolExec two(2);
+  for (const GemmCase& g : all_transposes(45, 70, 1100, 1)) {
+    ASSERT_NE(kernels::gemm_tile::second_half_start(g.m, g.n, g.k), 0);
+    expect_matches_eigen(g, Exec{});
+    expect_matches_eigen(g, two.exec());
+  }
+}
+
 // n past the kNC column block, so C's columns come from several packed blocks of B.
 TEST(GemmKernel, WiderThanOneBlockOfBMatchesEigen) {
   testing::PoolExec two(2);
@@ -91,8 +103,8 @@ TEST(GemmKernel, HandExample) {
 
 // The documented guarantee: every element is summed over k in one fixed order whatever the
 // split, so reruns on two threads and runs on one and three threads agree bit for bit, in both
-// precisions. The second and fourth are deep (bfloat16 sums them in halves of k; three threads
-// split a half between two of them).
+// precisions. The second and fourth are deep (summed in halves of k; three threads split a half
+// between two of them).
 TEST(GemmKernel, RerunsAndThreadCountsAreBitwiseEqual) {
   testing::PoolExec two(2), three(3);
   for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
@@ -113,7 +125,7 @@ TEST(GemmKernel, RerunsAndThreadCountsAreBitwiseEqual) {
 // In a plan every thread packs into its own slice of Exec::scratch, sized exactly as declared
 // (an overrun is a heap overflow under AddressSanitizer); the result is the same bits as with
 // blocks allocated for the call.
-// A deep bfloat16 product keeps its second half's sum in the scratch too.
+// A deep product keeps its second half's sum in the scratch too.
 TEST(GemmKernel, PacksIntoTheExecsScratch) {
   testing::PoolExec three(3);
   for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
