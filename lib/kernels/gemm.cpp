@@ -51,6 +51,16 @@ void pack_b(const Operand& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, fl
   }
 }
 
+// Whether the tiles read a transposed A in place: its kc values of p are kc rows of storage, a
+// few floats of each. Packing gathers those floats, and every thread packed all of A when
+// threads split C's columns (backward-weight GEMMs of widening pointwise layers: ResNet-50's
+// 64 -> 256 at 56x56 162 -> 189 GFLOP/s, 512 -> 256 at 28x28 293 -> 335 in place). Rows a page
+// or more apart fall into the same L1 sets, though, and evict each other before the next tile
+// reads them (1024 -> 256 at 14x14 313 -> 247 in place), so those are packed.
+bool columns_in_place(const Operand& a) {
+  return a.ld * static_cast<int64_t>(sizeof(float)) < 4096;
+}
+
 }  // namespace
 
 void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
@@ -67,10 +77,8 @@ void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1
       for (int64_t ic = i0; ic < i1; ic += kMC) {
         const int64_t mc = std::min(kMC, i1 - ic);
         // A is read in place, a row-major one row by row, a transposed one a p at a time (its
-        // rows side by side), but for a last partial panel (rows past it must be 0): packing a
-        // transposed A gathered a few floats from every p, and every thread did it for all of A
-        // when threads split C's columns (backward-weight GEMMs).
-        const int64_t packed_from = mc / kMR * kMR;
+        // rows side by side), but for a last partial panel (rows past it must be 0).
+        const int64_t packed_from = a.transposed && !columns_in_place(a) ? 0 : mc / kMR * kMR;
         pack_a(a, ic + packed_from, mc - packed_from, pc, kc, pa);
         for (int64_t jr = 0; jr < nc; jr += kNR) {
           for (int64_t ir = 0; ir < mc; ir += kMR) {
@@ -80,7 +88,7 @@ void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1
             if (ir >= packed_from) {
               float32_tile<APanel::kPacked>(kc, pa + (ir - packed_from) * kc, kMR, pb + jr * kc,
                                             alpha, c_scale, c_tile, ldc, rows, cols);
-            } else if (a.transposed) {
+            } else if (a.transposed) {  // columns_in_place(a)
               float32_tile<APanel::kColumns>(kc, a.f32() + pc * a.ld + ic + ir, a.ld, pb + jr * kc,
                                              alpha, c_scale, c_tile, ldc, rows, cols);
             } else {

@@ -37,10 +37,12 @@ TEST(GemmKernel, SmallOddShapesMatchEigen) {
 }
 
 // Leading dimensions larger than the widths: the gaps are skipped in A and B and left
-// untouched in C.
+// untouched in C. A transposed A is read in place, or packed when its rows lie a page or more
+// apart (the last case).
 TEST(GemmKernel, WideLeadingDimensionsMatchEigen) {
   for (const GemmCase& g : all_transposes(7, 5, 3, 3)) expect_matches_eigen(g, Exec{});
   for (const GemmCase& g : all_transposes(37, 29, 53, 5)) expect_matches_eigen(g, Exec{});
+  for (const GemmCase& g : all_transposes(37, 29, 53, 1000)) expect_matches_eigen(g, Exec{});
 }
 
 // Sizes past the cache blocks (k > kKC = 256, m > kMC = 144) and not multiples of the 6 x 16
