@@ -64,11 +64,14 @@ void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, ConstEleme
                             const float* gamma, const float* beta, const float* running_mean,
                             const float* running_var, Elements y, float* workspace, const Exec& ex);
 
-// With xhat = (x - mean) * inv_std and g = dy masked by the fused ReLU's output (y > 0 ? dy : 0;
-// y is read only with the ReLU), per channel:
+// With xhat = (x - mean) * inv_std and g = dy masked where the fused ReLU zeroed its output,
+// per channel:
 //   dbeta += sum(g)    dgamma += sum(g * xhat)
 //   dx = gamma * inv_std * (g - mean(g) - xhat * mean(g * xhat))    dresidual = g
 // dx and dresidual are overwritten (either may be skipped: null); dgamma and dbeta accumulate.
+// The mask comes from y (y > 0 ? dy : 0) when y is given, which a ReLU after an added residual
+// needs; without y (null) from x and saved's scale and shift (x * scale + shift > 0, the value
+// the forward's ReLU saw), so a BatchNorm + ReLU backward does not read its output.
 // A gradient has its value's element type (dy y's, dx x's; dresidual the residual's, of either
 // type): a bfloat16 plan keeps the gradients of the values it stores in bfloat16 so too.
 void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements y, ConstElements dy,

@@ -129,15 +129,18 @@ void BatchNorm2d::recompute_output(const LayerCall& s) const {
 }
 
 void BatchNorm2d::backward(const LayerCall& s) const {
-  const Elements dresidual = fused_ == Fused::kAddReLU ? s.dinputs[1].elements() : nullptr;
+  const bool added = fused_ == Fused::kAddReLU;
+  const Elements dresidual = added ? s.dinputs[1].elements() : nullptr;
   for_each_part(
       s.inputs, s.output.row_elements(), [&](int i, kernels::BatchNormShape k, int first) {
         k.dy_stride = s.doutput.row_elements();
-        kernels::batchnorm_backward(k, s.inputs[i].elements(), s.output.elements().at(first),
-                                    s.doutput.elements().at(first), s.params[0] + first,
-                                    s.saved + kernels::kBatchNormSavedRows * first,
-                                    s.dinputs[i].elements(), dresidual, s.grads[0] + first,
-                                    s.grads[1] + first, s.workspace, s.ex);
+        // The ReLU's mask: from the output after a residual, else from the input (see
+        // backward_reads_output).
+        const ConstElements y = added ? s.output.elements().at(first) : nullptr;
+        kernels::batchnorm_backward(
+            k, s.inputs[i].elements(), y, s.doutput.elements().at(first), s.params[0] + first,
+            s.saved + kernels::kBatchNormSavedRows * first, s.dinputs[i].elements(), dresidual,
+            s.grads[0] + first, s.grads[1] + first, s.workspace, s.ex);
       });
 }
 

@@ -34,7 +34,9 @@ class BatchNorm2d : public Layer {
   bool backward_reads_input(int slot) const override {
     return slot == 0 || fused_ != Fused::kAddReLU;  // not the residual
   }
-  bool backward_reads_output() const override { return fused_ != Fused::kNothing; }
+  // Only a ReLU after a residual reads the output for its mask; a plain ReLU's is recomputed
+  // from the input, so the output may go as soon as the next layer's backward has read it.
+  bool backward_reads_output() const override { return fused_ == Fused::kAddReLU; }
   bool reads_bfloat16(int slot) const override { return true; }  // inputs and the residual
   bool writes_bfloat16() const override { return true; }
   Rebuild rebuild_cost() const override { return Rebuild::kOnePass; }

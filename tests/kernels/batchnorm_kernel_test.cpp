@@ -94,9 +94,11 @@ std::vector<float> widened(const std::vector<BFloat16>& v) {
 
 // The kernels on d. With bf16_storage, as a bfloat16 plan stores them: x and the residual read
 // from bfloat16 (d's values rounded), y, y_again and y_eval written in bfloat16 (o holds them
-// widened back) and the backward's ReLU mask read from the bfloat16 y.
+// widened back). The backward is handed y as BatchNorm2d hands it: only after a residual (the
+// ReLU's mask then comes from y, else from x); mask_from_y hands it y always.
 BatchNormOutputs run_fast(const BatchNormShape& s, const BatchNormData& d, const Exec& ex,
-                          bool bf16_storage = false) {
+                          bool bf16_storage = false, bool mask_from_y = false) {
+  const bool hand_y = mask_from_y || !d.residual.empty();
   BatchNormOutputs o(s, d);
   if (!bf16_storage) {
     kernels::batchnorm_forward_train(s, d.x.data(), d.residual_or_null(), d.gamma.data(),
@@ -108,9 +110,9 @@ BatchNormOutputs run_fast(const BatchNormShape& s, const BatchNormData& d, const
     kernels::batchnorm_forward_eval(s, d.x.data(), d.residual_or_null(), d.gamma.data(),
                                     d.beta.data(), d.running_mean.data(), d.running_var.data(),
                                     o.y_eval.data(), workspace_for(s).data(), ex);
-    kernels::batchnorm_backward(s, d.x.data(), o.y.data(), d.dy.data(), d.gamma.data(),
-                                o.saved.data(), o.dx.data(), o.dresidual_or_null(), o.dgamma.data(),
-                                o.dbeta.data(), workspace_for(s).data(), ex);
+    kernels::batchnorm_backward(s, d.x.data(), hand_y ? o.y.data() : nullptr, d.dy.data(),
+                                d.gamma.data(), o.saved.data(), o.dx.data(), o.dresidual_or_null(),
+                                o.dgamma.data(), o.dbeta.data(), workspace_for(s).data(), ex);
     return o;
   }
   const std::vector<BFloat16> x = rounded(d.x), residual = rounded(d.residual);
@@ -126,8 +128,9 @@ BatchNormOutputs run_fast(const BatchNormShape& s, const BatchNormData& d, const
   // Gradients as their values: dy as y, dx as x, dresidual as the residual.
   const std::vector<BFloat16> dy = rounded(d.dy);
   std::vector<BFloat16> dx(o.dx.size()), dresidual(o.dresidual.size());
-  kernels::batchnorm_backward(s, x.data(), y.data(), dy.data(), d.gamma.data(), o.saved.data(),
-                              dx.data(), d.residual.empty() ? Elements(nullptr) : dresidual.data(),
+  kernels::batchnorm_backward(s, x.data(), hand_y ? ConstElements(y.data()) : nullptr, dy.data(),
+                              d.gamma.data(), o.saved.data(), dx.data(),
+                              d.residual.empty() ? Elements(nullptr) : dresidual.data(),
                               o.dgamma.data(), o.dbeta.data(), workspace_for(s).data(), ex);
   o.y = widened(y);
   o.y_again = widened(y_again);
@@ -287,6 +290,25 @@ TEST(BatchNorm2dKernel, FusedReluMatchesReference) {
     const BatchNormOutputs threaded = run_fast(s, d, two.exec());
     expect_bitwise_equal(fused.dx, threaded.dx, "dx");
     expect_bitwise_equal(fused.dgamma, threaded.dgamma, "dgamma");
+  }
+}
+
+// Without a residual the backward recomputes the ReLU's mask from x (x * scale + shift > 0)
+// instead of reading y: the same bits as the mask read from y, in float32 and from bfloat16
+// storage, on shapes with a partial last chunk and rows not a multiple of 4.
+TEST(BatchNorm2dKernel, ReluMaskFromTheInputIsTheOutputsBitwise) {
+  for (bool bf16 : {false, true}) {
+    for (const BatchNormShape& s : {BatchNormShape{3 * 5 * 7, 13, kEps, true},
+                                    BatchNormShape{4 * 28 * 28 + 3, 16, kEps, true},
+                                    BatchNormShape{2 * 7 * 7, 2048, kEps, true}}) {
+      SCOPED_TRACE(describe(s) + (bf16 ? " bfloat16" : " float32"));
+      const BatchNormData d(s, 17, 0.2f, 1.5f);
+      const BatchNormOutputs from_x = run_fast(s, d, Exec{}, bf16);
+      const BatchNormOutputs from_y = run_fast(s, d, Exec{}, bf16, /*mask_from_y=*/true);
+      expect_bitwise_equal(from_x.dx, from_y.dx, "dx");
+      expect_bitwise_equal(from_x.dgamma, from_y.dgamma, "dgamma");
+      expect_bitwise_equal(from_x.dbeta, from_y.dbeta, "dbeta");
+    }
   }
 }
 
