@@ -42,7 +42,9 @@ TEST(LayerProfile, TimesEveryLayerCallOnceAndWritesATrace) {
   ASSERT_EQ(totals.size(), layers);
   double rebuilding = 0.0;
   for (size_t i = 0; i < totals.size(); ++i) {
-    if (i > 0) EXPECT_GE(totals[i - 1].seconds(), totals[i].seconds());
+    if (i > 0) {
+      EXPECT_GE(totals[i - 1].seconds(), totals[i].seconds());
+    }
     rebuilding += totals[i].rebuild_seconds;
   }
   EXPECT_GT(rebuilding, 0.0);
