@@ -419,6 +419,51 @@ TEST(BatchNorm2dKernel, BFloat16StorageGivesTheBitsOfItsFloatValues) {
   }
 }
 
+// After a residual, the backward writes g into dresidual while it sums, and reads it back for dx,
+// when dresidual holds g exactly (float32, or dy's bfloat16); a bfloat16 dresidual beside a
+// float32 dy rounds g, so dx then recomputes g from y and dy. Either way dx, dgamma and dbeta
+// have the same bits whatever dresidual's storage, and dresidual is g, rounded where stored so;
+// on 1 and 2 threads, with rows not a multiple of 4.
+TEST(BatchNorm2dKernel, ResidualGradientStorageChangesNoOtherOutput) {
+  testing::PoolExec two(2);
+  const BatchNormShape s{2 * 28 * 28 + 3, 48, kEps, /*relu=*/true};
+  BatchNormData d(s, 27, 0.5f, 2.0f, /*with_residual=*/true);
+  const std::vector<BFloat16> dy_bf16 = rounded(d.dy);
+  for (Exec ex : {Exec{}, two.exec()}) {
+    const BatchNormOutputs o = run_fast(s, d, ex);  // y, saved: the forward's
+    // dy in float32, then in bfloat16 (y with it: a gradient has its value's type).
+    const std::vector<BFloat16> y_bf16 = rounded(o.y);
+    for (bool dy_in_bf16 : {false, true}) {
+      SCOPED_TRACE(std::string(dy_in_bf16 ? "bfloat16" : "float32") + " dy, " +
+                   std::to_string(ex.num_threads()) + " threads");
+      const ConstElements y = dy_in_bf16 ? ConstElements(y_bf16.data()) : o.y.data();
+      const ConstElements dy = dy_in_bf16 ? ConstElements(dy_bf16.data()) : d.dy.data();
+      auto backward = [&](Elements dresidual, std::vector<float>& dx, std::vector<float>& dgamma,
+                          std::vector<float>& dbeta) {
+        kernels::batchnorm_backward(s, d.x.data(), y, dy, d.gamma.data(), o.saved.data(), dx.data(),
+                                    dresidual, dgamma.data(), dbeta.data(), workspace_for(s).data(),
+                                    ex);
+      };
+      std::vector<float> dx = nans(s.m * s.c), dres = nans(s.m * s.c),
+                         dgamma = random_floats(s.c, 91), dbeta = random_floats(s.c, 92);
+      backward(dres.data(), dx, dgamma, dbeta);
+      std::vector<float> dx2 = nans(s.m * s.c), dgamma2 = random_floats(s.c, 91),
+                         dbeta2 = random_floats(s.c, 92);
+      std::vector<BFloat16> dres_bf16(s.m * s.c);
+      backward(dres_bf16.data(), dx2, dgamma2, dbeta2);
+      expect_bitwise_equal(dx2, dx, "dx");
+      expect_bitwise_equal(dgamma2, dgamma, "dgamma");
+      expect_bitwise_equal(dbeta2, dbeta, "dbeta");
+      expect_bitwise_equal(widened(dres_bf16), widened(rounded(dres)), "dresidual");
+      const std::vector<float> y_values = dy_in_bf16 ? widened(y_bf16) : o.y;
+      const std::vector<float> dy_values = dy_in_bf16 ? widened(dy_bf16) : d.dy;
+      for (size_t i = 0; i < dres.size(); ++i) {
+        ASSERT_EQ(dres[i], y_values[i] > 0.0f ? dy_values[i] : 0.0f) << "at " << i;
+      }
+    }
+  }
+}
+
 // y and dy as columns [first, first + C) of wider rows (a BatchNorm over a concatenation, one
 // part at a time): the same bits as with dense rows in every output, and the other columns of y
 // untouched, with and without the fused ReLU.
