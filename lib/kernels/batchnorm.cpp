@@ -246,30 +246,12 @@ void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, ConstEleme
 
 namespace {
 
-// g = y > 0 ? dy : 0 of `rows` rows into the residual's gradient out (rows of n), exactly: g is
-// dy's value or zero, so when dy is bfloat16 its top half holds all of it (used only then, or
-// into float32). Its own loop, with __restrict pointers: stores inside the sums' loop, which
-// might alias its reads, kept GCC from vectorizing that loop (2.4x slower in bfloat16).
-inline void put_exact(float* out, int64_t i, float g) { out[i] = g; }
-inline void put_exact(BFloat16* out, int64_t i, float g) {
-  out[i].bits = static_cast<uint16_t>(float_bits(g) >> 16);
-}
-template <typename Y, typename R>
-void put_masked_rows(const Y* __restrict y, int64_t y_row, const Y* __restrict dy, int64_t dy_row,
-                     int64_t rows, int n, R* __restrict out) {
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int c = 0; c < n; ++c) {
-      put_exact(out, r * n + c, value(y + r * y_row, c) > 0.0f ? value(dy + r * dy_row, c) : 0.0f);
-    }
-  }
-}
-
 // kDyLikeY: dy's rows are as far apart as y's (all but an output held in a concatenation and
 // rebuilt dense for the backward). One stride for both keeps the dx pass's loops as tight as they
 // were: with two, it took 15% longer at 16 channels.
-// kGFirst: the sums pass also writes g into dresidual, which holds it exactly (put_exact), and
-// the dx pass reads g back from there instead of y and dy: seven streams over memory where
-// eight were (BatchNorm + Add + ReLU, the bottlenecks' last layer).
+// kGFirst: the sums pass also writes g into dresidual, which must hold it exactly (float32, or
+// dy's type), and the dx pass reads g back from there instead of y and dy: seven streams over
+// memory where eight were (BatchNorm + Add + ReLU, the bottlenecks' last layer).
 template <Mask kMask, bool kDyLikeY, bool kGFirst, typename X, typename Y, typename R>
 void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, const float* gamma,
               const float* saved, X* dx, R* dresidual, float* dgamma, float* dbeta,
@@ -289,6 +271,10 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
   };
   // Without y (kFromInput), its row pointers stay null: no arithmetic on a null y.
   constexpr bool kReadsY = kMask == Mask::kFromOutput;
+  const int64_t y_row = s.y_row(), dy_row = kDyLikeY ? y_row : s.dy_row();
+  auto masked_dy_at = [&](int64_t r, int c) {
+    return masked_dy(x + r * s.c, kReadsY ? y + r * y_row : nullptr, dy + r * dy_row, c);
+  };
   const Scratch scratch = carve(s, workspace);
   double* sum_dy = scratch.sums;
   double* sum_dy_xc = sum_dy + s.c;  // xc = x - mean
@@ -296,7 +282,6 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
       s,
       [&](int64_t r0, int64_t r1, double* __restrict a, double* __restrict b) {
         const int channels = s.c;
-        const int64_t y_row = s.y_row(), dy_row = kDyLikeY ? y_row : s.dy_row();
         const int64_t y_step = kReadsY ? y_row : 0;
         int64_t r = r0;
         for (; r + 4 <= r1; r += 4) {
@@ -319,14 +304,11 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
             b[c] += double((g0 * (value(x0, c) - mean[c]) + g1 * (value(x1, c) - mean[c])) +
                            (g2 * (value(x2, c) - mean[c]) + g3 * (value(x3, c) - mean[c])));
           }
-          if constexpr (kGFirst) {
-            put_masked_rows(y0, y_row, dy0, dy_row, 4, channels, dresidual + r * channels);
-          }
+          // In a loop of its own: stores inside the one above, which might alias its reads, kept
+          // GCC from vectorizing it (1.5x slower in float32, 2.4x in bfloat16).
+          if (kGFirst) put_rows(dresidual, channels, r, r + 4, channels, masked_dy_at);
         }
-        if (kGFirst && r < r1) {
-          put_masked_rows(y + r * y_row, y_row, dy + r * dy_row, dy_row, r1 - r, channels,
-                          dresidual + r * channels);
-        }
+        if (kGFirst) put_rows(dresidual, channels, r, r1, channels, masked_dy_at);
         for (; r < r1; ++r) {
           const X* xr = x + r * channels;
           const Y* yr = kReadsY ? y + r * y_row : nullptr;
@@ -355,11 +337,10 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
         // A block of rows at a time, both outputs of each before the next: g's inputs are read
         // twice, from L1.
         const int channels = s.c;
-        const int64_t y_row = s.y_row(), dy_row = kDyLikeY ? y_row : s.dy_row();
         const int64_t block = std::max<int64_t>(1, kRoundedChunk / channels);
         auto g_at = [&](int64_t r, int c) {
           if constexpr (kGFirst) return value(dresidual, r * channels + c);
-          return masked_dy(x + r * channels, kReadsY ? y + r * y_row : nullptr, dy + r * dy_row, c);
+          return masked_dy_at(r, c);
         };
         for (int64_t b0 = r0; b0 < r1; b0 += block) {
           const int64_t b1 = std::min(r1, b0 + block);
@@ -398,7 +379,8 @@ void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements 
       with_typed(dresidual, [&](auto* rt) {
         using Y = std::remove_const_t<std::remove_pointer_t<decltype(dyt)>>;
         using R = std::remove_pointer_t<decltype(rt)>;
-        // g fits the residual's gradient exactly (put_exact) when that is float32 or dy's type.
+        // g fits the residual's gradient exactly (as dx reads it back) when that is float32 or
+        // dy's type.
         constexpr bool kHoldsG = std::is_same_v<R, float> || std::is_same_v<R, Y>;
         auto run = [&](auto mask, auto dy_like_y) {
           constexpr Mask kMask = decltype(mask)::value;
