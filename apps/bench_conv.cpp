@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 #include <vector>
 
+#include "apps/bench_exec.h"
 #include "lib/kernels/conv2d.h"
 #include "lib/tensor/aligned_buffer.h"
 #include "lib/tensor/bfloat16.h"
@@ -120,9 +120,8 @@ void bench(const char* name, const Conv2dShape& s, int repeats, const Exec& ex,
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  xtrain::ThreadPool pool(threads);
-  const Exec ex{&pool};
+  xtrain::BenchExec threads;
+  const Exec ex = threads.exec();
   const bool bf16 = argc > 1 && std::strcmp(argv[1], "--bf16") == 0;
   const xtrain::Precision precision =
       bf16 ? xtrain::Precision::kBFloat16 : xtrain::Precision::kFloat32;

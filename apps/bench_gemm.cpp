@@ -13,8 +13,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 
+#include "apps/bench_exec.h"
 #include "lib/kernels/gemm.h"
 #include "lib/tensor/tensor.h"
 
@@ -44,9 +44,9 @@ double best_gflops(int64_t m, int64_t n, int64_t k, int repeats, const xtrain::E
 int main(int argc, char** argv) {
   const int64_t size = argc > 1 ? std::atoll(argv[1]) : 2048;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
-  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  xtrain::ThreadPool pool(threads);
-  const xtrain::Exec ex{&pool};
+  xtrain::BenchExec bench_threads;
+  const xtrain::Exec ex = bench_threads.exec();
+  const int threads = bench_threads.num_threads();
 
   constexpr int64_t kShallow = 256;
   for (xtrain::Precision precision : {xtrain::Precision::kFloat32, xtrain::Precision::kBFloat16}) {
