@@ -1022,33 +1022,45 @@ bool bf16_direct(const Conv2dShape& s) {
 #endif
 }
 
+// Whether s's output rows are narrower than a forward tile (a 7x7 map fills 7 of its 14 pixels,
+// so each weight vector feeds half the FMAs it could) over a patch deep enough for the GEMM to
+// run near its peak. Then the im2col GEMM wins every pass or ties (Zen 5, b32, bench_conv,
+// forward / backward-data / backward-weight ms: ResNet-18's 3x3 256 -> 512 stride 2 at 14x14
+// float32 16-17 / 17-18 / 13 direct, 12-13 / 13-14 / 12 GEMM; bfloat16 9 / 11-13 / 9 direct,
+// 8 / 8 / 7 GEMM; 3x3 512 -> 512 at 7x7 bfloat16 backward-weight 17 direct, 12-13 GEMM, float32
+// even). Narrow channels stay direct: ResNet-20's 64 channels at 7x7 run twice as fast there.
+bool narrow_map_over_deep_patch(const Conv2dShape& s) {
+  return s.out_w() < forward_tile_pixels(2) && s.group_in() >= kMaxDirectInChannels;
+}
+
 }  // namespace
 
 bool conv2d_direct_suits(const Conv2dShape& s, Precision precision) {
   if (precision == Precision::kBFloat16 && !bf16_direct(s)) return false;
   return s.pad_h == s.pad_w && s.group_out() % kLanes == 0 && narrow_groups(s) &&
-         s.group_in() <= kMaxDirectInChannels && !s.is_pointwise();
+         s.group_in() <= kMaxDirectInChannels && !s.is_pointwise() &&
+         !narrow_map_over_deep_patch(s);
 }
 
 bool conv2d_direct_backward_weight_suits(const Conv2dShape& s, Precision precision) {
 #if !defined(__AVX512BF16__)
   if (precision == Precision::kBFloat16) return false;
 #endif
-  if (s.pad_h != s.pad_w || s.group_out() % kLanes != 0 || !narrow_groups(s)) return false;
-  // A stride-1 kernel past 1x1, whatever the channels: im2col + GEMM reads and writes all of
-  // dweight again for every im2col tile (3x3 512 -> 512 at 7x7, b32: 20-28 -> 17-21 ms; at
-  // stride 2 the GEMM stays ~5% ahead).
-  if (s.kh * s.kw > 1 && s.stride == 1) return true;
-  // A 1x1 kernel in bfloat16: the direct pass first pairs the pixels of x and dy (copies of twice
-  // their size), and the GEMM wins, strided (im2col: a subsampling) or not (Zen 5, b32, bench_conv
-  // --bf16: 256 -> 64 at 56x56 33-39 -> 17-21 ms, 256 -> 128 42-44 -> 25-27 ms; the stride-2
-  // downsamples of ResNet-50's layer2 14.5-22.4 -> 12.1-12.2 ms, ResNet-18's 2.4-2.9 -> 1.5-1.7,
-  // 1.5-1.6 -> 0.9-1.0, 1.2-1.3 -> 1.1-1.3).
-  if (s.kh * s.kw == 1 && precision == Precision::kBFloat16) return false;
-  // A pointwise layer's GEMM packs x^T and dy; in float32 reading them in place wins while dy is
-  // the narrower (ResNet-50's 256 -> 64 reductions: 21 -> 14 ms), not when it widens (64 -> 256
-  // ties, 256 -> 1024 loses 7%; bench_conv).
-  if (s.is_pointwise()) return s.group_in() <= kMaxDirectInChannels && s.c_out <= s.c_in;
+  if (s.pad_h != s.pad_w || s.group_out() % kLanes != 0 || !narrow_groups(s) ||
+      narrow_map_over_deep_patch(s)) {
+    return false;
+  }
+  // A 1x1 kernel: the GEMM reads x^T in place (an im2col subsampling where strided) and wins,
+  // widening or narrowing; in bfloat16 the direct pass would first pair the pixels of x and dy
+  // (b32, bench_conv, ms: float32 256 -> 64 at 56x56 12.4-12.6 direct, 11.0-11.3 GEMM; 256 -> 128
+  // 22.1, 20.4-20.6; ResNet-18's 64 -> 128 stride 2 2.5-3.1, 2.2; bfloat16 256 -> 64 33-39, 17-21
+  // when bench_conv still made every GEMM call allocate its blocks).
+  if (s.kh * s.kw == 1) return false;
+  // A stride-1 kernel past 1x1 in float32, whatever the channels: im2col + GEMM reads and writes
+  // all of dweight again for every im2col tile (3x3 512 -> 512 at 28x28, b8: 96 ms direct, 104-109
+  // GEMM). In bfloat16 the GEMM's deep products win past kMaxDirectInChannels (the same layer
+  // 60-62 direct, 51-52 GEMM; at 14x14, b32, 62-65 and 53-54).
+  if (s.kh * s.kw > 1 && s.stride == 1 && precision == Precision::kFloat32) return true;
   return s.group_in() <= kMaxDirectInChannels;
 }
 

@@ -195,29 +195,44 @@ TEST(Conv2dKernel, MatchesReferenceOnDirectShapes) {
   }
 }
 
-// A pointwise layer that reduces channels takes the GEMM forward and backward-data but the direct
-// backward-weight; one that widens them takes the GEMM throughout.
-TEST(Conv2dKernel, MatchesReferenceOnPointwiseReductions) {
+// Pointwise layers take the GEMM in every pass, reducing channels or widening them.
+TEST(Conv2dKernel, MatchesReferenceOnPointwiseLayers) {
   const Conv2dShape reduce{2, 9, 11, 64, 16, 1, 1, 1, 0, 0}, widen{2, 9, 11, 16, 64, 1, 1, 1, 0, 0};
-  EXPECT_TRUE(kernels::conv2d_direct_backward_weight_suits(reduce, Precision::kFloat32));
-  EXPECT_FALSE(kernels::conv2d_direct_suits(reduce, Precision::kFloat32));
-  EXPECT_FALSE(kernels::conv2d_direct_backward_weight_suits(widen, Precision::kFloat32));
-  for (bool with_bias : {false, true}) {
-    expect_matches_reference(reduce, with_bias);
-    expect_matches_reference(widen, with_bias);
+  for (const Conv2dShape& s : {reduce, widen}) {
+    EXPECT_FALSE(kernels::conv2d_direct_suits(s, Precision::kFloat32)) << describe(s);
+    EXPECT_FALSE(kernels::conv2d_direct_backward_weight_suits(s, Precision::kFloat32))
+        << describe(s);
+    for (bool with_bias : {false, true}) expect_matches_reference(s, with_bias);
   }
 }
 
 // Wide stride-1 3x3 layers take im2col + GEMM forward and backward-data, the direct
-// backward-weight (ResNet-18's layer4 at batch 1, and an odd width).
+// backward-weight (VGG's 512 channels at 14x14, batch 1, and an odd width).
 TEST(Conv2dKernel, MatchesReferenceOnWideLayers) {
-  for (const Conv2dShape& s : {Conv2dShape{1, 7, 7, 512, 512, 3, 3, 1, 1, 1},
-                               Conv2dShape{2, 5, 6, 272, 48, 3, 3, 1, 1, 1}}) {
+  for (const Conv2dShape& s : {Conv2dShape{1, 14, 14, 512, 64, 3, 3, 1, 1, 1},
+                               Conv2dShape{2, 5, 15, 272, 48, 3, 3, 1, 1, 1}}) {
     EXPECT_FALSE(kernels::conv2d_direct_suits(s, Precision::kFloat32)) << describe(s);
     EXPECT_TRUE(kernels::conv2d_direct_backward_weight_suits(s, Precision::kFloat32))
         << describe(s);
     expect_matches_reference(s, /*with_bias=*/true);
   }
+}
+
+// Maps narrower than a forward tile over 256 channels or more take the GEMM in every pass
+// (ResNet-18's layer4: 3x3 512 -> 512 at 7x7, 256 -> 512 stride 2 from 14x14), narrow channels
+// the direct ones (ResNet-20's last stage: 64 channels at 7x7).
+TEST(Conv2dKernel, MatchesReferenceOnNarrowMaps) {
+  for (const Conv2dShape& s : {Conv2dShape{1, 7, 7, 512, 512, 3, 3, 1, 1, 1},
+                               Conv2dShape{1, 14, 14, 256, 512, 3, 3, 2, 1, 1}}) {
+    EXPECT_FALSE(kernels::conv2d_direct_suits(s, Precision::kFloat32)) << describe(s);
+    EXPECT_FALSE(kernels::conv2d_direct_backward_weight_suits(s, Precision::kFloat32))
+        << describe(s);
+    expect_matches_reference(s, /*with_bias=*/false);
+  }
+  const Conv2dShape narrow_channels{2, 7, 7, 64, 64, 3, 3, 1, 1, 1};
+  EXPECT_TRUE(kernels::conv2d_direct_suits(narrow_channels, Precision::kFloat32));
+  EXPECT_TRUE(kernels::conv2d_direct_backward_weight_suits(narrow_channels, Precision::kFloat32));
+  expect_matches_reference(narrow_channels, /*with_bias=*/false);
 }
 
 // layer1.x.conv2 (3x3 over 56x56x64, direct kernels) and layer3.0.downsample.0 (1x1 stride 2
