@@ -1060,7 +1060,7 @@ bool conv2d_direct_backward_weight_suits(const Conv2dShape& s, Precision precisi
   // all of dweight again for every im2col tile (3x3 512 -> 512 at 28x28, b8: 96 ms direct, 104-109
   // GEMM). In bfloat16 the GEMM's deep products win past kMaxDirectInChannels (the same layer
   // 60-62 direct, 51-52 GEMM; at 14x14, b32, 62-65 and 53-54).
-  if (s.kh * s.kw > 1 && s.stride == 1 && precision == Precision::kFloat32) return true;
+  if (s.stride == 1 && precision == Precision::kFloat32) return true;
   return s.group_in() <= kMaxDirectInChannels;
 }
 
