@@ -220,13 +220,16 @@ TEST(Conv2dKernel, MatchesReferenceOnWideLayers) {
 
 // Maps narrower than a forward tile over 256 channels or more take the GEMM in every pass
 // (ResNet-18's layer4: 3x3 512 -> 512 at 7x7, 256 -> 512 stride 2 from 14x14), narrow channels
-// the direct ones (ResNet-20's last stage: 64 channels at 7x7).
+// the direct ones (ResNet-20's last stage: 64 channels at 7x7). AVX-512 tiles hold 14 pixels;
+// AVX2's hold 6, so a 7-wide map is no narrower than one and keeps the direct passes.
 TEST(Conv2dKernel, MatchesReferenceOnNarrowMaps) {
   for (const Conv2dShape& s : {Conv2dShape{1, 7, 7, 512, 512, 3, 3, 1, 1, 1},
                                Conv2dShape{1, 14, 14, 256, 512, 3, 3, 2, 1, 1}}) {
+#if defined(__AVX512F__)
     EXPECT_FALSE(kernels::conv2d_direct_suits(s, Precision::kFloat32)) << describe(s);
     EXPECT_FALSE(kernels::conv2d_direct_backward_weight_suits(s, Precision::kFloat32))
         << describe(s);
+#endif
     expect_matches_reference(s, /*with_bias=*/false);
   }
   const Conv2dShape narrow_channels{2, 7, 7, 64, 64, 3, 3, 1, 1, 1};
