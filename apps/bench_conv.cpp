@@ -120,8 +120,8 @@ void bench(const char* name, const Conv2dShape& s, int repeats, const Exec& ex,
 }  // namespace
 
 int main(int argc, char** argv) {
-  xtrain::BenchExec threads;
-  const Exec ex = threads.exec();
+  xtrain::BenchExec bench_threads;
+  const Exec ex = bench_threads.exec();
   const bool bf16 = argc > 1 && std::strcmp(argv[1], "--bf16") == 0;
   const xtrain::Precision precision =
       bf16 ? xtrain::Precision::kBFloat16 : xtrain::Precision::kFloat32;
