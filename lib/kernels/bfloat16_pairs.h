@@ -38,10 +38,42 @@ inline __m512i interleave_operands() {
   return _mm512_load_si512(kInterleave);
 }
 
-// out[j] = bfloat16(lo[j]) | bfloat16(hi[j]) << 16 for j < n; hi null: zeros.
-void interleave_pair(const float* lo, const float* hi, int64_t n, uint32_t* out);
+// The index of _mm512_permutexvar_epi16(index, v) that pairs v's halves: lane 2i takes element i
+// of the low half, lane 2i + 1 element i of the high half.
+inline __m512i interleave_halves() {
+  alignas(64) static constexpr int16_t kInterleave[32] = {
+      0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
+      8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  return _mm512_load_si512(kInterleave);
+}
+
+// out[j] = bfloat16(lo[j]) | bfloat16(hi[j]) << 16 for j < n; hi null: zeros. Inline: the direct
+// convolutions pair rows of a few dozen elements, where a call would cost as much as the work.
+inline void interleave_pair(const float* lo, const float* hi, int64_t n, uint32_t* out) {
+  const __m512i interleave = interleave_halves();
+  for (int64_t j = 0; j < n; j += 16) {
+    const __mmask16 lanes = first_lanes(n - j);
+    const __m512 lo_v = _mm512_maskz_loadu_ps(lanes, lo + j);
+    const __m512 hi_v = hi != nullptr ? _mm512_maskz_loadu_ps(lanes, hi + j) : _mm512_setzero_ps();
+    const __m512i v = (__m512i)_mm512_cvtne2ps_pbh(hi_v, lo_v);
+    _mm512_mask_storeu_epi32(out + j, lanes, _mm512_permutexvar_epi16(interleave, v));
+  }
+}
+
 // The same from bfloat16 rows (nothing to round).
-void interleave_pair(const BFloat16* lo, const BFloat16* hi, int64_t n, uint32_t* out);
+inline void interleave_pair(const BFloat16* lo, const BFloat16* hi, int64_t n, uint32_t* out) {
+  const __m512i interleave = interleave_operands();
+  for (int64_t j = 0; j < n; j += 16) {
+    const __mmask16 lanes = first_lanes(n - j);
+    const __m256i lo_v = _mm256_maskz_loadu_epi16(lanes, lo + j);
+    const __m256i hi_v =
+        hi != nullptr ? _mm256_maskz_loadu_epi16(lanes, hi + j) : _mm256_setzero_si256();
+    // The index reads only the operands' low halves, which the casts leave undefined above.
+    const __m512i v = _mm512_permutex2var_epi16(_mm512_castsi256_si512(lo_v), interleave,
+                                                _mm512_castsi256_si512(hi_v));
+    _mm512_mask_storeu_epi32(out + j, lanes, v);
+  }
+}
 
 }  // namespace xtrain::kernels
 

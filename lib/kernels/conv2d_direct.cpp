@@ -7,6 +7,7 @@
 
 #include "lib/base/check.h"
 #include "lib/kernels/bfloat16_pairs.h"
+#include "lib/kernels/prefetch.h"
 #include "lib/kernels/simd.h"
 #include "lib/tensor/aligned_buffer.h"
 #include "lib/tensor/bfloat16.h"
@@ -753,36 +754,60 @@ void pair_dy(ConstElements dy, int64_t rows, int out_w, int64_t c_out, uint32_t*
 // The bfloat16 backward-weight pass sums over pairs of neighbouring output pixels (vdpbf16ps), in
 // one of two tile orientations.
 // - Channels in the vector lanes, taps in the rows, as the float32 pass: each row broadcasts a
-//   tap's pair of pixels from a copy of the input paired pixel by pixel (pair_pixels: twice the
-//   input's size, written and read again) and multiplies it into c_out / 16 vectors of dy pairs.
+//   tap's pair of pixels from a copy of the padded input paired pixel by pixel (pair_pixels: twice
+//   the input's size, written and read again) and multiplies it into c_out / 16 vectors of dy
+//   pairs (pair_dy).
 // - Taps in the lanes, output channels in the rows (tap tiles): a vector of 16 taps' pairs is two
-//   loads of the padded input as it is (the taps of pixel p and of p + 1) interleaved in a
-//   register, and each row broadcasts its channel's dy pair into 3 such vectors. The sums are
-//   kept transposed, [ky][run][c_out][the run's taps in whole vectors], between dweight's
-//   transposes in and out.
+//   loads of x as it is (the taps of pixel p and of p + 1) interleaved in a register, and each row
+//   broadcasts its channel's dy pair (tap_tiles_pair_dy) into 3 such vectors. Nothing is padded:
+//   a window's taps outside the image are masked off at the row's ends, and padding rows are
+//   skipped (their products are zeros). The sums are kept transposed, [ky][run][c_out][the run's
+//   taps in whole vectors], between dweight's transposes in and out.
 // The paired copy costs in proportion to c_in, the products to c_in x c_out: with few output
 // channels the copy dominates and the tap tiles win; with many, channel tiles broadcast each pair
 // into more vectors than tap tiles do, and need no transposes (bench_conv --bf16, Zen 5, 3x3:
 // ResNet-20's b128 28x28 16 -> 16 2.1-2.3 -> 0.9-1.1 ms, 14x14 32 -> 32 1.4-1.6 -> 0.8-1.2 ms,
 // the stride-2 28x28 16 -> 32 1.6 -> 1.0 ms; 7x7 64 -> 64 ties; ResNet-50's b32 56x56 64 -> 64
-// loses 10%).
+// loses 10%; measured while tap tiles still read padded, paired copies).
 bool taps_in_lanes(const Conv2dShape& s) { return s.c_out <= 2 * kLanes; }
 
 constexpr int kTapVectors = 3;       // vectors of taps per tile
 constexpr int kTapTileChannels = 8;  // output channels per tile: 24 accumulators, 3 pairs, 1 dy
 
+// A tap tile's view of x. The tile's taps of the window whose first input pixel is iw0 (negative,
+// or past the row's end, in the padding) are the elements [iw0 * pixel_step + lane_offset, ...
+// + taps) of an input row, at x + iw0 * pixel_step: those outside [0, w * pixel_step) read zeros.
 struct TapTile {
-  const uint16_t* in;  // padded input of image 0 at (ky, the tile's first tap)
-  int64_t image_step;  // elements between padded images
-  int64_t row_step;    // elements between the receptive fields of neighbouring output rows
-  int64_t pixel_step;  // ... of neighbouring output pixels
-  int out_h, out_w;
+  const uint16_t* x;    // x at image 0, row 0, pixel 0, plus lane_offset
+  int64_t lane_offset;  // the tile's first tap in a window: elements past the window's first
+  int64_t image_step;   // elements between images of x
+  int64_t row_step;     // ... between rows
+  int64_t pixel_step;   // ... between pixels
+  int h, w, stride, pad, ky, out_h, out_w;
+  // Whether the tile asks for the rows of x and dy ahead (prefetch.h): the first tile of a thread
+  // over a chunk of rows, which reads them from memory for the tiles after it. Without, the tiles
+  // of ResNet-20 at 28x28 wait on dy and x, and take as long as the padded copies they replace.
+  bool prefetch;
   __mmask16 last_lanes;  // the taps of the tile's last vector
-  const uint32_t* dy;    // dy's pixel pairs at the tile's first output channel
+  // Pixel pairs [first_inside, end_inside) of a row have both windows inside the image.
+  int64_t first_inside, end_inside;
+  // dy at the tile's first output channel: in pixel pairs (pair_dy), or as it is (null dy_pairs),
+  // which the tile pairs a row at a time.
+  const uint32_t* dy_pairs;
+  const uint16_t* dy;
   int64_t c_out;
   float* sums;       // the transposed sums at the tile's first channel and tap
   int64_t sums_row;  // floats between the sums of neighbouring output channels
 };
+
+// The lanes of vector j of a tile's taps that lie inside the image for the window at iw0.
+template <int NT>
+__mmask16 window_lanes(const TapTile& t, int64_t iw0, int j) {
+  const int64_t first = iw0 * t.pixel_step + t.lane_offset + j * kLanes;  // in the input row
+  const __mmask16 lanes =
+      first_lanes(t.w * t.pixel_step - first) & static_cast<__mmask16>(~first_lanes(-first));
+  return j == NT - 1 ? lanes & t.last_lanes : lanes;
+}
 
 // Pairs 16 taps of pixel p (lo) with the same taps of pixel p + 1 (hi), lo's in the low halves
 // (the index reads only the low halves of its operands, so the casts leave the rest undefined).
@@ -795,41 +820,96 @@ inline __m256i load_taps(const uint16_t* p) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
+// acc += the products of output pixels p and p + 1 of one row (in: x at the row's pixel 0), whose
+// dy pairs are `pairs`. Inside: both windows lie inside the image, and only the last vector needs
+// its lanes masked.
+template <int NT, bool Inside>
+inline void add_pixel_pair(const TapTile& t, Vec (&acc)[kTapTileChannels][NT], const uint16_t* in,
+                           const uint32_t* pairs, int64_t p, __m512i interleave) {
+  const bool has_hi = p + 1 < t.out_w;
+  const int64_t iw0 = p * t.stride - t.pad;
+  const uint16_t* lo = in + iw0 * t.pixel_step;
+  const uint16_t* hi = lo + t.stride * t.pixel_step;
+  __m512bh x[NT];
+#pragma GCC unroll 4
+  for (int j = 0; j < NT; ++j) {
+    if (Inside && j < NT - 1) {
+      x[j] = pair_taps(load_taps(lo + j * kLanes), load_taps(hi + j * kLanes), interleave);
+    } else {
+      const __mmask16 lo_lanes = Inside ? t.last_lanes : window_lanes<NT>(t, iw0, j);
+      const __mmask16 hi_lanes =
+          Inside ? t.last_lanes : (has_hi ? window_lanes<NT>(t, iw0 + t.stride, j) : 0);
+      x[j] = pair_taps(_mm256_maskz_loadu_epi16(lo_lanes, lo + j * kLanes),
+                       _mm256_maskz_loadu_epi16(hi_lanes, hi + j * kLanes), interleave);
+    }
+  }
+  rank2_update(
+      acc, [&](int r) { return pairs[r]; }, x);
+}
+
+// Pixel pairs whose dy pairs a tap tile makes at a time, in L1.
+constexpr int64_t kTapTilePairs = 64;
+
+// pairs[q - first][r] = the dy pair of output pixels 2q and 2q + 1 (0 past the row's end) in
+// channel r of the tile, for pixel pairs q in [first, end) of a row (dy: its pixel 0).
+inline void pair_tile_channels(const TapTile& t, const uint16_t* dy, int64_t first, int64_t end,
+                               uint32_t (*pairs)[kTapTileChannels]) {
+  static_assert(kTapTileChannels == 8, "a tile's channels of one pixel are one 128-bit load");
+  for (int64_t q = first; q < end; ++q) {
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(dy + 2 * q * t.c_out));
+    const __m128i hi =
+        2 * q + 1 < t.out_w
+            ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(dy + (2 * q + 1) * t.c_out))
+            : _mm_setzero_si128();
+    uint32_t* out = pairs[q - first];
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_unpacklo_epi16(lo, hi));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 4), _mm_unpackhi_epi16(lo, hi));
+  }
+}
+
 // sums += the tile's products over output pixel rows [row0, row1), pair by pair in order.
 template <int NT>
 void tap_tile(const TapTile& t, int64_t row0, int64_t row1) {
-  constexpr int kLast = NT - 1;
   const __m512i interleave = interleave_operands();
-  const int64_t pairs = t.out_w / 2;  // whole pairs per row
-  const int64_t dy_row = (t.out_w + 1) / 2 * t.c_out;
+  const int64_t row_pairs = (t.out_w + 1) / 2;
+  uint32_t pairs[kTapTilePairs][kTapTileChannels];
   Vec acc[kTapTileChannels][NT];
   load_tile(acc, t.sums, t.sums_row);
   for (int64_t row = row0; row < row1; ++row) {
-    const uint16_t* in = t.in + row / t.out_h * t.image_step + row % t.out_h * t.row_step;
-    const uint32_t* dy = t.dy + row * dy_row;
-    __m512bh x[NT];
-    for (int64_t u = 0; u < pairs; ++u) {
-      const uint16_t* lo = in + 2 * u * t.pixel_step;
-      const uint16_t* hi = lo + t.pixel_step;
-#pragma GCC unroll 4
-      for (int j = 0; j < kLast; ++j) {
-        x[j] = pair_taps(load_taps(lo + j * kLanes), load_taps(hi + j * kLanes), interleave);
+    const int64_t ih = row % t.out_h * t.stride + t.ky - t.pad;
+    if (ih < 0 || ih >= t.h) continue;  // a padding row: all its products are zeros
+    const uint16_t* in = t.x + row / t.out_h * t.image_step + ih * t.row_step;
+    if (t.prefetch) {
+      prefetch_rows_ahead(in - t.lane_offset, t.row_step, t.stride, t.row_step);
+      if (t.dy_pairs != nullptr) {
+        prefetch_rows_ahead(t.dy_pairs + row * row_pairs * t.c_out, row_pairs * t.c_out, 1,
+                            row_pairs * t.c_out);
+      } else {
+        prefetch_rows_ahead(t.dy + row * t.out_w * t.c_out, t.out_w * t.c_out, 1,
+                            t.out_w * t.c_out);
       }
-      x[kLast] = pair_taps(_mm256_maskz_loadu_epi16(t.last_lanes, lo + kLast * kLanes),
-                           _mm256_maskz_loadu_epi16(t.last_lanes, hi + kLast * kLanes), interleave);
-      rank2_update(
-          acc, [&](int r) { return dy[u * t.c_out + r]; }, x);
     }
-    if (t.out_w % 2 != 0) {  // the last pixel pairs with zeros, as its dy does
-      const uint16_t* lo = in + 2 * pairs * t.pixel_step;
-      const __m256i zero = _mm256_setzero_si256();
-#pragma GCC unroll 4
-      for (int j = 0; j < kLast; ++j)
-        x[j] = pair_taps(load_taps(lo + j * kLanes), zero, interleave);
-      x[kLast] =
-          pair_taps(_mm256_maskz_loadu_epi16(t.last_lanes, lo + kLast * kLanes), zero, interleave);
-      rank2_update(
-          acc, [&](int r) { return dy[pairs * t.c_out + r]; }, x);
+    for (int64_t first = 0; first < row_pairs; first += kTapTilePairs) {
+      const int64_t end = std::min(row_pairs, first + kTapTilePairs);
+      // Pixel pair q's dy pairs are at dy_pairs + (q - first) * step.
+      const uint32_t* dy_pairs = &pairs[0][0];
+      int64_t step = kTapTileChannels;
+      if (t.dy_pairs != nullptr) {
+        dy_pairs = t.dy_pairs + (row * row_pairs + first) * t.c_out;
+        step = t.c_out;
+      } else {
+        pair_tile_channels(t, t.dy + row * t.out_w * t.c_out, first, end, pairs);
+      }
+      // The pairs before the windows inside the image, those inside, those after: each loop
+      // with its own code, the middle one without masks to compute.
+      const int64_t inside = std::clamp(t.first_inside, first, end);
+      const int64_t after = std::clamp(t.end_inside, inside, end);
+      for (int64_t q = first; q < inside; ++q)
+        add_pixel_pair<NT, false>(t, acc, in, dy_pairs + (q - first) * step, 2 * q, interleave);
+      for (int64_t q = inside; q < after; ++q)
+        add_pixel_pair<NT, true>(t, acc, in, dy_pairs + (q - first) * step, 2 * q, interleave);
+      for (int64_t q = after; q < end; ++q)
+        add_pixel_pair<NT, false>(t, acc, in, dy_pairs + (q - first) * step, 2 * q, interleave);
     }
   }
   store_tile(acc, t.sums, t.sums_row);
@@ -851,20 +931,25 @@ TapSums tap_sums(const Conv2dShape& s) {
   return {taps, vectors, (vectors + kTapVectors - 1) / kTapVectors};
 }
 
-// The backward-weight pass's scratch: a tap tile's transposed sums (tap tiles only), then per
-// chunk of images the padded input rounded to bfloat16 (half a float32 copy, and rounded once
-// instead of converted twice), its pixel pairs (channel tiles only), dy's pixel pairs.
+// The backward-weight pass's scratch. Tap tiles: their transposed sums, then per chunk of images
+// x and dy rounded to bfloat16 where they are float32. Channel tiles: per chunk of images the
+// padded input rounded to bfloat16 (half a float32 copy, and rounded once instead of converted
+// twice), its pixel pairs, dy's pixel pairs.
 struct WeightPassScratch {
   size_t sums, padded, paired, dy;
   size_t total() const { return sums + padded + paired + dy; }
 };
 
 WeightPassScratch bf16_weight_scratch(const Conv2dShape& s, int images) {
-  const bool taps = taps_in_lanes(s);
+  if (taps_in_lanes(s)) {
+    const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
+    return {AlignedBuffer::round_up(tap_sums(s).floats(s)),
+            AlignedBuffer::round_up((images * x_image + 1) / 2), 0,
+            AlignedBuffer::round_up(int64_t{images} * s.out_h() * ((s.out_w() + 1) / 2) * s.c_out)};
+  }
   const int64_t hp = s.h + 2 * s.pad_h, wp = s.w + 2 * s.pad_w;
-  return {taps ? AlignedBuffer::round_up(tap_sums(s).floats(s)) : 0,
-          AlignedBuffer::round_up((images * hp * wp * s.c_in + 1) / 2),
-          taps ? 0 : AlignedBuffer::round_up(images * hp * wp * s.c_in),
+  return {0, AlignedBuffer::round_up((images * hp * wp * s.c_in + 1) / 2),
+          AlignedBuffer::round_up(images * hp * wp * s.c_in),
           AlignedBuffer::round_up(int64_t{images} * s.out_h() * ((s.out_w() + 1) / 2) * s.c_out)};
 }
 
@@ -874,16 +959,37 @@ int bf16_weight_chunk(const Conv2dShape& s) {
   return static_cast<int>(std::clamp<int64_t>(2 * kPaddedChunkFloats / per_image, 1, s.n));
 }
 
-// sums += the tap tiles' pass over a chunk of s.n images (x padded, dy in pixel pairs). Threads
-// own whole tiles, so every sum is taken by one thread in pixel order whatever the thread count.
-void tap_pass(const Conv2dShape& s, const TapSums& g, const PaddedInput<uint16_t>& x,
-              const uint32_t* dy, float* sums, const Exec& ex) {
+// n elements of v as bfloat16: v's own when it stores them so, else rounded into `copy`.
+const uint16_t* bfloat16_elements(ConstElements v, int64_t n, uint16_t* copy, const Exec& ex) {
+  if (v.type == ElementType::kBFloat16) return reinterpret_cast<const uint16_t*>(v.bf16());
+  parallel_for(
+      ex, n, [&](int64_t i0, int64_t i1) { convert_to_bfloat16(v.f32() + i0, i1 - i0, copy + i0); },
+      1 << 14);
+  return copy;
+}
+
+// The pixel pairs [first, end) of an output row whose two windows' taps [lane_offset, lane_offset
+// + taps) lie inside the input row.
+std::pair<int64_t, int64_t> pairs_inside(const Conv2dShape& s, int64_t lane_offset, int64_t taps) {
+  // A window's first pixel iw0 = p * stride - pad must be in [lowest, highest].
+  const int64_t lowest = -(lane_offset / s.c_in);
+  const int64_t highest = s.w - (lane_offset + taps + s.c_in - 1) / s.c_in;
+  const int64_t first_pixel = std::max<int64_t>(0, (lowest + s.pad_w + s.stride - 1) / s.stride);
+  const int64_t last_pixel =
+      highest + s.pad_w < 0 ? -1 : std::min<int64_t>(s.out_w() - 1, (highest + s.pad_w) / s.stride);
+  return {(first_pixel + 1) / 2, std::max<int64_t>(0, (last_pixel + 1) / 2)};
+}
+
+// sums += the tap tiles' pass over a chunk of s.n images of x and dy, both bfloat16. Threads own
+// whole tiles, so every sum is taken by one thread in pixel order whatever the thread count.
+void tap_pass(const Conv2dShape& s, const TapSums& g, const uint16_t* x, const uint32_t* dy_pairs,
+              const uint16_t* dy, float* sums, const Exec& ex) {
   static constexpr std::array<void (*)(const TapTile&, int64_t, int64_t), kTapVectors> kTiles{
       &tap_tile<1>, &tap_tile<2>, &tap_tile<3>};
   const int64_t channel_blocks = s.c_out / kTapTileChannels;
   const int64_t out_rows = int64_t{s.n} * s.out_h();
-  const int64_t row_bytes = sizeof(uint32_t) * (s.out_w() + 1) / 2 * s.c_out +
-                            sizeof(uint16_t) * s.stride * s.kh * x.wp * x.c;
+  const int64_t row_bytes =
+      sizeof(uint16_t) * (int64_t{s.out_w()} * s.c_out + int64_t{s.stride} * s.kh * s.w * s.c_in);
   const int64_t chunk_rows = weight_chunk_rows(row_bytes);
   const int64_t tiles = s.kh * g.taps.runs * g.blocks * channel_blocks;
   parallel_for(ex, tiles, [&](int64_t u0, int64_t u1) {
@@ -897,14 +1003,26 @@ void tap_pass(const Conv2dShape& s, const TapSums& g, const PaddedInput<uint16_t
         const int64_t group_first_in = co / s.group_out() * s.group_in();
         const int64_t taps = std::min<int64_t>(kTapVectors * kLanes, g.taps.run - q0);
         const int vectors = static_cast<int>((taps + kLanes - 1) / kLanes);
-        const TapTile t{x.data + ky * x.wp * x.c + k * g.taps.run_step + group_first_in + q0,
-                        x.hp * x.wp * x.c,
-                        s.stride * x.wp * x.c,
-                        int64_t{s.stride} * x.c,
+        const int64_t lane_offset = k * g.taps.run_step + group_first_in + q0;
+        const auto [first_inside, end_inside] = pairs_inside(s, lane_offset, taps);
+        const TapTile t{x + lane_offset,
+                        lane_offset,
+                        int64_t{s.h} * s.w * s.c_in,
+                        int64_t{s.w} * s.c_in,
+                        s.c_in,
+                        s.h,
+                        s.w,
+                        s.stride,
+                        s.pad_h,
+                        static_cast<int>(ky),
                         s.out_h(),
                         s.out_w(),
+                        u == u0,
                         first_lanes(taps - (vectors - 1) * kLanes),
-                        dy + co,
+                        first_inside,
+                        end_inside,
+                        dy_pairs != nullptr ? dy_pairs + co : nullptr,
+                        dy != nullptr ? dy + co : nullptr,
                         s.c_out,
                         sums + ((ky * g.taps.runs + k) * s.c_out + co) * g.row() + q0,
                         g.row()};
@@ -928,20 +1046,55 @@ void for_each_tap_sum(const Conv2dShape& s, const TapSums& g, float* dweight, fl
   }
 }
 
+// Whether the tap tiles pair dy themselves, a row at a time, instead of reading the pairs of a
+// pass before (pair_dy): while a channel's dy feeds few tiles per kernel row, pairing it in each
+// costs less than writing and reading the pairs. In training (--profile, Zen 5, backward ms,
+// pairs in the tiles vs pair_dy): ResNet-20's b128 14x14 32 -> 32 (2 tiles per kernel row)
+// 1.53 vs 1.72; DenseNet-121's b16 128 -> 32 (8 tiles) 4% slower over its 3x3 layers.
+bool tap_tiles_pair_dy(const TapSums& g) { return g.taps.runs * g.blocks <= 2; }
+
+// dweight += the tap tiles' pass (taps_in_lanes), through its transposed sums.
+void tap_tiles_backward_weight(const Conv2dShape& s, ConstElements x, ConstElements dy,
+                               float* dweight, float* workspace, const Exec& ex) {
+  const TapSums g = tap_sums(s);
+  const bool tiles_pair_dy = tap_tiles_pair_dy(g);
+  // What is read as it is, bfloat16, is read in place; the rest is rounded (x, dy) or paired (dy)
+  // a chunk of images at a time.
+  const bool in_place =
+      x.type == ElementType::kBFloat16 && dy.type == ElementType::kBFloat16 && tiles_pair_dy;
+  const int copied = bf16_weight_chunk(s);
+  const WeightPassScratch scratch = bf16_weight_scratch(s, copied);
+  float* sums = workspace;
+  uint16_t* x_copy = reinterpret_cast<uint16_t*>(workspace + scratch.sums);
+  float* dy_scratch = workspace + scratch.sums + scratch.padded;  // a bfloat16 copy, or the pairs
+  std::fill(sums, sums + scratch.sums, 0.0f);  // the lanes past a run's taps stay 0
+  for_each_tap_sum(s, g, dweight, sums, [](float& sum, float w) { sum = w; });
+  const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
+  const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
+  for_each_chunk(s.n, in_place ? s.n : copied, [&](int n0, int images) {
+    Conv2dShape part = s;
+    part.n = images;
+    const uint16_t* x_bf16 = bfloat16_elements(x.at(n0 * x_image), images * x_image, x_copy, ex);
+    if (tiles_pair_dy) {
+      const uint16_t* dy_bf16 = bfloat16_elements(dy.at(n0 * dy_image), images * dy_image,
+                                                  reinterpret_cast<uint16_t*>(dy_scratch), ex);
+      return tap_pass(part, g, x_bf16, nullptr, dy_bf16, sums, ex);
+    }
+    uint32_t* dy_pairs = reinterpret_cast<uint32_t*>(dy_scratch);
+    pair_dy(dy.at(n0 * dy_image), int64_t{images} * s.out_h(), s.out_w(), s.c_out, dy_pairs, ex);
+    tap_pass(part, g, x_bf16, dy_pairs, nullptr, sums, ex);
+  });
+  for_each_tap_sum(s, g, dweight, sums, [](float sum, float& w) { w = sum; });
+}
+
 void backward_weight_bf16(const Conv2dShape& s, ConstElements x, ConstElements dy, float* dweight,
                           float* workspace, const Exec& ex) {
-  const bool taps = taps_in_lanes(s);
-  const TapSums g = tap_sums(s);
+  if (taps_in_lanes(s)) return tap_tiles_backward_weight(s, x, dy, dweight, workspace, ex);
   const int chunk = bf16_weight_chunk(s);
   const WeightPassScratch scratch = bf16_weight_scratch(s, chunk);
-  float* sums = workspace;
-  uint16_t* padded = reinterpret_cast<uint16_t*>(workspace + scratch.sums);
-  uint32_t* pixels = reinterpret_cast<uint32_t*>(workspace + scratch.sums + scratch.padded);
+  uint16_t* padded = reinterpret_cast<uint16_t*>(workspace);
+  uint32_t* pixels = reinterpret_cast<uint32_t*>(workspace + scratch.padded);
   uint32_t* dy_pairs = pixels + scratch.paired;
-  if (taps) {  // the sums start from dweight; the lanes past a run's taps stay 0
-    std::fill(sums, sums + scratch.sums, 0.0f);
-    for_each_tap_sum(s, g, dweight, sums, [](float& sum, float w) { sum = w; });
-  }
   const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   for_each_chunk(s.n, chunk, [&](int n0, int images) {
@@ -950,7 +1103,6 @@ void backward_weight_bf16(const Conv2dShape& s, ConstElements x, ConstElements d
     const PaddedInput<uint16_t> in =
         pad_input_bf16(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.c_in, s.pad_h, padded, ex);
     pair_dy(dy.at(n0 * dy_image), int64_t{images} * s.out_h(), s.out_w(), s.c_out, dy_pairs, ex);
-    if (taps) return tap_pass(part, g, in, dy_pairs, sums, ex);
     const PaddedInput<uint32_t> pairs =
         pair_pixels(in, images, int64_t{s.stride} * s.c_in, pixels, ex);
     if (vectors_per_tile(s.group_out()) == 2) {
@@ -959,7 +1111,6 @@ void backward_weight_bf16(const Conv2dShape& s, ConstElements x, ConstElements d
       backward_weight_pass<BFloat16Math, 1>(part, pairs, dy_pairs, dweight, ex);
     }
   });
-  if (taps) for_each_tap_sum(s, g, dweight, sums, [](float sum, float& w) { w = sum; });
 }
 
 template <typename Out>

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -229,13 +230,19 @@ float pair_step(float acc, float x_lo, float dy_lo, float x_hi, float dy_hi) {
 // The direct bfloat16 backward-weight pass adds to each dweight element, in order, its sums over
 // pairs of neighbouring output pixels along each row (an odd row's last pixel paired with zeros),
 // to the bit, whichever tile orientation takes the shape: taps in the lanes (up to 32 output
-// channels: odd rows, a stride, groups, the stem's 3 channels) or channels (64).
+// channels: odd rows, strides, padding of 0 to 3 pixels, groups, the stem's 3 channels, tiles
+// whose taps start inside a pixel, dy paired by the tiles or by a pass before, rows of more
+// pixels than a tile pairs at a time) or channels (64); with x and dy each stored in float32 (the
+// pass rounds a copy) or bfloat16 (tap tiles read it in place, masking the padding off).
 TEST(Conv2dBFloat16, DirectBackwardWeightSumsPixelPairsInOrder) {
   testing::PoolExec two(2);
   const Conv2dShape shapes[] = {
-      {2, 7, 9, 16, 16, 3, 3, 1, 1, 1},  {2, 9, 9, 16, 32, 3, 3, 2, 1, 1},
-      {2, 8, 8, 3, 16, 3, 3, 1, 1, 1},   {2, 6, 7, 32, 32, 3, 3, 1, 1, 1, 2},
-      {1, 5, 5, 112, 16, 3, 3, 1, 1, 1}, {2, 7, 7, 64, 64, 3, 3, 1, 1, 1},
+      {2, 7, 9, 16, 16, 3, 3, 1, 1, 1},   {2, 9, 9, 16, 32, 3, 3, 2, 1, 1},
+      {2, 8, 8, 3, 16, 3, 3, 1, 1, 1},    {2, 6, 7, 32, 32, 3, 3, 1, 1, 1, 2},
+      {1, 5, 5, 112, 16, 3, 3, 1, 1, 1},  {2, 7, 7, 64, 64, 3, 3, 1, 1, 1},
+      {2, 6, 9, 32, 32, 3, 3, 1, 0, 0},   {2, 13, 11, 3, 16, 7, 7, 2, 3, 3},
+      {1, 9, 10, 24, 16, 5, 5, 2, 2, 2},  {1, 3, 139, 16, 16, 3, 3, 1, 1, 1},
+      {1, 2, 139, 64, 16, 3, 3, 1, 1, 1},
   };
   for (const Conv2dShape& s : shapes) {
     SCOPED_TRACE(describe(s));
@@ -243,9 +250,9 @@ TEST(Conv2dBFloat16, DirectBackwardWeightSumsPixelPairsInOrder) {
       GTEST_SKIP() << "the direct bfloat16 passes need a CPU with AVX512_BF16";
     }
     ConvData d(s, 91);
-    std::vector<float> dweight = testing::prefilled_outputs(s).dweight, model = dweight;
-    kernels::conv2d_backward_weight(s, d.x.data(), d.dy.data(), dweight.data(), nullptr,
-                                    d.workspace.data(), two.exec(), Precision::kBFloat16);
+    const std::vector<BFloat16> x_bf16 = as_bfloat16(d.x), dy_bf16 = as_bfloat16(d.dy);
+    const std::vector<float> prefilled = testing::prefilled_outputs(s).dweight;
+    std::vector<float> model = prefilled;
     const int out_h = s.out_h(), out_w = s.out_w();
     auto x_at = [&](int n, int oh, int ow, int ky, int kx, int c) {
       const int ih = oh * s.stride + ky - s.pad_h, iw = ow * s.stride + kx - s.pad_w;
@@ -273,7 +280,16 @@ TEST(Conv2dBFloat16, DirectBackwardWeightSumsPixelPairsInOrder) {
         }
       }
     }
-    expect_bitwise_equal(dweight, model, "dweight");
+    for (const ConstElements x : {ConstElements(d.x.data()), ConstElements(x_bf16.data())}) {
+      for (const ConstElements dy : {ConstElements(d.dy.data()), ConstElements(dy_bf16.data())}) {
+        SCOPED_TRACE(std::string("x ") + (x.type == ElementType::kBFloat16 ? "bf16" : "f32") +
+                     ", dy " + (dy.type == ElementType::kBFloat16 ? "bf16" : "f32"));
+        std::vector<float> dweight = prefilled;
+        kernels::conv2d_backward_weight(s, x, dy, dweight.data(), nullptr, d.workspace.data(),
+                                        two.exec(), Precision::kBFloat16);
+        expect_bitwise_equal(dweight, model, "dweight");
+      }
+    }
   }
 }
 
