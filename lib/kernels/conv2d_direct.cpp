@@ -677,7 +677,8 @@ void zero_untouched_phases(const Conv2dShape& s, Out* dx, const Exec& ex) {
 }
 
 #if defined(__AVX512BF16__)
-// bfloat16 passes always copy their input (the copy is the rounding), a chunk of images at a time.
+// The bfloat16 forward and backward-data passes copy their input (the copy is the rounding), a
+// chunk of images at a time.
 size_t bf16_padded_floats(int64_t n, int64_t h, int64_t w, int64_t c, int pad) {
   return AlignedBuffer::round_up((n * (h + 2 * pad) * (w + 2 * pad) * even_channels(c) + 1) / 2);
 }
@@ -783,7 +784,7 @@ struct TapTile {
   int64_t image_step;   // elements between images of x
   int64_t row_step;     // ... between rows
   int64_t pixel_step;   // ... between pixels
-  int h, w, stride, pad, ky, out_h, out_w;
+  int h, w, stride, pad_h, pad_w, ky, out_h, out_w;
   // Whether the tile asks for the rows of x and dy ahead (prefetch.h): the first tile of a thread
   // over a chunk of rows, which reads them from memory for the tiles after it. Without, the tiles
   // of ResNet-20 at 28x28 wait on dy and x, and take as long as the padded copies they replace.
@@ -820,14 +821,14 @@ inline __m256i load_taps(const uint16_t* p) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
-// acc += the products of output pixels p and p + 1 of one row (in: x at the row's pixel 0), whose
-// dy pairs are `pairs`. Inside: both windows lie inside the image, and only the last vector needs
-// its lanes masked.
+// acc += the products of output pixels p and p + 1 of one row (in: x at the row's pixel 0, plus
+// the tile's lane_offset), whose dy pairs are `pairs`. Inside: both windows lie inside the image,
+// and only the last vector needs its lanes masked.
 template <int NT, bool Inside>
 inline void add_pixel_pair(const TapTile& t, Vec (&acc)[kTapTileChannels][NT], const uint16_t* in,
                            const uint32_t* pairs, int64_t p, __m512i interleave) {
   const bool has_hi = p + 1 < t.out_w;
-  const int64_t iw0 = p * t.stride - t.pad;
+  const int64_t iw0 = p * t.stride - t.pad_w;
   const uint16_t* lo = in + iw0 * t.pixel_step;
   const uint16_t* hi = lo + t.stride * t.pixel_step;
   __m512bh x[NT];
@@ -876,7 +877,7 @@ void tap_tile(const TapTile& t, int64_t row0, int64_t row1) {
   Vec acc[kTapTileChannels][NT];
   load_tile(acc, t.sums, t.sums_row);
   for (int64_t row = row0; row < row1; ++row) {
-    const int64_t ih = row % t.out_h * t.stride + t.ky - t.pad;
+    const int64_t ih = row % t.out_h * t.stride + t.ky - t.pad_h;
     if (ih < 0 || ih >= t.h) continue;  // a padding row: all its products are zeros
     const uint16_t* in = t.x + row / t.out_h * t.image_step + ih * t.row_step;
     if (t.prefetch) {
@@ -932,12 +933,13 @@ TapSums tap_sums(const Conv2dShape& s) {
 }
 
 // The backward-weight pass's scratch. Tap tiles: their transposed sums, then per chunk of images
-// x and dy rounded to bfloat16 where they are float32. Channel tiles: per chunk of images the
-// padded input rounded to bfloat16 (half a float32 copy, and rounded once instead of converted
-// twice), its pixel pairs, dy's pixel pairs.
+// x rounded to bfloat16 where it is float32, and dy's pixel pairs or dy rounded to bfloat16 (where
+// the tiles pair it, and it is float32). Channel tiles: per chunk of images x padded and rounded
+// to bfloat16 (half a float32 copy, and rounded once instead of converted twice), its pixel
+// pairs, dy's pixel pairs.
 struct WeightPassScratch {
-  size_t sums, padded, paired, dy;
-  size_t total() const { return sums + padded + paired + dy; }
+  size_t sums, x, x_pairs, dy;
+  size_t total() const { return sums + x + x_pairs + dy; }
 };
 
 WeightPassScratch bf16_weight_scratch(const Conv2dShape& s, int images) {
@@ -1014,6 +1016,7 @@ void tap_pass(const Conv2dShape& s, const TapSums& g, const uint16_t* x, const u
                         s.w,
                         s.stride,
                         s.pad_h,
+                        s.pad_w,
                         static_cast<int>(ky),
                         s.out_h(),
                         s.out_w(),
@@ -1059,19 +1062,19 @@ void tap_tiles_backward_weight(const Conv2dShape& s, ConstElements x, ConstEleme
   const TapSums g = tap_sums(s);
   const bool tiles_pair_dy = tap_tiles_pair_dy(g);
   // What is read as it is, bfloat16, is read in place; the rest is rounded (x, dy) or paired (dy)
-  // a chunk of images at a time.
-  const bool in_place =
+  // a chunk of images at a time, and with nothing to copy the batch is one chunk.
+  const bool nothing_copied =
       x.type == ElementType::kBFloat16 && dy.type == ElementType::kBFloat16 && tiles_pair_dy;
   const int copied = bf16_weight_chunk(s);
   const WeightPassScratch scratch = bf16_weight_scratch(s, copied);
   float* sums = workspace;
   uint16_t* x_copy = reinterpret_cast<uint16_t*>(workspace + scratch.sums);
-  float* dy_scratch = workspace + scratch.sums + scratch.padded;  // a bfloat16 copy, or the pairs
-  std::fill(sums, sums + scratch.sums, 0.0f);  // the lanes past a run's taps stay 0
+  float* dy_scratch = workspace + scratch.sums + scratch.x;  // a bfloat16 copy, or the pairs
+  std::fill(sums, sums + scratch.sums, 0.0f);                // the lanes past a run's taps stay 0
   for_each_tap_sum(s, g, dweight, sums, [](float& sum, float w) { sum = w; });
   const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
-  for_each_chunk(s.n, in_place ? s.n : copied, [&](int n0, int images) {
+  for_each_chunk(s.n, nothing_copied ? s.n : copied, [&](int n0, int images) {
     Conv2dShape part = s;
     part.n = images;
     const uint16_t* x_bf16 = bfloat16_elements(x.at(n0 * x_image), images * x_image, x_copy, ex);
@@ -1093,8 +1096,8 @@ void backward_weight_bf16(const Conv2dShape& s, ConstElements x, ConstElements d
   const int chunk = bf16_weight_chunk(s);
   const WeightPassScratch scratch = bf16_weight_scratch(s, chunk);
   uint16_t* padded = reinterpret_cast<uint16_t*>(workspace);
-  uint32_t* pixels = reinterpret_cast<uint32_t*>(workspace + scratch.padded);
-  uint32_t* dy_pairs = pixels + scratch.paired;
+  uint32_t* pixels = reinterpret_cast<uint32_t*>(workspace + scratch.x);
+  uint32_t* dy_pairs = pixels + scratch.x_pairs;
   const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   for_each_chunk(s.n, chunk, [&](int n0, int images) {

@@ -1,16 +1,16 @@
 // Software prefetch for loops that walk down the rows of a matrix too large for the caches (the
-// GEMM's packers, BatchNorm's passes). On issue 15's Zen 5 the hardware prefetchers leave such
-// loops waiting on DRAM: the bfloat16 backward-weight GEMMs of ResNet-50's 56x56 stage packed x^T
-// and dy at about 4 GB/s and ran 1.7-2.3x faster once the packers asked for their rows ahead
-// (bench_conv --bf16).
+// GEMM's packers, BatchNorm's passes, the bfloat16 backward-weight tap tiles over x and dy). On
+// issue 15's Zen 5 the hardware prefetchers leave such loops waiting on DRAM: the bfloat16
+// backward-weight GEMMs of ResNet-50's 56x56 stage packed x^T and dy at about 4 GB/s and ran
+// 1.7-2.3x faster once the packers asked for their rows ahead (bench_conv --bf16).
 #pragma once
 
 #include <cstdint>
 
 namespace xtrain::kernels {
 
-// How many storage rows ahead a packer asks for: 16 reached the whole gain in bench_conv, 64 gave
-// nothing more.
+// How many storage rows ahead a loop asks for: 16 reached the packers' whole gain in bench_conv,
+// 64 gave nothing more.
 constexpr int64_t kPrefetchRows = 16;
 
 // Asks for the cache lines of `count` elements of each of `rows` rows from `kPrefetchRows` rows

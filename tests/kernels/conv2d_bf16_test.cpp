@@ -230,9 +230,10 @@ float pair_step(float acc, float x_lo, float dy_lo, float x_hi, float dy_hi) {
 // The direct bfloat16 backward-weight pass adds to each dweight element, in order, its sums over
 // pairs of neighbouring output pixels along each row (an odd row's last pixel paired with zeros),
 // to the bit, whichever tile orientation takes the shape: taps in the lanes (up to 32 output
-// channels: odd rows, strides, padding of 0 to 3 pixels, groups, the stem's 3 channels, tiles
-// whose taps start inside a pixel, dy paired by the tiles or by a pass before, rows of more
-// pixels than a tile pairs at a time) or channels (64); with x and dy each stored in float32 (the
+// channels: odd rows, strides, padding of 0 to 3 pixels, kernels wider than the image, one-pixel
+// rows, rows of fewer taps than a vector, groups, the stem's 3 channels, tiles whose taps start
+// inside a pixel, dy paired by the tiles or by a pass before, rows of more pixels than a tile
+// pairs at a time) or channels (64); with x and dy each stored in float32 (the
 // pass rounds a copy) or bfloat16 (tap tiles read it in place, masking the padding off).
 TEST(Conv2dBFloat16, DirectBackwardWeightSumsPixelPairsInOrder) {
   testing::PoolExec two(2);
@@ -242,7 +243,9 @@ TEST(Conv2dBFloat16, DirectBackwardWeightSumsPixelPairsInOrder) {
       {1, 5, 5, 112, 16, 3, 3, 1, 1, 1},  {2, 7, 7, 64, 64, 3, 3, 1, 1, 1},
       {2, 6, 9, 32, 32, 3, 3, 1, 0, 0},   {2, 13, 11, 3, 16, 7, 7, 2, 3, 3},
       {1, 9, 10, 24, 16, 5, 5, 2, 2, 2},  {1, 3, 139, 16, 16, 3, 3, 1, 1, 1},
-      {1, 2, 139, 64, 16, 3, 3, 1, 1, 1},
+      {1, 2, 139, 64, 16, 3, 3, 1, 1, 1}, {2, 3, 3, 3, 16, 7, 7, 2, 3, 3},
+      {2, 4, 4, 16, 16, 5, 5, 1, 2, 2},   {2, 8, 9, 16, 16, 3, 3, 2, 0, 0},
+      {2, 5, 1, 16, 16, 3, 3, 1, 1, 1},   {2, 4, 4, 3, 16, 3, 3, 1, 1, 1},
   };
   for (const Conv2dShape& s : shapes) {
     SCOPED_TRACE(describe(s));
@@ -296,12 +299,14 @@ TEST(Conv2dBFloat16, DirectBackwardWeightSumsPixelPairsInOrder) {
 // The direct passes round a padded copy of a few images at a time: a batch's y and dx are each
 // image's alone, bit for bit, and its dweight the images' gradients added in order (pixel pairs
 // never straddle two images). 9 images of 62x62x64 take two chunks; the strided layer's dy one
-// image a chunk. (Without AVX512_BF16 these layers take the GEMM paths: y and dx are still each
-// image's, but the GEMM sums dweight over the whole batch's pixels at once.)
+// image a chunk; the backward-weight tap tiles round 9 images of 128x128x16 in two chunks. (Without
+// AVX512_BF16 these layers take the GEMM paths: y and dx are still each image's, but the GEMM sums
+// dweight over the whole batch's pixels at once.)
 TEST(Conv2dBFloat16, DirectPassesChunkTheBatchWithTheSameBits) {
   testing::PoolExec two(2);
   for (const Conv2dShape& s : {Conv2dShape{9, 62, 62, 64, 64, 3, 3, 1, 1, 1},
-                               Conv2dShape{3, 90, 90, 16, 256, 3, 3, 2, 1, 1}}) {
+                               Conv2dShape{3, 90, 90, 16, 256, 3, 3, 2, 1, 1},
+                               Conv2dShape{9, 128, 128, 16, 16, 3, 3, 1, 1, 1}}) {
     SCOPED_TRACE(describe(s));
     ConvData d(s, 51);
     const ConvOutputs batch = run_fast(s, d, false, two.exec(), Precision::kBFloat16);
