@@ -146,20 +146,27 @@ void finish_rows(int64_t cols, const float* bias, float* rows, int64_t n, Elemen
       256);
 }
 
+// Whether a bfloat16 output of a GEMM over k-long patches (with no bias to add first) comes
+// rounded from the GEMM's tiles as they are stored: where k is one GEMM block (ResNet-50's
+// pointwise layers over up to 256 channels, forward and backward-data). Otherwise float32 products
+// are summed into a tile of the workspace, and finish_rows rounds them into the output.
+bool rounded_by_gemm(int64_t k) { return k <= gemm_max_rounded_k(); }
+
 // The forward's GEMM paths, a tile of output rows at a time: one GEMM (pointwise), or an im2col
-// tile and a GEMM per group. Each tile's products are float32, in y itself when y is float32,
-// else in a tile of the workspace that finish_rows rounds into y.
+// tile and a GEMM per group. Each tile's products go into y itself when y is float32 or the GEMM
+// rounds them, else into a float32 tile of the workspace that finish_rows rounds into y.
 void gemm_forward(const Conv2dShape& s, ConstElements x, const float* weight, const float* bias,
                   Elements y, float* workspace, const Exec& ex, Precision precision) {
-  const bool rounded = y.type == ElementType::kBFloat16;
   const int64_t m = s.rows(), k = s.patch(), cols = s.group_out();
+  const bool via_products =
+      y.type == ElementType::kBFloat16 && (bias != nullptr || !rounded_by_gemm(k));
   int64_t tile = s.is_pointwise() ? m : tile_rows(s);
-  if (rounded) tile = std::min(tile, product_tile_rows(s));
+  if (via_products) tile = std::min(tile, product_tile_rows(s));
   float* patches = workspace;  // the im2col tile
   float* products = workspace + (s.is_pointwise() ? 0 : tile_rows(s) * k);
   for (int64_t r0 = 0; r0 < m; r0 += tile) {
     const int64_t r1 = std::min(m, r0 + tile);
-    float* out = rounded ? products : y.f32() + r0 * s.c_out;
+    const Elements out = via_products ? Elements(products) : y.at(r0 * s.c_out);
     if (s.is_pointwise()) {
       gemm(false, false, r1 - r0, s.c_out, k, 1.0f, x.at(r0 * k), k, weight, s.c_out, 0.0f, out,
            s.c_out, ex, precision);
@@ -168,10 +175,12 @@ void gemm_forward(const Conv2dShape& s, ConstElements x, const float* weight, co
       for (int g = 0; g < s.groups; ++g) {
         im2col(s, x, g, r0, r1, patches, ex);
         gemm(false, false, r1 - r0, cols, k, 1.0f, patches, k, weight + g * cols, s.c_out, 0.0f,
-             out + g * cols, s.c_out, ex, precision);
+             out.at(g * cols), s.c_out, ex, precision);
       }
     }
-    finish_rows(s.c_out, bias, out, r1 - r0, y.at(r0 * s.c_out), ex);
+    if (out.type == ElementType::kFloat32) {
+      finish_rows(s.c_out, bias, out.f32(), r1 - r0, y.at(r0 * s.c_out), ex);
+    }
   }
 }
 
@@ -179,6 +188,11 @@ void gemm_forward(const Conv2dShape& s, ConstElements x, const float* weight, co
 // float32 chunk is rounded after it.
 bool direct_backward_data(const Conv2dShape& s, Precision precision) {
   return band_groups(s) == 1 && conv2d_direct_backward_data_suits(s, precision);
+}
+
+// Whether a pointwise layer's bfloat16 dx comes rounded from its one GEMM (dy W^T, over c_out).
+bool pointwise_dx_rounded_by_gemm(const Conv2dShape& s) {
+  return s.is_pointwise() && rounded_by_gemm(s.c_out);
 }
 
 // dx's elements, [n, h, w, c_in], rounded up to whole cache lines.
@@ -210,8 +224,10 @@ size_t unrounded_workspace_floats(const Conv2dShape& s) {
 }  // namespace
 
 size_t conv2d_workspace_floats(const Conv2dShape& s, ElementType dx_type) {
-  // Only a bfloat16 plan stores a bfloat16 dx: where its direct pass takes s, no chunk.
-  if (dx_type == ElementType::kFloat32 || direct_backward_data(s, Precision::kBFloat16)) {
+  // Only a bfloat16 plan stores a bfloat16 dx: where its direct pass or the GEMM rounds it, no
+  // chunk.
+  if (dx_type == ElementType::kFloat32 || direct_backward_data(s, Precision::kBFloat16) ||
+      pointwise_dx_rounded_by_gemm(s)) {
     return unrounded_workspace_floats(s);
   }
   const Conv2dShape chunk = rounded_dx_chunk(s);
@@ -238,6 +254,12 @@ void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* w
     conv2d_direct_backward_data(s, dy, weight, dx, workspace, ex, precision);
     return;
   }
+  const int64_t m = s.rows(), k = s.patch();
+  if (s.is_pointwise() && (dx.type == ElementType::kFloat32 || pointwise_dx_rounded_by_gemm(s))) {
+    gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, 0.0f, dx, k, ex,
+         precision);
+    return;
+  }
   if (dx.type == ElementType::kBFloat16) {
     const Conv2dShape chunk = rounded_dx_chunk(s);
     float* chunk_dx = workspace;
@@ -256,12 +278,6 @@ void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* w
     expand_to_bands(s, weight, workspace);
     conv2d_backward_data(banded(s), dy, workspace, dx, workspace + banded_weight_floats(s), ex,
                          precision);
-    return;
-  }
-  const int64_t m = s.rows(), k = s.patch();
-  if (s.is_pointwise()) {
-    gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, 0.0f, dx.f32(), k, ex,
-         precision);
     return;
   }
   const int64_t dx_size = int64_t{s.n} * s.h * s.w * s.c_in;

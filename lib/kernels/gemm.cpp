@@ -88,8 +88,9 @@ bool columns_in_place(const Operand& a) {
 
 }  // namespace
 
+template <typename Out>
 void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
-                      int64_t j1, int64_t k, float alpha, float beta, float* c, int64_t ldc,
+                      int64_t j1, int64_t k, float alpha, float beta, Out* c, int64_t ldc,
                       float* blocks) {
   float* pa = blocks;
   float* pb = blocks + kMC * kKC;
@@ -109,7 +110,7 @@ void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             const int rows = static_cast<int>(std::min<int64_t>(kMR, mc - ir));
             const int cols = static_cast<int>(std::min<int64_t>(kNR, nc - jr));
-            float* c_tile = c + (ic + ir) * ldc + jc + jr;
+            Out* c_tile = c + (ic + ir) * ldc + jc + jr;
             if (ir >= packed_from) {
               float32_tile<APanel::kPacked>(kc, pa + (ir - packed_from) * kc, kMR, pb + jr * kc,
                                             alpha, c_scale, c_tile, ldc, rows, cols);
@@ -126,6 +127,11 @@ void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1
     }
   }
 }
+
+template void multiply_float32(const Operand&, const Operand&, int64_t, int64_t, int64_t, int64_t,
+                               int64_t, float, float, float*, int64_t, float*);
+template void multiply_float32(const Operand&, const Operand&, int64_t, int64_t, int64_t, int64_t,
+                               int64_t, float, float, BFloat16*, int64_t, float*);
 
 int64_t second_half_start(int64_t m, int64_t n, int64_t k) {
   if (k < 2 * std::max(m, n) || k < 2 * kKC) return 0;
@@ -163,6 +169,17 @@ Operand from_k(const Operand& x, bool left, int64_t k0) {
   return {x.data.at(k_along_rows ? k0 * x.ld : k0), x.ld, x.transposed};
 }
 
+// The thread's part of C in `precision`.
+template <typename Out>
+void multiply(Precision precision, const Operand& a, const Operand& b, const TileRange& t,
+              int64_t k, float alpha, float beta, Out* c, int64_t ldc, float* blocks) {
+  if (precision == Precision::kBFloat16) {
+    gemm_tile::multiply_bfloat16(a, b, t.i0, t.i1, t.j0, t.j1, k, alpha, beta, c, ldc, blocks);
+  } else {
+    gemm_tile::multiply_float32(a, b, t.i0, t.i1, t.j0, t.j1, k, alpha, beta, c, ldc, blocks);
+  }
+}
+
 // C[i0 : i1, j0 : j1] = beta * C (k = 0: no product to add).
 void scale_tile(int64_t i0, int64_t i1, int64_t j0, int64_t j1, float beta, float* c, int64_t ldc) {
   for (int64_t i = i0; i < i1; ++i) {
@@ -178,16 +195,19 @@ static_assert((gemm_tile::kMC * gemm_tile::kKC) % 16 == 0 && gemm_tile::kBlockFl
 
 size_t thread_scratch_floats() { return gemm_tile::kBlockFloats; }
 
+int64_t gemm_max_rounded_k() { return gemm_tile::kKC; }
+
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, ConstElements a,
-          int64_t lda, ConstElements b, int64_t ldb, float beta, float* c, int64_t ldc,
+          int64_t lda, ConstElements b, int64_t ldb, float beta, Elements c, int64_t ldc,
           const Exec& ex, Precision precision) {
   if (m == 0 || n == 0) return;
   XTRAIN_CHECK(precision == Precision::kBFloat16 ||
                    (a.type == ElementType::kFloat32 && b.type == ElementType::kFloat32),
                "gemm: bfloat16 operands need bfloat16 products");
+  const bool rounded = c.type == ElementType::kBFloat16;
+  XTRAIN_CHECK(!rounded || (beta == 0.0f && k > 0 && k <= gemm_max_rounded_k()),
+               "gemm: a bfloat16 C takes one block of k's finished sums");
   const gemm_tile::Operand op_a{a, lda, trans_a}, op_b{b, ldb, trans_b};
-  const auto multiply = precision == Precision::kBFloat16 ? gemm_tile::multiply_bfloat16
-                                                          : gemm_tile::multiply_float32;
   AlignedBuffer own;  // only outside plans, which hand every thread its blocks
   float* scratch = ex.scratch;
   if (scratch == nullptr && k > 0) {
@@ -202,10 +222,12 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
   if (half == 0) {
     parallel_for_chunks(ex, units, [&](int chunk, int64_t u0, int64_t u1) {
       const TileRange t = tile_range(m, n, u0, u1);
-      if (k == 0) {
-        scale_tile(t.i0, t.i1, t.j0, t.j1, beta, c, ldc);
+      if (rounded) {
+        multiply(precision, op_a, op_b, t, k, alpha, beta, c.bf16(), ldc, blocks(chunk));
+      } else if (k == 0) {
+        scale_tile(t.i0, t.i1, t.j0, t.j1, beta, c.f32(), ldc);
       } else {
-        multiply(op_a, op_b, t.i0, t.i1, t.j0, t.j1, k, alpha, beta, c, ldc, blocks(chunk));
+        multiply(precision, op_a, op_b, t, k, alpha, beta, c.f32(), ldc, blocks(chunk));
       }
     });
     return;
@@ -217,17 +239,17 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
   parallel_for_chunks(ex, 2 * units, [&](int chunk, int64_t u0, int64_t u1) {
     if (u0 < units) {
       const TileRange t = tile_range(m, n, u0, std::min(u1, units));
-      multiply(op_a, op_b, t.i0, t.i1, t.j0, t.j1, half, alpha, beta, c, ldc, blocks(chunk));
+      multiply(precision, op_a, op_b, t, half, alpha, beta, c.f32(), ldc, blocks(chunk));
     }
     if (u1 > units) {
       const TileRange t = tile_range(m, n, std::max(u0, units) - units, u1 - units);
-      multiply(a_second, b_second, t.i0, t.i1, t.j0, t.j1, k - half, alpha, 0.0f, second, n,
-               blocks(chunk));
+      multiply(precision, a_second, b_second, t, k - half, alpha, 0.0f, second, n, blocks(chunk));
     }
   });
+  float* sums = c.f32();
   parallel_for(ex, m, [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
-      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] += second[i * n + j];
+      for (int64_t j = 0; j < n; ++j) sums[i * ldc + j] += second[i * n + j];
     }
   });
 }

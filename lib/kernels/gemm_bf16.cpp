@@ -203,9 +203,9 @@ void pack_pairs(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc,
 // panel is packed (pair q of row r at a[q * kMR + r]) or rows of pairs (a[r * lda + q]); B is
 // packed (b[q * kNR + c]). Slots as above.
 #if defined(__AVX512BF16__)
-template <bool kPackedA>
+template <bool kPackedA, typename Out>
 void bfloat16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, float alpha,
-                   float c_scale, float* c, int64_t ldc, int rows, int cols) {
+                   float c_scale, Out* c, int64_t ldc, int rows, int cols) {
   static_assert(simd::kLanes == 16, "AVX512_BF16 comes with AVX-512's 16 float lanes");
   Vec acc[kMR][2];
 #pragma GCC unroll 6
@@ -226,9 +226,9 @@ void bfloat16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, flo
   store_tile(acc, alpha, c_scale, c, ldc, rows, cols);
 }
 #else
-template <bool kPackedA>
+template <bool kPackedA, typename Out>
 void bfloat16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, float alpha,
-                   float c_scale, float* c, int64_t ldc, int rows, int cols) {
+                   float c_scale, Out* c, int64_t ldc, int rows, int cols) {
   float32_tile<kPackedA ? APanel::kPacked : APanel::kRows>(2 * pairs, a, lda, b, alpha, c_scale, c,
                                                            ldc, rows, cols);
 }
@@ -236,8 +236,9 @@ void bfloat16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, flo
 
 }  // namespace
 
+template <typename Out>
 void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
-                       int64_t j1, int64_t k, float alpha, float beta, float* c, int64_t ldc,
+                       int64_t j1, int64_t k, float alpha, float beta, Out* c, int64_t ldc,
                        float* blocks) {
   Slot* pa = reinterpret_cast<Slot*>(blocks);
   Slot* pb = reinterpret_cast<Slot*>(blocks + kMC * kKC);
@@ -279,7 +280,7 @@ void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             const int rows = static_cast<int>(std::min<int64_t>(kMR, mc - ir));
             const int cols = static_cast<int>(std::min<int64_t>(kNR, nc - jr));
-            float* c_tile = c + (ic + ir) * ldc + jc + jr;
+            Out* c_tile = c + (ic + ir) * ldc + jc + jr;
             if (!a.transposed) {
               bfloat16_tile<false>(pairs, pa + ir * slots, slots, pb + jr * slots, alpha, c_scale,
                                    c_tile, ldc, rows, cols);
@@ -293,6 +294,11 @@ void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i
     }
   }
 }
+
+template void multiply_bfloat16(const Operand&, const Operand&, int64_t, int64_t, int64_t, int64_t,
+                                int64_t, float, float, float*, int64_t, float*);
+template void multiply_bfloat16(const Operand&, const Operand&, int64_t, int64_t, int64_t, int64_t,
+                                int64_t, float, float, BFloat16*, int64_t, float*);
 
 }  // namespace gemm_tile
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "lib/kernels/bfloat16_pairs.h"
 #include "lib/kernels/simd.h"
 #include "lib/tensor/elements.h"
 #include "lib/tensor/precision.h"
@@ -47,12 +48,15 @@ struct Operand {
 int64_t second_half_start(int64_t m, int64_t n, int64_t k);
 
 // C[i0 : i1, j0 : j1] = alpha * op(A) op(B) + beta * C on the calling thread, k in blocks of kKC
-// in order; `blocks` holds kBlockFloats. With beta = 0, C is not read.
+// in order; `blocks` holds kBlockFloats. With beta = 0, C is not read. C is float32, or bfloat16
+// for a product of one block of k (k <= kKC, beta = 0), rounded as its tiles are stored.
+template <typename Out>
 void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
-                      int64_t j1, int64_t k, float alpha, float beta, float* c, int64_t ldc,
+                      int64_t j1, int64_t k, float alpha, float beta, Out* c, int64_t ldc,
                       float* blocks);
+template <typename Out>
 void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
-                       int64_t j1, int64_t k, float alpha, float beta, float* c, int64_t ldc,
+                       int64_t j1, int64_t k, float alpha, float beta, Out* c, int64_t ldc,
                        float* blocks);
 
 // C tile [rows, cols] (at most kMR x kNR) = alpha * acc + c_scale * C; c_scale = 0: C is not
@@ -83,6 +87,32 @@ inline void store_tile(const Vec (&acc)[kMR][2], float alpha, float c_scale, flo
   }
 }
 
+// The same tile rounded to bfloat16, as to_bfloat16 rounds (a bfloat16 C holds finished sums
+// only, so c_scale is 0): a full tile by the CPU's converts as it is stored where the build has
+// AVX512_BF16, otherwise through a float32 tile.
+inline void store_tile(const Vec (&acc)[kMR][2], float alpha, float /*c_scale*/, BFloat16* c,
+                       int64_t ldc, int rows, int cols) {
+#if defined(__AVX512BF16__)
+  if (rows == kMR && cols == kNR) {
+    const Vec alpha_v = simd::broadcast(&alpha);
+#pragma GCC unroll 6
+    for (int r = 0; r < kMR; ++r) {
+#pragma GCC unroll 2
+      for (int h = 0; h < 2; ++h) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * ldc + h * simd::kLanes),
+                            (__m256i)_mm512_cvtneps_pbh(simd::mul(alpha_v, acc[r][h])));
+      }
+    }
+    return;
+  }
+#endif
+  float tile[kMR * kNR];
+  store_tile(acc, alpha, 0.0f, tile, kNR, kMR, kNR);
+  for (int r = 0; r < rows; ++r) {
+    convert_to_bfloat16(tile + r * kNR, cols, reinterpret_cast<uint16_t*>(c + r * ldc));
+  }
+}
+
 // How a register tile reads its kMR rows of A at p: packed (a[p * kMR + r]), rows in place
 // (a[r * lda + p]: a row-major A, or rows copied so) or columns in place (a[p * lda + r]: a
 // transposed A, whose kMR rows lie side by side at every p).
@@ -90,9 +120,9 @@ enum class APanel { kPacked, kRows, kColumns };
 
 // The float32 register tile: C tile = alpha * a_panel * b_panel + c_scale * C, the product summed
 // over p = 0..kc-1 in order. A is read as kA says; B is packed (b[p * kNR + c]).
-template <APanel kA>
+template <APanel kA, typename Out>
 void float32_tile(int64_t kc, const float* a, int64_t lda, const float* b, float alpha,
-                  float c_scale, float* c, int64_t ldc, int rows, int cols) {
+                  float c_scale, Out* c, int64_t ldc, int rows, int cols) {
   const int64_t row_step = kA == APanel::kRows ? lda : 1;
   const int64_t p_step = kA == APanel::kPacked ? kMR : kA == APanel::kRows ? 1 : lda;
   // Every loop over acc is unrolled, so it lives in registers instead of on the stack.

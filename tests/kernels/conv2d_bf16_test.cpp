@@ -145,19 +145,24 @@ TEST(Conv2dBFloat16, OneAndTwoThreadsAreBitwiseEqual) {
 
 // A bfloat16 plan stores the outputs BatchNorm reads in bfloat16: such an output is the float32
 // output of the same bfloat16 convolution rounded, bit for bit, on every path (direct with bias
-// folded into the tiles, the GEMM's tiles of float32 products, im2col, bands).
+// folded into the tiles, the GEMM's tiles rounded as they are stored or, with a bias or a patch
+// deeper than a GEMM block, its float32 products rounded after, im2col, bands), with a bias and
+// without.
 TEST(Conv2dBFloat16, ABFloat16OutputIsTheFloat32OutputRounded) {
   testing::PoolExec two(2);
   for (const Conv2dShape& s : kShapes) {
     SCOPED_TRACE(describe(s));
     ConvData d(s, 61);
-    std::vector<float> y(s.rows() * s.c_out);
-    std::vector<BFloat16> rounded(y.size());
-    kernels::conv2d_forward(s, d.x.data(), d.weight.data(), d.bias.data(), y.data(),
-                            d.workspace.data(), two.exec(), Precision::kBFloat16);
-    kernels::conv2d_forward(s, d.x.data(), d.weight.data(), d.bias.data(), rounded.data(),
-                            d.workspace.data(), two.exec(), Precision::kBFloat16);
-    expect_rounded(rounded, y, "y");
+    const float* no_bias = nullptr;
+    for (const float* bias : {static_cast<const float*>(d.bias.data()), no_bias}) {
+      std::vector<float> y(s.rows() * s.c_out);
+      std::vector<BFloat16> rounded(y.size());
+      kernels::conv2d_forward(s, d.x.data(), d.weight.data(), bias, y.data(), d.workspace.data(),
+                              two.exec(), Precision::kBFloat16);
+      kernels::conv2d_forward(s, d.x.data(), d.weight.data(), bias, rounded.data(),
+                              d.workspace.data(), two.exec(), Precision::kBFloat16);
+      expect_rounded(rounded, y, bias != nullptr ? "y with bias" : "y");
+    }
   }
 }
 
@@ -189,11 +194,12 @@ TEST(Conv2dBFloat16, ABFloat16InputGivesTheBitsOfItsFloatValues) {
 // A bfloat16 plan keeps the gradients of the values it stores in bfloat16 so too: a bfloat16 dy
 // gives dx, dweight and dbias the bits its values give as floats, and a bfloat16 dx is the
 // float32 dx rounded, bit for bit, on every path; also where dx is computed a chunk of images at
-// a time (the last shape: one 64x64x128 image per chunk).
+// a time (the last shape: a pointwise layer over more output channels than the GEMM rounds as it
+// stores, two 64x64x128 images per chunk).
 TEST(Conv2dBFloat16, BFloat16GradientsGiveTheBitsOfTheirFloatValues) {
   testing::PoolExec two(2);
   std::vector<Conv2dShape> shapes(std::begin(kShapes), std::end(kShapes));
-  shapes.push_back({3, 64, 64, 128, 64, 1, 1, 1, 0, 0});
+  shapes.push_back({3, 64, 64, 128, 320, 1, 1, 1, 0, 0});
   for (const Conv2dShape& s : shapes) {
     SCOPED_TRACE(describe(s));
     ConvData d(s, 81);

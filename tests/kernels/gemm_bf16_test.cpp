@@ -25,6 +25,7 @@ using testing::expect_bitwise_equal;
 using testing::fast_gemm;
 using testing::GemmCase;
 using testing::GemmData;
+using testing::kSentinel;
 
 constexpr float kRtol = 1e-4f;  // as the float32 GEMM's: the same float32 sums
 
@@ -181,6 +182,49 @@ TEST(GemmBFloat16, BFloat16OperandsOfFloat32ProductsAreRefused) {
   std::vector<float> c(4);
   EXPECT_THROW(kernels::gemm(false, false, 2, 2, 3, 1.0f, a.data(), 3, b.data(), 2, 0.0f, c.data(),
                              2, Exec{}, Precision::kFloat32),
+               Error);
+}
+
+// A bfloat16 C (a bfloat16 plan's convolution outputs and pointwise dx) holds the float32 C's
+// sums rounded once, bit for bit, in both precisions, on one and two threads: full and edge tiles
+// (m and n not multiples of the 6 x 32 tile), one k-block at its largest; the gaps between C's
+// rows are not written.
+TEST(GemmBFloat16, BFloat16CHoldsTheFloat32SumsRounded) {
+  testing::PoolExec two(2);
+  const int64_t max_k = kernels::gemm_max_rounded_k();
+  for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
+    for (const GemmCase& g : {GemmCase{false, false, 197, 70, 64, 1.0f, 0.0f, 0, 0, 3},
+                              GemmCase{false, true, 45, 259, max_k, 0.5f, 0.0f, 1, 2, 0},
+                              GemmCase{true, false, 13, 1100, 7, 1.0f, 0.0f, 0, 0, 0}}) {
+      for (const Exec& ex : {Exec{}, two.exec()}) {
+        SCOPED_TRACE(describe(g) + " " + name(precision));
+        const GemmData d(g);
+        const std::vector<float> sums = fast_gemm(g, d, ex, precision);
+        std::vector<BFloat16> c(d.c.size(), to_bfloat16(kSentinel));
+        kernels::gemm(g.trans_a, g.trans_b, g.m, g.n, g.k, g.alpha, d.a.data(), g.lda(), d.b.data(),
+                      g.ldb(), 0.0f, c.data(), g.ldc(), ex, precision);
+        for (int64_t r = 0; r < g.m; ++r) {
+          for (int64_t j = 0; j < g.ldc(); ++j) {
+            const int64_t i = r * g.ldc() + j;
+            const BFloat16 want = to_bfloat16(j < g.n ? sums[i] : kSentinel);
+            ASSERT_EQ(c[i].bits, want.bits) << "row " << r << " column " << j;
+          }
+        }
+      }
+    }
+  }
+}
+
+// A bfloat16 C takes finished sums only: one block of k, nothing of C added.
+TEST(GemmBFloat16, BFloat16COfDeeperOrAccumulatedProductsIsRefused) {
+  const int64_t deep = kernels::gemm_max_rounded_k() + 1;
+  const std::vector<float> a(2 * deep, 1.0f), b(deep * 2, 1.0f);
+  std::vector<BFloat16> c(4);
+  EXPECT_THROW(kernels::gemm(false, false, 2, 2, deep, 1.0f, a.data(), deep, b.data(), 2, 0.0f,
+                             c.data(), 2, Exec{}, Precision::kBFloat16),
+               Error);
+  EXPECT_THROW(kernels::gemm(false, false, 2, 2, 3, 1.0f, a.data(), 3, b.data(), 2, 1.0f, c.data(),
+                             2, Exec{}, Precision::kBFloat16),
                Error);
 }
 
