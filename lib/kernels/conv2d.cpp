@@ -200,8 +200,9 @@ size_t dx_floats(const Conv2dShape& s) {
   return AlignedBuffer::round_up(int64_t{s.n} * s.h * s.w * s.c_in);
 }
 
-// Where the direct pass does not take it (it rounds its register tiles as it stores them), a
-// bfloat16 dx is computed in float32 a chunk of images at a time, each chunk's dx in the
+// Where neither the direct pass nor a pointwise layer's one GEMM takes it (they round their
+// register tiles as they store them), a bfloat16 dx is computed in float32 a chunk of images at a
+// time, each chunk's dx in the
 // workspace and rounded once into dx, as PyTorch rounds its convolutions' outputs: then every
 // path sums in float32 as for a float32 dx, and the scratch stays a few MB (and never less than
 // one image's dx) whatever the batch. Returns s over the chunk's images.

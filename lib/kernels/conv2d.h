@@ -39,8 +39,9 @@ struct Conv2dShape {
   }
 };
 
-// Floats of scratch the three functions below need (0 for a pointwise convolution) when dx is of
-// dx_type (a bfloat16 dx is summed in float32 a chunk at a time, in this scratch).
+// Floats of scratch the three functions below need when dx is of dx_type (a bfloat16 dx that
+// neither a direct pass nor the GEMM rounds as it stores is summed in float32 a chunk at a time,
+// in this scratch).
 size_t conv2d_workspace_floats(const Conv2dShape& s, ElementType dx_type = ElementType::kFloat32);
 
 // x and y are float32 or (in bfloat16 precision only) bfloat16: a bfloat16 plan stores the

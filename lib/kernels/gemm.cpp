@@ -36,7 +36,7 @@ void pack_panel(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc, 
   // weights of backward-data passes). Blocks of kLanes x kLanes are transposed in registers, so
   // every store fills a vector of the panel: storing a float at a time into kc rows of the panel
   // missed L1 for most of them (issue 15's Zen 4, ResNet-50's 3x3 512 -> 512 at 7x7, b32,
-  // backward-data: packing 26% -> 10% of its samples, 51-60 -> 43-47 ms).
+  // backward-data: packing 26% -> 10% of its samples, 47-55 -> 40-46 ms).
   const int whole_rows = rows / simd::kLanes * simd::kLanes;
   const int64_t whole_p = kc / simd::kLanes * simd::kLanes;
   for (int rb = 0; rb < whole_rows; rb += simd::kLanes) {

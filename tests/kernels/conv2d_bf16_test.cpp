@@ -36,6 +36,7 @@ const Conv2dShape kShapes[] = {
     {2, 12, 12, 3, 64, 7, 7, 2, 3, 3},       // a ResNet stem
     {1, 14, 14, 64, 64, 3, 3, 1, 1, 1},      // ResNet 3x3
     {2, 7, 7, 64, 256, 1, 1, 1, 0, 0},       // pointwise, one GEMM
+    {2, 7, 7, 320, 64, 1, 1, 1, 0, 0},       // pointwise over more than one GEMM block of k
     {2, 8, 8, 32, 48, 1, 1, 2, 0, 0},        // strided 1x1 (a downsample)
     {2, 9, 9, 32, 64, 3, 3, 2, 1, 1},        // strided 3x3: four phases of dx
     {2, 7, 9, 16, 32, 3, 3, 1, 1, 1},        // an odd row of pixels, paired with a zero one

@@ -187,14 +187,16 @@ TEST(GemmBFloat16, BFloat16OperandsOfFloat32ProductsAreRefused) {
 
 // A bfloat16 C (a bfloat16 plan's convolution outputs and pointwise dx) holds the float32 C's
 // sums rounded once, bit for bit, in both precisions, on one and two threads: full and edge tiles
-// (m and n not multiples of the 6 x 32 tile), one k-block at its largest; the gaps between C's
-// rows are not written.
+// (m and n not multiples of the 6 x 32 tile), one k-block at its largest and a partial one (a
+// transposed B packed in whole 16 x 16 blocks and a remainder); the gaps between C's rows are not
+// written.
 TEST(GemmBFloat16, BFloat16CHoldsTheFloat32SumsRounded) {
   testing::PoolExec two(2);
   const int64_t max_k = kernels::gemm_max_rounded_k();
   for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
     for (const GemmCase& g : {GemmCase{false, false, 197, 70, 64, 1.0f, 0.0f, 0, 0, 3},
                               GemmCase{false, true, 45, 259, max_k, 0.5f, 0.0f, 1, 2, 0},
+                              GemmCase{false, true, 13, 70, 45, 1.0f, 0.0f, 0, 0, 2},
                               GemmCase{true, false, 13, 1100, 7, 1.0f, 0.0f, 0, 0, 0}}) {
       for (const Exec& ex : {Exec{}, two.exec()}) {
         SCOPED_TRACE(describe(g) + " " + name(precision));
