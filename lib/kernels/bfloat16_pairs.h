@@ -24,6 +24,12 @@ void convert_to_bfloat16(const float* src, int64_t n, uint16_t* dst);
 
 namespace xtrain::kernels {
 
+// dst[0..15] = the 16 floats of v rounded to bfloat16 (the bits of to_bfloat16): a register tile
+// stored into a bfloat16 output.
+inline void store_rounded(void* dst, __m512 v) {
+  _mm256_storeu_si256(static_cast<__m256i*>(dst), (__m256i)_mm512_cvtneps_pbh(v));
+}
+
 // The first n of 16 lanes (none for n <= 0, all for n >= 16).
 inline __mmask16 first_lanes(int64_t n) {
   return static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << std::max<int64_t>(n, 0)) - 1);

@@ -149,10 +149,7 @@ inline void store_tile(const Vec (&acc)[R][NV], uint16_t* dst, int64_t ld) {
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + r * ld + v * kLanes),
-                          (__m256i)_mm512_cvtneps_pbh(acc[r][v]));
-    }
+    for (int v = 0; v < NV; ++v) store_rounded(dst + r * ld + v * kLanes, acc[r][v]);
   }
 }
 #endif

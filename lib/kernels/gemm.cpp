@@ -32,23 +32,13 @@ void pack_panel(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc, 
     }
     return;
   }
-  // op(X)[r, p] = data[r * ld + p]: p is contiguous per row (B's panels from a transposed B, the
-  // weights of backward-data passes). Blocks of kLanes x kLanes are transposed in registers, so
-  // every store fills a vector of the panel: storing a float at a time into kc rows of the panel
-  // missed L1 for most of them (issue 15's Zen 4, ResNet-50's 3x3 512 -> 512 at 7x7, b32,
-  // backward-data: packing 26% -> 10% of its samples, 47-55 -> 40-46 ms).
+  // op(X)[r, p] = data[r * ld + p]: p is contiguous per row (B's panels from a transposed B):
+  // whole blocks transposed in registers, the rest a float at a time.
   const int whole_rows = rows / simd::kLanes * simd::kLanes;
   const int64_t whole_p = kc / simd::kLanes * simd::kLanes;
-  for (int rb = 0; rb < whole_rows; rb += simd::kLanes) {
-    for (int64_t pb = 0; pb < whole_p; pb += simd::kLanes) {
-      simd::Vec block[simd::kLanes];
-      for (int i = 0; i < simd::kLanes; ++i) {
-        block[i] = simd::load(x.f32() + (r0 + rb + i) * x.ld + p0 + pb);
-      }
-      simd::transpose(block);
-      for (int i = 0; i < simd::kLanes; ++i) simd::store(out + (pb + i) * width + rb, block[i]);
-    }
-  }
+  transpose_blocks(
+      whole_rows, whole_p,
+      [&](int r, int64_t p) { return simd::load(x.f32() + (r0 + r) * x.ld + p0 + p); }, out, width);
   copy_rows_into_panel(x.f32(), x.ld, r0, 0, whole_rows, p0, whole_p, kc, width, out);
   copy_rows_into_panel(x.f32(), x.ld, r0, whole_rows, rows, p0, 0, kc, width, out);
 }

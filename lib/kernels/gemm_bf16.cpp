@@ -101,28 +101,17 @@ inline __m512 sixteen_pairs(const BFloat16* src) {
 }
 
 // Panels whose rows lie side by side (pair q of row r at to.out[q * q_step + r]: B's panels
-// from a transposed B, the weights of backward-data passes) from rows contiguous along k: 16
-// rows by 16 pairs at a time, transposed in registers so that every store fills a vector of the
-// panel, as gemm.cpp's float32 packer does (a pair at a time, this packing took 35% of
-// ResNet-50's 3x3 512 -> 512 backward-data at 7x7 on issue 15's Zen 4).
+// from a transposed B) from rows contiguous along k: whole blocks of 16 rows by 16 pairs
+// transposed in registers (transpose_blocks), the rest a pair at a time.
 template <typename T>
 void transpose_rows(const T* data, int64_t ld, int64_t r0, int rows, int64_t p0, int64_t kc,
                     const PairLayout& to) {
-  constexpr int kBlock = simd::kLanes;
-  const int whole_rows = rows / kBlock * kBlock;
-  const int64_t whole_pairs = kc / (2 * kBlock) * kBlock;
-  for (int rb = 0; rb < whole_rows; rb += kBlock) {
-    for (int64_t qb = 0; qb < whole_pairs; qb += kBlock) {
-      Vec block[kBlock];
-      for (int i = 0; i < kBlock; ++i) {
-        block[i] = sixteen_pairs(data + (r0 + rb + i) * ld + p0 + 2 * qb);
-      }
-      simd::transpose(block);
-      for (int i = 0; i < kBlock; ++i) {
-        simd::store(reinterpret_cast<float*>(to.out + (qb + i) * to.q_step + rb), block[i]);
-      }
-    }
-  }
+  const int whole_rows = rows / simd::kLanes * simd::kLanes;
+  const int64_t whole_pairs = kc / (2 * simd::kLanes) * simd::kLanes;
+  transpose_blocks(
+      whole_rows, whole_pairs,
+      [&](int r, int64_t q) { return sixteen_pairs(data + (r0 + r) * ld + p0 + 2 * q); },
+      reinterpret_cast<float*>(to.out), to.q_step);
   pair_rows(data, ld, r0, 0, whole_rows, p0, whole_pairs, kc, to);
   pair_rows(data, ld, r0, whole_rows, rows, p0, 0, kc, to);
 }
