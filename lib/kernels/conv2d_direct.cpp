@@ -9,6 +9,7 @@
 #include "lib/kernels/bfloat16_pairs.h"
 #include "lib/kernels/prefetch.h"
 #include "lib/kernels/simd.h"
+#include "lib/kernels/transpose.h"
 #include "lib/tensor/aligned_buffer.h"
 #include "lib/tensor/bfloat16.h"
 
@@ -32,7 +33,8 @@ constexpr int forward_tile_pixels(int nv) { return std::min(14, (kRegisters - nv
 constexpr int weight_tile_rows(int nv) { return std::min(12, (kRegisters - nv - 1) / nv); }
 
 // The direct kernels win while a patch element feeds few FMAs and im2col + packing dominate;
-// past this many input channels the packed GEMM of conv2d.cpp is faster (bench_conv).
+// past this many input channels the packed GEMM of conv2d.cpp is faster (bench_conv). In bfloat16
+// the forward and backward-data kernels win up to twice as many (max_direct_in_channels).
 constexpr int kMaxDirectInChannels = 256;
 // Bytes of dy and input per backward-weight chunk of output rows: the chunk stays in L2 (half of
 // a 1 MB one) while every weight tile of a thread sweeps it.
@@ -47,11 +49,13 @@ bool narrow_groups(const Conv2dShape& s) { return s.groups == 1 || s.group_out()
 // Vectors of output channels per tile: two when the channels split evenly into pairs.
 int vectors_per_tile(int c_out) { return c_out % (2 * kLanes) == 0 ? 2 : 1; }
 
-// An NHWC batch with its zero padding materialized: [n, hp, wp, c] of float32 or bfloat16.
+// An NHWC batch with its zero padding materialized: [n, hp, wp, c] of float32 or bfloat16, `pad`
+// zero pixels on every side.
 template <typename In>
 struct PaddedInput {
   const In* data;
   int64_t hp, wp, c;
+  int pad;
 };
 
 size_t padded_floats(int64_t n, int64_t h, int64_t w, int64_t c, int pad) {
@@ -113,13 +117,13 @@ PaddedInput<float> pad_input(ConstElements x, int n, int h, int w, int c, int pa
         },
         ex);
   } else if (pad == 0) {
-    return {x.f32(), h, w, c};
+    return {x.f32(), h, w, c, 0};
   } else {
     pad_rows(
         x.f32(), n, h, w, c, c, pad, out,
         [&](const float* src, float* dst) { std::memcpy(dst, src, sizeof(float) * row); }, ex);
   }
-  return {out, h + 2 * pad, w + 2 * pad, c};
+  return {out, h + 2 * pad, w + 2 * pad, c, pad};
 }
 
 // The register tiles of both kernels: R rows of NV vectors, rows `ld` floats apart in memory.
@@ -133,26 +137,32 @@ inline void load_tile(Vec (&acc)[R][NV], const float* src, int64_t ld) {
   }
 }
 
-template <int R, int NV>
-inline void store_tile(const Vec (&acc)[R][NV], float* dst, int64_t ld) {
+template <int Begin, int End, int R, int NV>
+inline void store_rows(const Vec (&acc)[R][NV], float* dst, int64_t ld) {
 #pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) {
+  for (int r = Begin; r < End; ++r) {
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) simd::store(dst + r * ld + v * kLanes, acc[r][v]);
+    for (int v = 0; v < NV; ++v) simd::store(dst + (r - Begin) * ld + v * kLanes, acc[r][v]);
   }
 }
 
 #if defined(__AVX512BF16__)
-// The tile rounded to bfloat16, for an output a bfloat16 plan stores so.
-template <int R, int NV>
-inline void store_tile(const Vec (&acc)[R][NV], uint16_t* dst, int64_t ld) {
+// The rows rounded to bfloat16, for an output a bfloat16 plan stores so.
+template <int Begin, int End, int R, int NV>
+inline void store_rows(const Vec (&acc)[R][NV], uint16_t* dst, int64_t ld) {
 #pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) {
+  for (int r = Begin; r < End; ++r) {
 #pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) store_rounded(dst + r * ld + v * kLanes, acc[r][v]);
+    for (int v = 0; v < NV; ++v) store_rounded(dst + (r - Begin) * ld + v * kLanes, acc[r][v]);
   }
 }
 #endif
+
+// Rows [Begin, End) of a tile to dst, rows `ld` elements apart; store_tile: all of them.
+template <int R, int NV, typename Out>
+inline void store_tile(const Vec (&acc)[R][NV], Out* dst, int64_t ld) {
+  store_rows<0, R>(acc, dst, ld);
+}
 
 // Every row of the tile = bias[v lanes] (NV vectors), or zeros without a bias.
 template <int R, int NV>
@@ -169,16 +179,16 @@ inline void start_tile(Vec (&acc)[R][NV], const float* bias) {
   }
 }
 
-// acc[r][v] += a[r * a_step] * b[v lanes]: a rank-1 update, the whole inner loop of both kernels
-// (a broadcast per row, a vector load per column block, R x NV FMAs).
-template <int R, int NV>
-inline void rank1_update(Vec (&acc)[R][NV], const float* a, int64_t a_step, const float* b) {
+// acc[r][v] += *at(r) * b[v lanes] for the tile's rows r in [Begin, End): a rank-1 update, the
+// whole inner loop of both kernels (a broadcast per row, a vector load per column block, FMAs).
+template <int Begin, int End, int R, int NV, typename At>
+inline void rank1_update(Vec (&acc)[R][NV], At&& at, const float* b) {
   Vec bv[NV];
 #pragma GCC unroll 2
   for (int v = 0; v < NV; ++v) bv[v] = simd::load(b + v * kLanes);
 #pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) {
-    const Vec av = simd::broadcast(a + r * a_step);
+  for (int r = Begin; r < End; ++r) {
+    const Vec av = simd::broadcast(at(r));
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) acc[r][v] = simd::fma(av, bv[v], acc[r][v]);
   }
@@ -192,9 +202,10 @@ struct Float32Math {
   using In = float;
   using Weight = float;
   static constexpr int kStep = 1;
-  template <int R, int NV>
-  static void update(Vec (&acc)[R][NV], const In* a, int64_t a_step, const Weight* b) {
-    rank1_update(acc, a, a_step, b);
+  // The tile's rows [Begin, End) += their taps' inputs (*at(r)) times a weight row (b).
+  template <int Begin, int End, int R, int NV, typename At>
+  static void update(Vec (&acc)[R][NV], At&& at, const Weight* b) {
+    rank1_update<Begin, End>(acc, at, b);
   }
 
   // The backward-weight pass sums over output pixels, one at a time: the tile's taps of one
@@ -204,7 +215,8 @@ struct Float32Math {
   static constexpr int kPixels = 1;
   template <int R, int NV>
   static void pixel_update(Vec (&acc)[R][NV], const PixelIn* a, const PixelGrad* b) {
-    rank1_update(acc, a, 1, b);
+    rank1_update<0, R>(
+        acc, [&](int r) { return a + r; }, b);
   }
 };
 
@@ -213,11 +225,12 @@ struct Float32Math {
 // an odd count), so a kernel row's taps pair up within it, and the weights are paired to match:
 // pair q of a kernel row's taps is one uint32 per output channel (the even tap in the low half).
 // acc[r][v] += the dot products of pair_of(r) (a bfloat16 pair per row, broadcast) and bv[v] (NV
-// vectors of pairs): a rank-2 update, one vdpbf16ps per row and vector.
-template <int R, int NV, typename PairOf>
+// vectors of pairs) for the tile's rows r in [Begin, End): a rank-2 update, one vdpbf16ps per row
+// and vector.
+template <int Begin, int End, int R, int NV, typename PairOf>
 inline void rank2_update(Vec (&acc)[R][NV], PairOf&& pair_of, const __m512bh (&bv)[NV]) {
 #pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) {
+  for (int r = Begin; r < End; ++r) {
     const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair_of(r)));
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, bv[v]);
@@ -225,25 +238,25 @@ inline void rank2_update(Vec (&acc)[R][NV], PairOf&& pair_of, const __m512bh (&b
 }
 
 // The same with bv's pairs read from b.
-template <int R, int NV, typename PairOf>
+template <int Begin, int End, int R, int NV, typename PairOf>
 inline void rank2_update(Vec (&acc)[R][NV], PairOf&& pair_of, const uint32_t* b) {
   __m512bh bv[NV];
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + v * kLanes);
-  rank2_update(acc, pair_of, bv);
+  rank2_update<Begin, End>(acc, pair_of, bv);
 }
 
 struct BFloat16Math {
   using In = uint16_t;
   using Weight = uint32_t;
   static constexpr int kStep = 2;
-  template <int R, int NV>
-  static void update(Vec (&acc)[R][NV], const In* a, int64_t a_step, const Weight* b) {
-    rank2_update(
+  template <int Begin, int End, int R, int NV, typename At>
+  static void update(Vec (&acc)[R][NV], At&& at, const Weight* b) {
+    rank2_update<Begin, End>(
         acc,
         [&](int r) {
           uint32_t pair;  // two neighbouring taps of row r's receptive field
-          std::memcpy(&pair, a + r * a_step, sizeof pair);
+          std::memcpy(&pair, at(r), sizeof pair);
           return pair;
         },
         b);
@@ -256,7 +269,7 @@ struct BFloat16Math {
   static constexpr int kPixels = 2;
   template <int R, int NV>
   static void pixel_update(Vec (&acc)[R][NV], const PixelIn* a, const PixelGrad* b) {
-    rank2_update(
+    rank2_update<0, R>(
         acc, [&](int r) { return a[r]; }, b);
   }
 };
@@ -286,7 +299,7 @@ PaddedInput<uint16_t> pad_input_bf16(const S* x, int n, int h, int w, int c, int
         }
       },
       ex);
-  return {out, h + 2 * pad, w + 2 * pad, cp};
+  return {out, h + 2 * pad, w + 2 * pad, cp, pad};
 }
 
 PaddedInput<uint16_t> pad_input_bf16(ConstElements x, int n, int h, int w, int c, int64_t cp,
@@ -304,16 +317,22 @@ size_t paired_kernel_floats(int kh, int kw, int64_t c, int64_t c_out) {
 
 // A kernel [kh, kw, c, c_out] paired for BFloat16Math over a padded input of even_channels(c)
 // channels: pair q of a kernel row's taps (channel 2q and 2q + 1 of the run) per output channel.
-void pair_kernel(int kh, int kw, int64_t c, int64_t c_out, const float* weight, uint32_t* out) {
+void pair_kernel(int kh, int kw, int64_t c, int64_t c_out, const float* weight, uint32_t* out,
+                 const Exec& ex) {
   const int64_t cp = even_channels(c), rows = int64_t{kh} * kw * cp;
   // Row r of the padded kernel: tap r / cp, channel r % cp (a zero row past c).
   auto row = [&](int64_t r) -> const float* {
     return r % cp < c ? weight + (r / cp * c + r % cp) * c_out : nullptr;
   };
   // cp is even and the zero row is channel c, odd: only the second of a pair can be it.
-  for (int64_t q = 0; q < rows / 2; ++q) {
-    interleave_pair(row(2 * q), row(2 * q + 1), c_out, out + q * c_out);
-  }
+  parallel_for(
+      ex, rows / 2,
+      [&](int64_t q0, int64_t q1) {
+        for (int64_t q = q0; q < q1; ++q) {
+          interleave_pair(row(2 * q), row(2 * q + 1), c_out, out + q * c_out);
+        }
+      },
+      64);
 }
 #endif
 
@@ -332,39 +351,70 @@ TapRuns tap_runs(int kw, int64_t channels, int groups) {
   return {kw, channels / groups, channels};
 }
 
-// One forward tile: `Pixels` output pixels along an output row times NV vectors of output
-// channels of one group, through that group's taps, written as Out (float, or bfloat16 bits).
+// One forward tile: `Pixels` output pixels along each of `Rows` output rows (two where a map is
+// at most half a tile wide, so that each weight vector loaded still feeds a whole tile of
+// pixels), times NV vectors of output channels of one group, through that group's taps, written
+// as Out (float, or bfloat16 bits). The kernel rows whose taps fall in the top or bottom padding
+// are skipped: their products are zeros.
 template <typename Math, typename Out>
 struct ForwardTile {
-  const typename Math::In* in;  // padded input at the first pixel's receptive field (ky = kx = 0,
-                                // the group's first channel)
-  int64_t pixel_step;           // elements between neighbouring pixels' receptive fields
-  int64_t row_step;             // elements between padded input rows
-  int kh;
+  // Per output row of the tile:
+  const typename Math::In* in[2];  // padded input at the first pixel's receptive field (ky = kx =
+                                   // 0, the group's first channel)
+  Out* out[2];                     // output at the first pixel, the tile's first channel
+  int ky_begin[2], ky_end[2];      // the kernel rows whose taps read the image
+  int64_t pixel_step;              // elements between neighbouring pixels' receptive fields
+  int64_t row_step;                // elements between padded input rows
   TapRuns taps;
   const typename Math::Weight* weight;  // weight at the tile's first output channel
   const float* bias;                    // at the tile's first output channel; null: none
   int64_t c_out;
-  Out* out;          // output at the tile's first pixel and channel
-  int64_t out_step;  // elements between the tile's output pixels
+  int64_t out_step;  // elements between the tile's output pixels along a row
 };
 
-template <typename Math, typename Out, int Pixels, int NV>
-void forward_tile(const ForwardTile<Math, Out>& t) {
+// acc's rows [Begin, End) (tile row r: pixel r % Pixels of output row r / Pixels) += the
+// products of kernel row ky.
+template <int Begin, int End, int Pixels, typename Math, typename Out, int R, int NV>
+inline void add_kernel_row(const ForwardTile<Math, Out>& t, Vec (&acc)[R][NV], int ky) {
   constexpr int kStep = Math::kStep;
-  Vec acc[Pixels][NV];
-  start_tile(acc, t.bias);
-  for (int ky = 0; ky < t.kh; ++ky) {
-    const typename Math::In* in = t.in + ky * t.row_step;
-    const typename Math::Weight* w = t.weight + ky * t.taps.count() / kStep * t.c_out;
-    for (int64_t k = 0; k < t.taps.runs;
-         ++k, in += t.taps.run_step, w += t.taps.run / kStep * t.c_out) {
-      for (int64_t q = 0; q < t.taps.run; q += kStep) {
-        Math::update(acc, in + q, t.pixel_step, w + q / kStep * t.c_out);
-      }
+  const typename Math::In* in[2] = {t.in[0] + ky * t.row_step, t.in[1] + ky * t.row_step};
+  const typename Math::Weight* w = t.weight + ky * t.taps.count() / kStep * t.c_out;
+  for (int64_t k = 0; k < t.taps.runs; ++k, w += t.taps.run / kStep * t.c_out) {
+    const int64_t run = k * t.taps.run_step;
+    for (int64_t q = 0; q < t.taps.run; q += kStep) {
+      Math::template update<Begin, End>(
+          acc, [&](int r) { return in[r / Pixels] + run + q + r % Pixels * t.pixel_step; },
+          w + q / kStep * t.c_out);
     }
   }
-  store_tile(acc, t.out, t.out_step);
+}
+
+template <typename Math, typename Out, int Rows, int Pixels, int NV>
+void forward_tile(const ForwardTile<Math, Out>& t) {
+  constexpr int R = Rows * Pixels;
+  Vec acc[R][NV];
+  start_tile(acc, t.bias);
+  if constexpr (Rows == 1) {
+    for (int ky = t.ky_begin[0]; ky < t.ky_end[0]; ++ky) add_kernel_row<0, R, Pixels>(t, acc, ky);
+    store_tile(acc, t.out[0], t.out_step);
+  } else {
+    static_assert(Rows == 2, "a tile spans one or two output rows");
+    const int first = std::min(t.ky_begin[0], t.ky_begin[1]);
+    const int last = std::max(t.ky_end[0], t.ky_end[1]);
+    for (int ky = first; ky < last; ++ky) {
+      const bool top = t.ky_begin[0] <= ky && ky < t.ky_end[0];
+      const bool bottom = t.ky_begin[1] <= ky && ky < t.ky_end[1];
+      if (top && bottom) {
+        add_kernel_row<0, R, Pixels>(t, acc, ky);
+      } else if (top) {
+        add_kernel_row<0, Pixels, Pixels>(t, acc, ky);
+      } else if (bottom) {
+        add_kernel_row<Pixels, R, Pixels>(t, acc, ky);
+      }
+    }
+    store_rows<0, Pixels>(acc, t.out[0], t.out_step);
+    store_rows<Pixels, R>(acc, t.out[1], t.out_step);
+  }
 }
 
 // One backward-weight tile: `Rows` consecutive taps of one kernel row (weight rows) times NV
@@ -401,10 +451,10 @@ void weight_tile(const WeightTile<Math>& t, int64_t row0, int64_t row1) {
 
 // Tile functions for every partial size 1..N, indexed by size - 1: a row of output pixels or a
 // kernel row's taps rarely divides evenly, and each size needs its own register tile.
-template <typename Math, typename Out, int NV, int... I>
+template <typename Math, typename Out, int Rows, int NV, int... I>
 constexpr auto forward_tiles(std::integer_sequence<int, I...>) {
   return std::array<void (*)(const ForwardTile<Math, Out>&), sizeof...(I)>{
-      &forward_tile<Math, Out, I + 1, NV>...};
+      &forward_tile<Math, Out, Rows, I + 1, NV>...};
 }
 template <typename Math, int NV, int... I>
 constexpr auto weight_tiles(std::integer_sequence<int, I...>) {
@@ -425,6 +475,9 @@ struct Sweep {
   int64_t out_image, out_row, out_pixel;
   int kh;
   int64_t kernel_row;  // elements between the input rows of one receptive field
+  // The padded input row of the first output row's receptive field, the rows between those of
+  // neighbouring output rows, and the rows [data_begin, data_end) that hold the image.
+  int64_t first_top, top_step, data_begin, data_end;
   TapRuns taps;
   const typename Math::Weight* weight;
   const float* bias;  // null: none
@@ -435,27 +488,50 @@ struct Sweep {
 template <typename Math, typename Out, int NV>
 void sweep(const Sweep<Math, Out>& w, const Exec& ex) {
   constexpr int kPixels = forward_tile_pixels(NV);
-  static constexpr auto kTiles =
-      forward_tiles<Math, Out, NV>(std::make_integer_sequence<int, kPixels>());
-  parallel_for(ex, w.images * w.rows, [&](int64_t row0, int64_t row1) {
-    for (int64_t row = row0; row < row1; ++row) {
-      const int64_t image = row / w.rows, r = row % w.rows;
-      const typename Math::In* in_row = w.in + image * w.in_image + r * w.in_row;
-      Out* out_row = w.out + image * w.out_image + r * w.out_row;
+  static constexpr auto kRowTiles =
+      forward_tiles<Math, Out, 1, NV>(std::make_integer_sequence<int, kPixels>());
+  static constexpr auto kTwoRowTiles =
+      forward_tiles<Math, Out, 2, NV>(std::make_integer_sequence<int, kPixels / 2>());
+  // Rows of the whole batch's grid per tile: two where they fit in one (the second row may be
+  // the next image's first).
+  const int tile_rows = 2 * w.cols <= kPixels ? 2 : 1;
+  const int64_t grid_rows = w.images * w.rows;
+  parallel_for(ex, (grid_rows + tile_rows - 1) / tile_rows, [&](int64_t u0, int64_t u1) {
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t first_row = u * tile_rows;
+      const int rows = static_cast<int>(std::min<int64_t>(tile_rows, grid_rows - first_row));
+      ForwardTile<Math, Out> t{};
+      for (int j = 0; j < rows; ++j) {
+        const int64_t image = (first_row + j) / w.rows, r = (first_row + j) % w.rows;
+        const int64_t top = w.first_top + r * w.top_step;
+        t.in[j] = w.in + image * w.in_image + r * w.in_row;
+        t.out[j] = w.out + image * w.out_image + r * w.out_row;
+        t.ky_begin[j] = static_cast<int>(std::clamp<int64_t>(w.data_begin - top, 0, w.kh));
+        t.ky_end[j] = static_cast<int>(std::clamp<int64_t>(w.data_end - top, 0, w.kh));
+      }
+      t.pixel_step = w.in_pixel;
+      t.row_step = w.kernel_row;
+      t.taps = w.taps;
+      t.c_out = w.c_out;
+      t.out_step = w.out_pixel;
+      const typename Math::In* const in[2] = {t.in[0], t.in[1]};
+      Out* const out[2] = {t.out[0], t.out[1]};
       for (int64_t co = 0; co < w.c_out; co += NV * kLanes) {
-        const typename Math::In* group_in_row = in_row + co / w.group_out * w.group_in;
+        const int64_t group_first_in = co / w.group_out * w.group_in;
+        t.weight = w.weight + co;
+        t.bias = w.bias != nullptr ? w.bias + co : nullptr;
+        if (rows == 2) {
+          for (int j = 0; j < 2; ++j) {
+            t.in[j] = in[j] + group_first_in;
+            t.out[j] = out[j] + co;
+          }
+          kTwoRowTiles[w.cols - 1](t);
+          continue;
+        }
         for (int col = 0; col < w.cols; col += kPixels) {
-          const ForwardTile<Math, Out> t{group_in_row + col * w.in_pixel,
-                                         w.in_pixel,
-                                         w.kernel_row,
-                                         w.kh,
-                                         w.taps,
-                                         w.weight + co,
-                                         w.bias != nullptr ? w.bias + co : nullptr,
-                                         w.c_out,
-                                         out_row + col * w.out_pixel + co,
-                                         w.out_pixel};
-          kTiles[std::min(kPixels, w.cols - col) - 1](t);
+          t.in[0] = in[0] + group_first_in + col * w.in_pixel;
+          t.out[0] = out[0] + col * w.out_pixel + co;
+          kRowTiles[std::min(kPixels, w.cols - col) - 1](t);
         }
       }
     }
@@ -473,19 +549,19 @@ void run_sweep(const Sweep<Math, Out>& w, const Exec& ex) {
 
 // The sweep of a kh x kw kernel in `groups` groups (plus bias, when not null) over the padded
 // batch `in` into `out` ([n, out_h, out_w, c_out]): a rows x cols grid of outputs, neighbours
-// `out_step` pixels apart in out, whose receptive fields start at in pixel `first_in` and lie
-// `in_step` pixels apart.
+// `out_step` pixels apart in out, whose receptive fields start at in's row `first_row` and
+// column `first_col` and lie `in_step` pixels apart.
 template <typename Math, typename Out>
-Sweep<Math, Out> sweep_over(const PaddedInput<typename Math::In>& in, int64_t first_in, int in_step,
-                            int rows, int cols, Out* out, int out_h, int out_w, int out_step,
-                            int64_t c_out, int kh, int kw, int groups,
+Sweep<Math, Out> sweep_over(const PaddedInput<typename Math::In>& in, int64_t first_row,
+                            int64_t first_col, int in_step, int rows, int cols, Out* out, int out_h,
+                            int out_w, int out_step, int64_t c_out, int kh, int kw, int groups,
                             const typename Math::Weight* weight, const float* bias,
                             int64_t images) {
   Sweep<Math, Out> w;
   w.images = images;
   w.rows = rows;
   w.cols = cols;
-  w.in = in.data + first_in * in.c;
+  w.in = in.data + (first_row * in.wp + first_col) * in.c;
   w.in_image = in.hp * in.wp * in.c;
   w.in_row = in_step * in.wp * in.c;
   w.in_pixel = in_step * in.c;
@@ -495,6 +571,10 @@ Sweep<Math, Out> sweep_over(const PaddedInput<typename Math::In>& in, int64_t fi
   w.out_pixel = out_step * c_out;
   w.kh = kh;
   w.kernel_row = in.wp * in.c;
+  w.first_top = first_row;
+  w.top_step = in_step;
+  w.data_begin = in.pad;
+  w.data_end = in.hp - in.pad;
   w.taps = tap_runs(kw, in.c, groups);
   w.weight = weight;
   w.bias = bias;
@@ -598,21 +678,28 @@ int dy_padding(const Conv2dShape& s) {
 // kernel[m, n, j, ci] = weight[a + stride (taps_a - 1 - m), b + stride (taps_b - 1 - n), i, co]:
 // the taps of phase (a, b), flipped in space and transposed in channels, for input channel ci =
 // g x group_in + i and output channel co = g x group_out + j of the same group g. The transposed
-// convolution has the same groups, with group_out input and group_in output channels each.
+// convolution has the same groups, with group_out input and group_in output channels each. Each
+// tap of each group is a blocked transpose, threads taking bands of its input channels.
 void phase_kernel(const Conv2dShape& s, const float* weight, int a, int taps_a, int b, int taps_b,
-                  float* kernel) {
+                  float* kernel, const Exec& ex) {
   const int gi = s.group_in(), go = s.group_out();
-  for (int m = 0; m < taps_a; ++m) {
-    for (int n = 0; n < taps_b; ++n) {
-      const int ky = a + s.stride * (taps_a - 1 - m), kx = b + s.stride * (taps_b - 1 - n);
-      const float* src = weight + (int64_t{ky} * s.kw + kx) * gi * s.c_out;
-      float* dst = kernel + (int64_t{m} * taps_b + n) * go * s.c_in;
-      for (int ci = 0; ci < s.c_in; ++ci) {
-        const float* column = src + int64_t{ci % gi} * s.c_out + ci / gi * go;
-        for (int j = 0; j < go; ++j) dst[int64_t{j} * s.c_in + ci] = column[j];
-      }
-    }
-  }
+  constexpr int kBand = 64;  // input channels of a tap's group per task
+  const int64_t bands = (gi + kBand - 1) / kBand, per_tap = int64_t{s.groups} * bands;
+  parallel_for(
+      ex, taps_a * taps_b * per_tap,
+      [&](int64_t u0, int64_t u1) {
+        for (int64_t u = u0; u < u1; ++u) {
+          const int tap = static_cast<int>(u / per_tap), g = static_cast<int>(u % per_tap / bands);
+          const int i0 = static_cast<int>(u % bands) * kBand, i1 = std::min(gi, i0 + kBand);
+          const int m = tap / taps_b, n = tap % taps_b;
+          const int ky = a + s.stride * (taps_a - 1 - m), kx = b + s.stride * (taps_b - 1 - n);
+          const float* src = weight + (int64_t{ky} * s.kw + kx) * gi * s.c_out;
+          float* dst = kernel + int64_t{tap} * go * s.c_in;
+          transpose_matrix(i1 - i0, go, src + int64_t{i0} * s.c_out + int64_t{g} * go, s.c_out,
+                           dst + int64_t{g} * gi + i0, s.c_in);
+        }
+      },
+      1);
 }
 
 int input_chunk(const Conv2dShape& s) { return images_per_chunk(s.n, s.h, s.w, s.c_in, s.pad_h); }
@@ -635,9 +722,9 @@ size_t backward_data_workspace_floats(const Conv2dShape& s) {
 }
 
 // The phases' kernels (phase_kernel), one after the other at `kernel`.
-void phase_kernels(const Conv2dShape& s, const float* weight, float* kernel) {
+void phase_kernels(const Conv2dShape& s, const float* weight, float* kernel, const Exec& ex) {
   for_each_phase(s, [&](int a, const Phase& rows, int b, const Phase& cols) {
-    phase_kernel(s, weight, a, rows.taps, b, cols.taps, kernel);
+    phase_kernel(s, weight, a, rows.taps, b, cols.taps, kernel, ex);
     kernel += int64_t{rows.taps} * cols.taps * s.group_out() * s.c_in;
   });
 }
@@ -650,11 +737,11 @@ void sweep_phases(const Conv2dShape& s, const PaddedInput<typename Math::In>& in
                   const Exec& ex) {
   for_each_phase(s, [&](int a, const Phase& rows, int b, const Phase& cols) {
     // The phase's first dx position and the first dy row and column of its window.
-    const int64_t first_in =
-        (rows.t0 - (rows.taps - 1) + pad) * in.wp + cols.t0 - (cols.taps - 1) + pad;
+    const int64_t first_row = rows.t0 - (rows.taps - 1) + pad;
+    const int64_t first_col = cols.t0 - (cols.taps - 1) + pad;
     const int64_t first_out =
         int64_t{s.stride * rows.t0 + a - s.pad_h} * s.w + s.stride * cols.t0 + b - s.pad_w;
-    run_sweep(sweep_over<Math, Out>(in, first_in, 1, rows.count, cols.count,
+    run_sweep(sweep_over<Math, Out>(in, first_row, first_col, 1, rows.count, cols.count,
                                     dx + first_out * s.c_in, s.h, s.w, s.stride, s.c_in, rows.taps,
                                     cols.taps, s.groups, kernel, nullptr, images),
               ex);
@@ -721,7 +808,7 @@ PaddedInput<uint32_t> pair_pixels(const PaddedInput<uint16_t>& x, int images, in
         }
       },
       4);
-  return {out, x.hp, x.wp, x.c};
+  return {out, x.hp, x.wp, x.c, x.pad};
 }
 
 // dy [rows, out_w, c_out] in pairs of neighbouring pixels: out[row][q][co] pairs dy[row][2q][co]
@@ -843,7 +930,7 @@ inline void add_pixel_pair(const TapTile& t, Vec (&acc)[kTapTileChannels][NT], c
                        _mm256_maskz_loadu_epi16(hi_lanes, hi + j * kLanes), interleave);
     }
   }
-  rank2_update(
+  rank2_update<0, kTapTileChannels>(
       acc, [&](int r) { return pairs[r]; }, x);
 }
 
@@ -1123,7 +1210,7 @@ void forward_bf16(const Conv2dShape& s, ConstElements x, const float* weight, co
   // A group's taps are kh x kw runs of group_in channels (even, or the whole ungrouped input
   // padded to even), in the weight's row order.
   uint32_t* kernel = reinterpret_cast<uint32_t*>(workspace);
-  pair_kernel(s.kh, s.kw, s.group_in(), s.c_out, weight, kernel);
+  pair_kernel(s.kh, s.kw, s.group_in(), s.c_out, weight, kernel, ex);
   uint16_t* padded = reinterpret_cast<uint16_t*>(
       workspace + paired_kernel_floats(s.kh, s.kw, s.group_in(), s.c_out));
   const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
@@ -1131,9 +1218,9 @@ void forward_bf16(const Conv2dShape& s, ConstElements x, const float* weight, co
   for_each_chunk(s.n, bf16_input_chunk(s), [&](int n0, int images) {
     const PaddedInput<uint16_t> in = pad_input_bf16(x.at(n0 * x_image), images, s.h, s.w, s.c_in,
                                                     even_channels(s.c_in), s.pad_h, padded, ex);
-    run_sweep(sweep_over<BFloat16Math, Out>(in, 0, s.stride, s.out_h(), s.out_w(), y + n0 * y_image,
-                                            s.out_h(), s.out_w(), 1, s.c_out, s.kh, s.kw, s.groups,
-                                            kernel, bias, images),
+    run_sweep(sweep_over<BFloat16Math, Out>(in, 0, 0, s.stride, s.out_h(), s.out_w(),
+                                            y + n0 * y_image, s.out_h(), s.out_w(), 1, s.c_out,
+                                            s.kh, s.kw, s.groups, kernel, bias, images),
               ex);
   });
 }
@@ -1145,11 +1232,11 @@ void backward_data_bf16(const Conv2dShape& s, ConstElements dy, const float* wei
                         float* workspace, const Exec& ex) {
   const int pad = dy_padding(s);
   zero_untouched_phases(s, dx, ex);
-  phase_kernels(s, weight, workspace);
+  phase_kernels(s, weight, workspace, ex);
   // Each phase's kernel is [taps, group_out, c_in]: its rows pair up like a plain kernel's, and
   // group_out is even (a multiple of the vector width), so no pair straddles two taps.
   uint32_t* paired = reinterpret_cast<uint32_t*>(workspace + phase_kernels_floats(s));
-  pair_kernel(s.kh * s.kw, 1, s.group_out(), s.c_in, workspace, paired);
+  pair_kernel(s.kh * s.kw, 1, s.group_out(), s.c_in, workspace, paired, ex);
   uint16_t* padded =
       reinterpret_cast<uint16_t*>(workspace + phase_kernels_floats(s) +
                                   paired_kernel_floats(s.kh, s.kw, s.group_out(), s.c_in));
@@ -1177,15 +1264,34 @@ bool bf16_direct(const Conv2dShape& s) {
 #endif
 }
 
+// Input channels per group up to which the forward and backward-data kernels take a layer. In
+// bfloat16 they beat the GEMM on 3x3 layers over 512 channels too, whose padding taps they skip
+// and whose patches they need not copy (issue 15's Zen 4, b32, best of 8, ms forward /
+// backward-data, GEMM -> direct: 7x7 24.4 / 25.2 -> 15.9 / 19.3, 14x14 95.6 / 97.9 -> 65.8 /
+// 70.7, stride 2 from 14x14 25.5 / 24.7 -> 17.3 / 20.1; b16 28x28 196 / 225 -> 138 / 144). In
+// float32 they gain less or lose (stride 2 from 14x14 forward 38 -> 48), and with AVX2's 6-pixel
+// tiles they take 1.6-2.1x the GEMM's time.
+int max_direct_in_channels(Precision precision) {
+  return precision == Precision::kBFloat16 ? 2 * kMaxDirectInChannels : kMaxDirectInChannels;
+}
+
 // Whether s's output rows are narrower than a forward tile (a 7x7 map fills 7 of its 14 pixels,
 // so each weight vector feeds half the FMAs it could) over a patch deep enough for the GEMM to
-// run near its peak. Then the im2col GEMM wins every pass or ties (Zen 5, b32, bench_conv,
-// forward / backward-data / backward-weight ms: ResNet-18's 3x3 256 -> 512 stride 2 at 14x14
-// float32 16-17 / 17-18 / 13 direct, 12-13 / 13-14 / 12 GEMM; bfloat16 9 / 11-13 / 9 direct,
-// 8 / 8 / 7 GEMM; 3x3 512 -> 512 at 7x7 bfloat16 backward-weight 17 direct, 12-13 GEMM, float32
+// run near its peak. Then the im2col GEMM wins the backward-weight pass or ties (Zen 5, b32,
+// bench_conv, ms: ResNet-18's 3x3 256 -> 512 stride 2 at 14x14 float32 13 direct, 12 GEMM;
+// bfloat16 9 direct, 7 GEMM; 3x3 512 -> 512 at 7x7 bfloat16 17 direct, 12-13 GEMM, float32
 // even). Narrow channels stay direct: ResNet-20's 64 channels at 7x7 run twice as fast there.
 bool narrow_map_over_deep_patch(const Conv2dShape& s) {
   return s.out_w() < forward_tile_pixels(2) && s.group_in() >= kMaxDirectInChannels;
+}
+
+// The same for the forward and backward-data passes, whose tiles take two output rows where a
+// map is at most half a tile wide (a 7x7 map: 14 pixels of 14): maps that fill neither one row
+// nor two (8 to 13 pixels wide with AVX-512). Two rows of 7 turned ResNet-18's 3x3 256 -> 512
+// stride 2 from 14x14 from a GEMM's 10.9 / 10.8 ms forward / backward-data in bfloat16, 21.9 /
+// 20.4 in float32, into the direct kernels' 8.2 / 9.8 and 16.4 / 18.2 (Zen 4, b32).
+bool half_empty_tiles_over_deep_patch(const Conv2dShape& s) {
+  return narrow_map_over_deep_patch(s) && 2 * s.out_w() > forward_tile_pixels(2);
 }
 
 }  // namespace
@@ -1193,8 +1299,8 @@ bool narrow_map_over_deep_patch(const Conv2dShape& s) {
 bool conv2d_direct_suits(const Conv2dShape& s, Precision precision) {
   if (precision == Precision::kBFloat16 && !bf16_direct(s)) return false;
   return s.pad_h == s.pad_w && s.group_out() % kLanes == 0 && narrow_groups(s) &&
-         s.group_in() <= kMaxDirectInChannels && !s.is_pointwise() &&
-         !narrow_map_over_deep_patch(s);
+         s.group_in() <= max_direct_in_channels(precision) && !s.is_pointwise() &&
+         !half_empty_tiles_over_deep_patch(s);
 }
 
 bool conv2d_direct_backward_weight_suits(const Conv2dShape& s, Precision precision) {
@@ -1262,7 +1368,7 @@ void conv2d_direct_forward(const Conv2dShape& s, ConstElements x, const float* w
   for_each_chunk(s.n, input_chunk(s), [&](int n0, int images) {
     const PaddedInput<float> in =
         pad_input(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.pad_h, workspace, ex);
-    run_sweep(sweep_over<Float32Math, float>(in, 0, s.stride, s.out_h(), s.out_w(),
+    run_sweep(sweep_over<Float32Math, float>(in, 0, 0, s.stride, s.out_h(), s.out_w(),
                                              y.f32() + n0 * y_image, s.out_h(), s.out_w(), 1,
                                              s.c_out, s.kh, s.kw, s.groups, weight, bias, images),
               ex);
@@ -1288,7 +1394,7 @@ void conv2d_direct_backward_data(const Conv2dShape& s, ConstElements dy, const f
   zero_untouched_phases(s, dx, ex);
   // Each phase's kernel, one after the other at the workspace's start; then every chunk of
   // images sweeps each phase.
-  phase_kernels(s, weight, workspace);
+  phase_kernels(s, weight, workspace, ex);
   float* padded = workspace + phase_kernels_floats(s);
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   const int64_t dx_image = int64_t{s.h} * s.w * s.c_in;

@@ -1,6 +1,4 @@
-// Transposes a batch of row-major matrices: dst[b, j, i] = src[b, i, j] for src [batch, rows,
-// cols]. NHWC to PyTorch's NCHW order and back (torch.flatten of a feature map) is this with
-// rows = H * W, cols = C.
+// Transposes of row-major matrices.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +7,13 @@
 
 namespace xtrain::kernels {
 
+// dst[j * ld_dst + i] = src[i * ld_src + j] for a rows x cols matrix at src, on the calling thread.
+void transpose_matrix(int64_t rows, int64_t cols, const float* src, int64_t ld_src, float* dst,
+                      int64_t ld_dst);
+
+// Transposes a batch of row-major matrices: dst[b, j, i] = src[b, i, j] for src [batch, rows,
+// cols]. NHWC to PyTorch's NCHW order and back (torch.flatten of a feature map) is this with
+// rows = H * W, cols = C.
 void transpose_batch(int64_t batch, int64_t rows, int64_t cols, const float* src, float* dst,
                      const Exec& ex);
 

@@ -178,7 +178,9 @@ TEST(Conv2dKernel, MatchesReferenceOnOddShapes) {
 // vectors (one and two per tile). Widths 19 and 31 leave partial pixel tiles; c_in = 3 and 16
 // leave partial weight tiles. With c_in a vector multiple the backward-data is direct too: one
 // phase at stride 1, four at stride 2 (a 1x1 kernel feeds only one, a 4x4 one two taps per
-// phase), nine at stride 3.
+// phase), nine at stride 3. Maps at most half a tile wide take tiles of two output rows (7 rows:
+// the last alone; a batch of two: a tile with the last row of one image and the first of the
+// next; 5x5 at stride 2: two padding rows at the top and bottom, rows of 7 and 6 in dx's phases).
 TEST(Conv2dKernel, MatchesReferenceOnDirectShapes) {
   const Conv2dShape shapes[] = {
       {2, 9, 19, 16, 16, 3, 3, 1, 1, 1},  {2, 9, 19, 16, 32, 3, 3, 1, 1, 1},
@@ -186,7 +188,8 @@ TEST(Conv2dKernel, MatchesReferenceOnDirectShapes) {
       {2, 11, 13, 16, 32, 3, 3, 2, 0, 0}, {2, 14, 15, 16, 32, 1, 1, 2, 0, 0},
       {1, 8, 9, 32, 16, 4, 4, 2, 1, 1},   {1, 13, 11, 16, 16, 5, 5, 3, 2, 2},
       {1, 12, 13, 32, 16, 5, 5, 1, 2, 2}, {2, 23, 21, 3, 64, 7, 7, 2, 3, 3},
-      {2, 10, 12, 3, 16, 3, 3, 1, 1, 1}};
+      {2, 10, 12, 3, 16, 3, 3, 1, 1, 1},  {1, 7, 7, 32, 32, 3, 3, 1, 1, 1},
+      {2, 7, 7, 16, 32, 3, 3, 1, 1, 1},   {1, 13, 13, 16, 32, 5, 5, 2, 2, 2}};
   for (const Conv2dShape& s : shapes) {
     EXPECT_TRUE(kernels::conv2d_direct_suits(s, Precision::kFloat32)) << describe(s);
     EXPECT_EQ(kernels::conv2d_direct_backward_data_suits(s, Precision::kFloat32), s.c_in % 16 == 0)
@@ -206,8 +209,9 @@ TEST(Conv2dKernel, MatchesReferenceOnPointwiseLayers) {
   }
 }
 
-// Wide stride-1 3x3 layers take im2col + GEMM forward and backward-data, the direct
-// backward-weight (512 input channels at 14x14 as VGG's, to 64 to stay quick; an odd width).
+// Wide stride-1 3x3 layers take im2col + GEMM forward and backward-data in float32 (the direct
+// kernels in bfloat16, conv2d_bf16_test.cpp), the direct backward-weight (512 input channels at
+// 14x14 as VGG's, to 64 to stay quick; an odd width).
 TEST(Conv2dKernel, MatchesReferenceOnWideLayers) {
   for (const Conv2dShape& s : {Conv2dShape{1, 14, 14, 512, 64, 3, 3, 1, 1, 1},
                                Conv2dShape{2, 5, 15, 272, 48, 3, 3, 1, 1, 1}}) {
@@ -218,18 +222,26 @@ TEST(Conv2dKernel, MatchesReferenceOnWideLayers) {
   }
 }
 
-// Maps narrower than a forward tile over 256 channels or more take the GEMM in every pass
-// (ResNet-18's layer4: 3x3 512 -> 512 at 7x7, 256 -> 512 stride 2 from 14x14), narrow channels
-// the direct ones (ResNet-20's last stage: 64 channels at 7x7). AVX-512 tiles hold 14 pixels;
-// AVX2's hold 6, so a 7-wide map is no narrower than one and keeps the direct passes.
+// Maps narrower than a forward tile over 256 channels or more take the GEMM's backward-weight
+// (ResNet-18's layer4: 3x3 512 -> 512 at 7x7, 256 -> 512 stride 2 from 14x14), and its forward
+// and backward-data where their tiles would be part empty (a 9-wide map); a 7-wide map fills
+// tiles of two rows and keeps the direct ones up to 256 input channels in float32. Narrow
+// channels take the direct passes (ResNet-20's last stage: 64 channels at 7x7). AVX-512 tiles
+// hold 14 pixels; AVX2's hold 6, so a 7- or 9-wide map is no narrower than one.
 TEST(Conv2dKernel, MatchesReferenceOnNarrowMaps) {
-  for (const Conv2dShape& s : {Conv2dShape{1, 7, 7, 512, 512, 3, 3, 1, 1, 1},
-                               Conv2dShape{1, 14, 14, 256, 512, 3, 3, 2, 1, 1}}) {
+  const Conv2dShape seven_wide{1, 14, 14, 256, 512, 3, 3, 2, 1, 1};
+  const Conv2dShape nine_wide{1, 9, 9, 256, 32, 3, 3, 1, 1, 1};
+  const Conv2dShape deep{1, 7, 7, 512, 512, 3, 3, 1, 1, 1};
+  EXPECT_TRUE(kernels::conv2d_direct_suits(seven_wide, Precision::kFloat32));
+  EXPECT_FALSE(kernels::conv2d_direct_suits(deep, Precision::kFloat32));
 #if defined(__AVX512F__)
-    EXPECT_FALSE(kernels::conv2d_direct_suits(s, Precision::kFloat32)) << describe(s);
+  EXPECT_FALSE(kernels::conv2d_direct_suits(nine_wide, Precision::kFloat32));
+  for (const Conv2dShape& s : {seven_wide, nine_wide, deep}) {
     EXPECT_FALSE(kernels::conv2d_direct_backward_weight_suits(s, Precision::kFloat32))
         << describe(s);
+  }
 #endif
+  for (const Conv2dShape& s : {seven_wide, nine_wide, deep}) {
     expect_matches_reference(s, /*with_bias=*/false);
   }
   const Conv2dShape narrow_channels{2, 7, 7, 64, 64, 3, 3, 1, 1, 1};
