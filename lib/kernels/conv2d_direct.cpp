@@ -179,15 +179,20 @@ inline void start_tile(Vec (&acc)[R][NV], const float* bias) {
   }
 }
 
-// acc[r][v] += *at(r) * b[v lanes] for the tile's rows r in [Begin, End): a rank-1 update, the
+// The rows of an R-row register tile, as a mask of bits (bit r: row r): the rank updates below
+// take the rows they update as a compile-time mask, so that the unrolled loops keep only those.
+constexpr uint32_t all_rows(int rows) { return (uint32_t{1} << rows) - 1; }
+
+// acc[r][v] += *at(r) * b[v lanes] for the tile's rows r in the mask Rows: a rank-1 update, the
 // whole inner loop of both kernels (a broadcast per row, a vector load per column block, FMAs).
-template <int Begin, int End, int R, int NV, typename At>
+template <uint32_t Rows, int R, int NV, typename At>
 inline void rank1_update(Vec (&acc)[R][NV], At&& at, const float* b) {
   Vec bv[NV];
 #pragma GCC unroll 2
   for (int v = 0; v < NV; ++v) bv[v] = simd::load(b + v * kLanes);
 #pragma GCC unroll 16
-  for (int r = Begin; r < End; ++r) {
+  for (int r = 0; r < R; ++r) {
+    if ((Rows >> r & 1) == 0) continue;
     const Vec av = simd::broadcast(at(r));
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) acc[r][v] = simd::fma(av, bv[v], acc[r][v]);
@@ -202,10 +207,10 @@ struct Float32Math {
   using In = float;
   using Weight = float;
   static constexpr int kStep = 1;
-  // The tile's rows [Begin, End) += their taps' inputs (*at(r)) times a weight row (b).
-  template <int Begin, int End, int R, int NV, typename At>
+  // The tile's rows in the mask Rows += their taps' inputs (*at(r)) times a weight row (b).
+  template <uint32_t Rows, int R, int NV, typename At>
   static void update(Vec (&acc)[R][NV], At&& at, const Weight* b) {
-    rank1_update<Begin, End>(acc, at, b);
+    rank1_update<Rows>(acc, at, b);
   }
 
   // The backward-weight pass sums over output pixels, one at a time: the tile's taps of one
@@ -215,7 +220,7 @@ struct Float32Math {
   static constexpr int kPixels = 1;
   template <int R, int NV>
   static void pixel_update(Vec (&acc)[R][NV], const PixelIn* a, const PixelGrad* b) {
-    rank1_update<0, R>(
+    rank1_update<all_rows(R)>(
         acc, [&](int r) { return a + r; }, b);
   }
 };
@@ -225,12 +230,13 @@ struct Float32Math {
 // an odd count), so a kernel row's taps pair up within it, and the weights are paired to match:
 // pair q of a kernel row's taps is one uint32 per output channel (the even tap in the low half).
 // acc[r][v] += the dot products of pair_of(r) (a bfloat16 pair per row, broadcast) and bv[v] (NV
-// vectors of pairs) for the tile's rows r in [Begin, End): a rank-2 update, one vdpbf16ps per row
-// and vector.
-template <int Begin, int End, int R, int NV, typename PairOf>
+// vectors of pairs) for the tile's rows r in the mask Rows: a rank-2 update, one vdpbf16ps per
+// row and vector.
+template <uint32_t Rows, int R, int NV, typename PairOf>
 inline void rank2_update(Vec (&acc)[R][NV], PairOf&& pair_of, const __m512bh (&bv)[NV]) {
 #pragma GCC unroll 16
-  for (int r = Begin; r < End; ++r) {
+  for (int r = 0; r < R; ++r) {
+    if ((Rows >> r & 1) == 0) continue;
     const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair_of(r)));
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, bv[v]);
@@ -238,21 +244,21 @@ inline void rank2_update(Vec (&acc)[R][NV], PairOf&& pair_of, const __m512bh (&b
 }
 
 // The same with bv's pairs read from b.
-template <int Begin, int End, int R, int NV, typename PairOf>
+template <uint32_t Rows, int R, int NV, typename PairOf>
 inline void rank2_update(Vec (&acc)[R][NV], PairOf&& pair_of, const uint32_t* b) {
   __m512bh bv[NV];
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + v * kLanes);
-  rank2_update<Begin, End>(acc, pair_of, bv);
+  rank2_update<Rows>(acc, pair_of, bv);
 }
 
 struct BFloat16Math {
   using In = uint16_t;
   using Weight = uint32_t;
   static constexpr int kStep = 2;
-  template <int Begin, int End, int R, int NV, typename At>
+  template <uint32_t Rows, int R, int NV, typename At>
   static void update(Vec (&acc)[R][NV], At&& at, const Weight* b) {
-    rank2_update<Begin, End>(
+    rank2_update<Rows>(
         acc,
         [&](int r) {
           uint32_t pair;  // two neighbouring taps of row r's receptive field
@@ -269,7 +275,7 @@ struct BFloat16Math {
   static constexpr int kPixels = 2;
   template <int R, int NV>
   static void pixel_update(Vec (&acc)[R][NV], const PixelIn* a, const PixelGrad* b) {
-    rank2_update<0, R>(
+    rank2_update<all_rows(R)>(
         acc, [&](int r) { return a[r]; }, b);
   }
 };
@@ -354,8 +360,10 @@ TapRuns tap_runs(int kw, int64_t channels, int groups) {
 // One forward tile: `Pixels` output pixels along each of `Rows` output rows (two where a map is
 // at most half a tile wide, so that each weight vector loaded still feeds a whole tile of
 // pixels), times NV vectors of output channels of one group, through that group's taps, written
-// as Out (float, or bfloat16 bits). The kernel rows whose taps fall in the top or bottom padding
-// are skipped: their products are zeros.
+// as Out (float, or bfloat16 bits). Products with the padding are skipped, as zeros: the kernel
+// rows whose taps fall in the top or bottom padding, and at the kernel columns where the tile's
+// first or last pixel reads the left or right padding, that pixel's (a 3x3 kernel over a 7x7 map
+// pads 18% of its taps, half of them in columns).
 template <typename Math, typename Out>
 struct ForwardTile {
   // Per output row of the tile:
@@ -366,25 +374,65 @@ struct ForwardTile {
   int64_t pixel_step;              // elements between neighbouring pixels' receptive fields
   int64_t row_step;                // elements between padded input rows
   TapRuns taps;
+  int64_t column_taps;  // taps of one kernel column in a run: a pixel's channels of the group
+  // Bit kx: at kernel column kx the tile's first (last) pixel reads the padding.
+  uint32_t first_in_padding, last_in_padding;
   const typename Math::Weight* weight;  // weight at the tile's first output channel
   const float* bias;                    // at the tile's first output channel; null: none
   int64_t c_out;
   int64_t out_step;  // elements between the tile's output pixels along a row
 };
 
-// acc's rows [Begin, End) (tile row r: pixel r % Pixels of output row r / Pixels) += the
-// products of kernel row ky.
-template <int Begin, int End, int Pixels, typename Math, typename Out, int R, int NV>
+// The tile rows of pixel p of each of the tile's `Rows` output rows of `Pixels` pixels.
+template <int Rows, int Pixels>
+constexpr uint32_t pixel_rows(int p) {
+  return Rows == 1 ? uint32_t{1} << p : (uint32_t{1} << p) | (uint32_t{1} << (Pixels + p));
+}
+
+// acc's rows in the mask Mask += the products of taps [q0, q1) of a run whose first taps, per
+// output row of the tile, are at in[], with the run's weights at w.
+template <uint32_t Mask, int Pixels, typename Math, typename Out, int R, int NV>
+inline void add_taps(const ForwardTile<Math, Out>& t, Vec (&acc)[R][NV],
+                     const typename Math::In* const (&in)[2], int64_t q0, int64_t q1,
+                     const typename Math::Weight* w) {
+  constexpr int kStep = Math::kStep;
+  for (int64_t q = q0; q < q1; q += kStep) {
+    Math::template update<Mask>(
+        acc, [&](int r) { return in[r / Pixels] + q + r % Pixels * t.pixel_step; },
+        w + q / kStep * t.c_out);
+  }
+}
+
+// acc's rows in the mask Rows (tile row r: pixel r % Pixels of output row r / Pixels) += the
+// products of kernel row ky, without those of the first or last pixel where it reads the padding.
+template <uint32_t Rows, int TileRows, int Pixels, typename Math, typename Out, int R, int NV>
 inline void add_kernel_row(const ForwardTile<Math, Out>& t, Vec (&acc)[R][NV], int ky) {
   constexpr int kStep = Math::kStep;
-  const typename Math::In* in[2] = {t.in[0] + ky * t.row_step, t.in[1] + ky * t.row_step};
+  constexpr uint32_t kNoFirst = Rows & ~pixel_rows<TileRows, Pixels>(0);
+  constexpr uint32_t kNoLast = Rows & ~pixel_rows<TileRows, Pixels>(Pixels - 1);
+  const int64_t columns_per_run = t.taps.run / t.column_taps;
   const typename Math::Weight* w = t.weight + ky * t.taps.count() / kStep * t.c_out;
   for (int64_t k = 0; k < t.taps.runs; ++k, w += t.taps.run / kStep * t.c_out) {
-    const int64_t run = k * t.taps.run_step;
-    for (int64_t q = 0; q < t.taps.run; q += kStep) {
-      Math::template update<Begin, End>(
-          acc, [&](int r) { return in[r / Pixels] + run + q + r % Pixels * t.pixel_step; },
-          w + q / kStep * t.c_out);
+    const int64_t first_tap = ky * t.row_step + k * t.taps.run_step;
+    const typename Math::In* const in[2] = {t.in[0] + first_tap,
+                                            TileRows == 2 ? t.in[1] + first_tap : nullptr};
+    if ((t.first_in_padding | t.last_in_padding) == 0) {
+      add_taps<Rows, Pixels>(t, acc, in, 0, t.taps.run, w);
+      continue;
+    }
+    for (int64_t j = 0; j < columns_per_run; ++j) {
+      const int64_t kx = k * columns_per_run + j;
+      const int64_t q0 = j * t.column_taps, q1 = q0 + t.column_taps;
+      const bool first = t.first_in_padding >> kx & 1, last = t.last_in_padding >> kx & 1;
+      if (first && last) {
+        add_taps<kNoFirst & kNoLast, Pixels>(t, acc, in, q0, q1, w);
+      } else if (first) {
+        add_taps<kNoFirst, Pixels>(t, acc, in, q0, q1, w);
+      } else if (last) {
+        add_taps<kNoLast, Pixels>(t, acc, in, q0, q1, w);
+      } else {
+        add_taps<Rows, Pixels>(t, acc, in, q0, q1, w);
+      }
     }
   }
 }
@@ -395,21 +443,24 @@ void forward_tile(const ForwardTile<Math, Out>& t) {
   Vec acc[R][NV];
   start_tile(acc, t.bias);
   if constexpr (Rows == 1) {
-    for (int ky = t.ky_begin[0]; ky < t.ky_end[0]; ++ky) add_kernel_row<0, R, Pixels>(t, acc, ky);
+    for (int ky = t.ky_begin[0]; ky < t.ky_end[0]; ++ky) {
+      add_kernel_row<all_rows(R), Rows, Pixels>(t, acc, ky);
+    }
     store_tile(acc, t.out[0], t.out_step);
   } else {
     static_assert(Rows == 2, "a tile spans one or two output rows");
+    constexpr uint32_t kTop = all_rows(Pixels), kBottom = all_rows(R) & ~kTop;
     const int first = std::min(t.ky_begin[0], t.ky_begin[1]);
     const int last = std::max(t.ky_end[0], t.ky_end[1]);
     for (int ky = first; ky < last; ++ky) {
       const bool top = t.ky_begin[0] <= ky && ky < t.ky_end[0];
       const bool bottom = t.ky_begin[1] <= ky && ky < t.ky_end[1];
       if (top && bottom) {
-        add_kernel_row<0, R, Pixels>(t, acc, ky);
+        add_kernel_row<kTop | kBottom, Rows, Pixels>(t, acc, ky);
       } else if (top) {
-        add_kernel_row<0, Pixels, Pixels>(t, acc, ky);
+        add_kernel_row<kTop, Rows, Pixels>(t, acc, ky);
       } else if (bottom) {
-        add_kernel_row<Pixels, R, Pixels>(t, acc, ky);
+        add_kernel_row<kBottom, Rows, Pixels>(t, acc, ky);
       }
     }
     store_rows<0, Pixels>(acc, t.out[0], t.out_step);
@@ -419,7 +470,8 @@ void forward_tile(const ForwardTile<Math, Out>& t) {
 
 // One backward-weight tile: `Rows` consecutive taps of one kernel row (weight rows) times NV
 // vectors of output channels, summed over output pixels [pixel rows row0, row1) in order and
-// added to what dweight holds.
+// added to what dweight holds. The output rows whose taps of this kernel row read the top or
+// bottom padding are skipped: their products are zeros.
 template <typename Math>
 struct WeightTile {
   const typename Math::PixelIn* in;  // padded input of image 0 at (ky, first tap of the tile)
@@ -427,6 +479,8 @@ struct WeightTile {
   int64_t row_step;    // elements between the receptive fields of neighbouring output rows
   int64_t pixel_step;  // ... of neighbouring output pixels
   int out_h, out_w;
+  int ky, stride;                      // the tile's kernel row, the rows between receptive fields
+  int64_t data_begin, data_end;        // the padded input rows that hold the image
   const typename Math::PixelGrad* dy;  // dy at the tile's first output channel
   int64_t c_out;
   float* dweight;  // dweight at the tile's first row and channel
@@ -439,6 +493,8 @@ void weight_tile(const WeightTile<Math>& t, int64_t row0, int64_t row1) {
   Vec acc[Rows][NV];
   load_tile(acc, t.dweight, t.c_out);
   for (int64_t row = row0; row < row1; ++row) {
+    const int64_t input_row = row % t.out_h * t.stride + t.ky;  // in the padded input
+    if (input_row < t.data_begin || input_row >= t.data_end) continue;
     const typename Math::PixelIn* in =
         t.in + row / t.out_h * t.image_step + row % t.out_h * t.row_step;
     const typename Math::PixelGrad* dy = t.dy + row * steps * t.c_out;
@@ -475,15 +531,29 @@ struct Sweep {
   int64_t out_image, out_row, out_pixel;
   int kh;
   int64_t kernel_row;  // elements between the input rows of one receptive field
-  // The padded input row of the first output row's receptive field, the rows between those of
-  // neighbouring output rows, and the rows [data_begin, data_end) that hold the image.
-  int64_t first_top, top_step, data_begin, data_end;
+  // The padded input row and column of the first output's receptive field, the rows (columns)
+  // between those of neighbouring output rows (columns), and the rows [data_begin, data_end) and
+  // columns [data_left, data_right) that hold the image.
+  int64_t first_top, first_left, in_step, data_begin, data_end, data_left, data_right;
+  int kw;
   TapRuns taps;
   const typename Math::Weight* weight;
   const float* bias;  // null: none
   int64_t c_out;
   int64_t group_in, group_out;  // channels per group of the input and of the output
 };
+
+// Bit kx (up to 32 kernel columns): the receptive field of output column col reads the padding
+// at kernel column kx.
+template <typename Math, typename Out>
+uint32_t columns_in_padding(const Sweep<Math, Out>& w, int col) {
+  const int64_t left = w.first_left + col * w.in_step;
+  uint32_t bits = 0;
+  for (int kx = 0; kx < std::min(w.kw, 32); ++kx) {
+    if (left + kx < w.data_left || left + kx >= w.data_right) bits |= uint32_t{1} << kx;
+  }
+  return bits;
+}
 
 template <typename Math, typename Out, int NV>
 void sweep(const Sweep<Math, Out>& w, const Exec& ex) {
@@ -503,7 +573,7 @@ void sweep(const Sweep<Math, Out>& w, const Exec& ex) {
       ForwardTile<Math, Out> t{};
       for (int j = 0; j < rows; ++j) {
         const int64_t image = (first_row + j) / w.rows, r = (first_row + j) % w.rows;
-        const int64_t top = w.first_top + r * w.top_step;
+        const int64_t top = w.first_top + r * w.in_step;
         t.in[j] = w.in + image * w.in_image + r * w.in_row;
         t.out[j] = w.out + image * w.out_image + r * w.out_row;
         t.ky_begin[j] = static_cast<int>(std::clamp<int64_t>(w.data_begin - top, 0, w.kh));
@@ -512,6 +582,7 @@ void sweep(const Sweep<Math, Out>& w, const Exec& ex) {
       t.pixel_step = w.in_pixel;
       t.row_step = w.kernel_row;
       t.taps = w.taps;
+      t.column_taps = w.group_in;
       t.c_out = w.c_out;
       t.out_step = w.out_pixel;
       const typename Math::In* const in[2] = {t.in[0], t.in[1]};
@@ -525,13 +596,18 @@ void sweep(const Sweep<Math, Out>& w, const Exec& ex) {
             t.in[j] = in[j] + group_first_in;
             t.out[j] = out[j] + co;
           }
+          t.first_in_padding = columns_in_padding(w, 0);
+          t.last_in_padding = columns_in_padding(w, w.cols - 1);
           kTwoRowTiles[w.cols - 1](t);
           continue;
         }
         for (int col = 0; col < w.cols; col += kPixels) {
+          const int pixels = std::min(kPixels, w.cols - col);
           t.in[0] = in[0] + group_first_in + col * w.in_pixel;
           t.out[0] = out[0] + col * w.out_pixel + co;
-          kRowTiles[std::min(kPixels, w.cols - col) - 1](t);
+          t.first_in_padding = columns_in_padding(w, col);
+          t.last_in_padding = columns_in_padding(w, col + pixels - 1);
+          kRowTiles[pixels - 1](t);
         }
       }
     }
@@ -572,9 +648,13 @@ Sweep<Math, Out> sweep_over(const PaddedInput<typename Math::In>& in, int64_t fi
   w.kh = kh;
   w.kernel_row = in.wp * in.c;
   w.first_top = first_row;
-  w.top_step = in_step;
+  w.first_left = first_col;
+  w.in_step = in_step;
   w.data_begin = in.pad;
   w.data_end = in.hp - in.pad;
+  w.data_left = in.pad;
+  w.data_right = in.wp - in.pad;
+  w.kw = kw;
   w.taps = tap_runs(kw, in.c, groups);
   w.weight = weight;
   w.bias = bias;
@@ -621,6 +701,10 @@ void backward_weight_pass(const Conv2dShape& s, const PaddedInput<typename Math:
                                  int64_t{s.stride} * x.c,
                                  s.out_h(),
                                  s.out_w(),
+                                 static_cast<int>(ky),
+                                 s.stride,
+                                 x.pad,
+                                 x.hp - x.pad,
                                  dy + co,
                                  s.c_out,
                                  dweight + (ky * taps.count() + k * taps.run + q0) * s.c_out + co};
@@ -930,7 +1014,7 @@ inline void add_pixel_pair(const TapTile& t, Vec (&acc)[kTapTileChannels][NT], c
                        _mm256_maskz_loadu_epi16(hi_lanes, hi + j * kLanes), interleave);
     }
   }
-  rank2_update<0, kTapTileChannels>(
+  rank2_update<all_rows(kTapTileChannels)>(
       acc, [&](int r) { return pairs[r]; }, x);
 }
 
