@@ -80,25 +80,25 @@ void for_each_chunk(int n, int chunk, Fn&& fn) {
   for (int n0 = 0; n0 < n; n0 += chunk) fn(n0, std::min(chunk, n - n0));
 }
 
-// out = x [n, h, w, c] with `pad` zero pixels on every side and cp >= c channels a pixel:
-// put_row(source row, destination row) writes each image row's w pixels (cp elements apart).
+// out = x [n, h, w, c] with `pad` zero pixels on every side: put_row(source row, destination
+// row) writes each image row's w pixels.
 template <typename S, typename T, typename PutRow>
-void pad_rows(const S* x, int n, int h, int w, int c, int64_t cp, int pad, T* out, PutRow&& put_row,
+void pad_rows(const S* x, int n, int h, int w, int c, int pad, T* out, PutRow&& put_row,
               const Exec& ex) {
   const int64_t hp = h + 2 * pad, wp = w + 2 * pad;
   parallel_for(
       ex, n * hp,
       [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
-          T* dst = out + r * wp * cp;
+          T* dst = out + r * wp * c;
           const int64_t image = r / hp, ih = r % hp - pad;
           if (ih < 0 || ih >= h) {
-            std::memset(dst, 0, sizeof(T) * wp * cp);
+            std::memset(dst, 0, sizeof(T) * wp * c);
             continue;
           }
-          std::memset(dst, 0, sizeof(T) * pad * cp);
-          put_row(x + (image * h + ih) * w * c, dst + pad * cp);
-          std::memset(dst + (pad + w) * cp, 0, sizeof(T) * pad * cp);
+          std::memset(dst, 0, sizeof(T) * pad * c);
+          put_row(x + (image * h + ih) * w * c, dst + pad * c);
+          std::memset(dst + (pad + w) * c, 0, sizeof(T) * pad * c);
         }
       },
       16);
@@ -111,7 +111,7 @@ PaddedInput<float> pad_input(ConstElements x, int n, int h, int w, int c, int pa
   const int64_t row = int64_t{w} * c;
   if (x.type == ElementType::kBFloat16) {
     pad_rows(
-        x.bf16(), n, h, w, c, c, pad, out,
+        x.bf16(), n, h, w, c, pad, out,
         [&](const BFloat16* src, float* dst) {
           for (int64_t i = 0; i < row; ++i) dst[i] = to_float(src[i]);
         },
@@ -120,7 +120,7 @@ PaddedInput<float> pad_input(ConstElements x, int n, int h, int w, int c, int pa
     return {x.f32(), h, w, c, 0};
   } else {
     pad_rows(
-        x.f32(), n, h, w, c, c, pad, out,
+        x.f32(), n, h, w, c, pad, out,
         [&](const float* src, float* dst) { std::memcpy(dst, src, sizeof(float) * row); }, ex);
   }
   return {out, h + 2 * pad, w + 2 * pad, c, pad};
@@ -226,9 +226,13 @@ struct Float32Math {
 };
 
 #if defined(__AVX512BF16__)
-// In bfloat16 the padded input holds an even number of channels per pixel (a zero channel after
-// an odd count), so a kernel row's taps pair up within it, and the weights are paired to match:
-// pair q of a kernel row's taps is one uint32 per output channel (the even tap in the low half).
+// In bfloat16 a kernel row's taps pair up along their runs in the padded input (kw x c_in
+// contiguous taps ungrouped; a group's even count of channels per kernel column grouped), and
+// the weights are paired to match: pair q of a kernel row's taps is one uint32 per output channel
+// (the even tap in the low half). An odd run (a stem's 7 x 3 taps) ends with a pair whose second
+// tap is the element after the run, times a zero weight: finite inputs add nothing (an
+// infinity or NaN there would make one more output NaN than in float32), where padding each
+// pixel to an even channel count wasted a quarter of a 3-channel stem's products.
 // acc[r][v] += the dot products of pair_of(r) (a bfloat16 pair per row, broadcast) and bv[v] (NV
 // vectors of pairs) for the tile's rows r in the mask Rows: a rank-2 update, one vdpbf16ps per
 // row and vector.
@@ -280,62 +284,56 @@ struct BFloat16Math {
   }
 };
 
-// Channels per pixel of a bfloat16 padded input: c rounded up to even.
-int64_t even_channels(int64_t c) { return c + c % 2; }
-
 // src[i] as bfloat16 bits into dst[i], i < n: rounded from float32, copied from bfloat16.
 void put_bfloat16(const float* src, int64_t n, uint16_t* dst) { convert_to_bfloat16(src, n, dst); }
 void put_bfloat16(const BFloat16* src, int64_t n, uint16_t* dst) {
   std::memcpy(dst, src, sizeof(uint16_t) * n);
 }
 
-// x [n, h, w, c] (float32 or bfloat16) as bfloat16 with `pad` zero pixels on every side and cp
-// >= c channels a pixel (zero channels after c), in out: the tap-paired kernels take
-// even_channels(c), the pixel-paired backward-weight pass c.
+// x [n, h, w, c] (float32 or bfloat16) as bfloat16 with `pad` zero pixels on every side, in out,
+// and a zero after it: an odd run's last pair reads one element past the run (BFloat16Math).
 template <typename S>
-PaddedInput<uint16_t> pad_input_bf16(const S* x, int n, int h, int w, int c, int64_t cp, int pad,
-                                     uint16_t* out, const Exec& ex) {
+PaddedInput<uint16_t> pad_input_bf16(const S* x, int n, int h, int w, int c, int pad, uint16_t* out,
+                                     const Exec& ex) {
   pad_rows(
-      x, n, h, w, c, cp, pad, out,
-      [&](const S* src, uint16_t* dst) {
-        if (cp == c) return put_bfloat16(src, int64_t{w} * c, dst);
-        for (int64_t iw = 0; iw < w; ++iw) {
-          put_bfloat16(src + iw * c, c, dst + iw * cp);
-          std::fill(dst + iw * cp + c, dst + (iw + 1) * cp, uint16_t{0});
-        }
-      },
-      ex);
-  return {out, h + 2 * pad, w + 2 * pad, cp, pad};
+      x, n, h, w, c, pad, out,
+      [&](const S* src, uint16_t* dst) { put_bfloat16(src, int64_t{w} * c, dst); }, ex);
+  out[int64_t{n} * (h + 2 * pad) * (w + 2 * pad) * c] = 0;
+  return {out, h + 2 * pad, w + 2 * pad, c, pad};
 }
 
-PaddedInput<uint16_t> pad_input_bf16(ConstElements x, int n, int h, int w, int c, int64_t cp,
-                                     int pad, uint16_t* out, const Exec& ex) {
+PaddedInput<uint16_t> pad_input_bf16(ConstElements x, int n, int h, int w, int c, int pad,
+                                     uint16_t* out, const Exec& ex) {
   if (x.type == ElementType::kBFloat16) {
-    return pad_input_bf16(x.bf16(), n, h, w, c, cp, pad, out, ex);
+    return pad_input_bf16(x.bf16(), n, h, w, c, pad, out, ex);
   }
-  return pad_input_bf16(x.f32(), n, h, w, c, cp, pad, out, ex);
+  return pad_input_bf16(x.f32(), n, h, w, c, pad, out, ex);
 }
+
+// Pairs of a paired kernel per kernel row and output channel: its kw x c taps in pairs, an odd
+// count's last one completed by a zero.
+int64_t row_pairs(int kw, int64_t c) { return (kw * c + 1) / 2; }
 
 // Floats of scratch a paired kernel of kh x kw taps over c channels into c_out takes.
 size_t paired_kernel_floats(int kh, int kw, int64_t c, int64_t c_out) {
-  return AlignedBuffer::round_up(kh * kw * even_channels(c) / 2 * c_out);
+  return AlignedBuffer::round_up(kh * row_pairs(kw, c) * c_out);
 }
 
-// A kernel [kh, kw, c, c_out] paired for BFloat16Math over a padded input of even_channels(c)
-// channels: pair q of a kernel row's taps (channel 2q and 2q + 1 of the run) per output channel.
+// A kernel [kh, kw, c, c_out] paired for BFloat16Math: pair q of kernel row ky holds the row's
+// taps 2q and 2q + 1 (tap t: kernel column t / c, channel t % c) per output channel, a tap past an
+// odd row's end zero.
 void pair_kernel(int kh, int kw, int64_t c, int64_t c_out, const float* weight, uint32_t* out,
                  const Exec& ex) {
-  const int64_t cp = even_channels(c), rows = int64_t{kh} * kw * cp;
-  // Row r of the padded kernel: tap r / cp, channel r % cp (a zero row past c).
-  auto row = [&](int64_t r) -> const float* {
-    return r % cp < c ? weight + (r / cp * c + r % cp) * c_out : nullptr;
+  const int64_t taps = kw * c, pairs = row_pairs(kw, c);
+  auto row = [&](int64_t ky, int64_t tap) -> const float* {
+    return tap < taps ? weight + (ky * taps + tap) * c_out : nullptr;
   };
-  // cp is even and the zero row is channel c, odd: only the second of a pair can be it.
   parallel_for(
-      ex, rows / 2,
-      [&](int64_t q0, int64_t q1) {
-        for (int64_t q = q0; q < q1; ++q) {
-          interleave_pair(row(2 * q), row(2 * q + 1), c_out, out + q * c_out);
+      ex, kh * pairs,
+      [&](int64_t u0, int64_t u1) {
+        for (int64_t u = u0; u < u1; ++u) {
+          const int64_t ky = u / pairs, q = u % pairs;
+          interleave_pair(row(ky, 2 * q), row(ky, 2 * q + 1), c_out, out + u * c_out);
         }
       },
       64);
@@ -411,7 +409,9 @@ inline void add_kernel_row(const ForwardTile<Math, Out>& t, Vec (&acc)[R][NV], i
   constexpr uint32_t kNoFirst = Rows & ~pixel_rows<TileRows, Pixels>(0);
   constexpr uint32_t kNoLast = Rows & ~pixel_rows<TileRows, Pixels>(Pixels - 1);
   const int64_t columns_per_run = t.taps.run / t.column_taps;
-  const typename Math::Weight* w = t.weight + ky * t.taps.count() / kStep * t.c_out;
+  // A kernel row's weights: its taps in kStep's, an odd count's last one completed by a zero.
+  const int64_t row_weights = (t.taps.count() + kStep - 1) / kStep;
+  const typename Math::Weight* w = t.weight + ky * row_weights * t.c_out;
   for (int64_t k = 0; k < t.taps.runs; ++k, w += t.taps.run / kStep * t.c_out) {
     const int64_t first_tap = ky * t.row_step + k * t.taps.run_step;
     const typename Math::In* const in[2] = {t.in[0] + first_tap,
@@ -544,9 +544,11 @@ struct Sweep {
 };
 
 // Bit kx (up to 32 kernel columns): the receptive field of output column col reads the padding
-// at kernel column kx.
+// at kernel column kx. None where a kernel column's taps are odd in bfloat16: pairs then straddle
+// kernel columns (a stem's 3 channels).
 template <typename Math, typename Out>
 uint32_t columns_in_padding(const Sweep<Math, Out>& w, int col) {
+  if (w.group_in % Math::kStep != 0) return 0;
   const int64_t left = w.first_left + col * w.in_step;
   uint32_t bits = 0;
   for (int kx = 0; kx < std::min(w.kw, 32); ++kx) {
@@ -848,7 +850,7 @@ void zero_untouched_phases(const Conv2dShape& s, Out* dx, const Exec& ex) {
 // The bfloat16 forward and backward-data passes copy their input (the copy is the rounding), a
 // chunk of images at a time.
 size_t bf16_padded_floats(int64_t n, int64_t h, int64_t w, int64_t c, int pad) {
-  return AlignedBuffer::round_up((n * (h + 2 * pad) * (w + 2 * pad) * even_channels(c) + 1) / 2);
+  return AlignedBuffer::round_up((n * (h + 2 * pad) * (w + 2 * pad) * c + 2) / 2);  // + its zero
 }
 
 int bf16_images_per_chunk(int n, int64_t h, int64_t w, int64_t c, int pad) {
@@ -1122,7 +1124,7 @@ WeightPassScratch bf16_weight_scratch(const Conv2dShape& s, int images) {
             AlignedBuffer::round_up(int64_t{images} * s.out_h() * ((s.out_w() + 1) / 2) * s.c_out)};
   }
   const int64_t hp = s.h + 2 * s.pad_h, wp = s.w + 2 * s.pad_w;
-  return {0, AlignedBuffer::round_up((images * hp * wp * s.c_in + 1) / 2),
+  return {0, bf16_padded_floats(images, s.h, s.w, s.c_in, s.pad_h),
           AlignedBuffer::round_up(images * hp * wp * s.c_in),
           AlignedBuffer::round_up(int64_t{images} * s.out_h() * ((s.out_w() + 1) / 2) * s.c_out)};
 }
@@ -1276,7 +1278,7 @@ void backward_weight_bf16(const Conv2dShape& s, ConstElements x, ConstElements d
     Conv2dShape part = s;
     part.n = images;
     const PaddedInput<uint16_t> in =
-        pad_input_bf16(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.c_in, s.pad_h, padded, ex);
+        pad_input_bf16(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.pad_h, padded, ex);
     pair_dy(dy.at(n0 * dy_image), int64_t{images} * s.out_h(), s.out_w(), s.c_out, dy_pairs, ex);
     const PaddedInput<uint32_t> pairs =
         pair_pixels(in, images, int64_t{s.stride} * s.c_in, pixels, ex);
@@ -1291,8 +1293,8 @@ void backward_weight_bf16(const Conv2dShape& s, ConstElements x, ConstElements d
 template <typename Out>
 void forward_bf16(const Conv2dShape& s, ConstElements x, const float* weight, const float* bias,
                   Out* y, float* workspace, const Exec& ex) {
-  // A group's taps are kh x kw runs of group_in channels (even, or the whole ungrouped input
-  // padded to even), in the weight's row order.
+  // A kernel row's taps are kw runs of group_in channels (even when grouped), in the weight's row
+  // order, or ungrouped one run of kw x c_in.
   uint32_t* kernel = reinterpret_cast<uint32_t*>(workspace);
   pair_kernel(s.kh, s.kw, s.group_in(), s.c_out, weight, kernel, ex);
   uint16_t* padded = reinterpret_cast<uint16_t*>(
@@ -1300,8 +1302,8 @@ void forward_bf16(const Conv2dShape& s, ConstElements x, const float* weight, co
   const int64_t x_image = int64_t{s.h} * s.w * s.c_in;
   const int64_t y_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   for_each_chunk(s.n, bf16_input_chunk(s), [&](int n0, int images) {
-    const PaddedInput<uint16_t> in = pad_input_bf16(x.at(n0 * x_image), images, s.h, s.w, s.c_in,
-                                                    even_channels(s.c_in), s.pad_h, padded, ex);
+    const PaddedInput<uint16_t> in =
+        pad_input_bf16(x.at(n0 * x_image), images, s.h, s.w, s.c_in, s.pad_h, padded, ex);
     run_sweep(sweep_over<BFloat16Math, Out>(in, 0, 0, s.stride, s.out_h(), s.out_w(),
                                             y + n0 * y_image, s.out_h(), s.out_w(), 1, s.c_out,
                                             s.kh, s.kw, s.groups, kernel, bias, images),
@@ -1327,16 +1329,15 @@ void backward_data_bf16(const Conv2dShape& s, ConstElements dy, const float* wei
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   const int64_t dx_image = int64_t{s.h} * s.w * s.c_in;
   for_each_chunk(s.n, bf16_dy_chunk(s), [&](int n0, int images) {
-    const PaddedInput<uint16_t> in =
-        pad_input_bf16(dy.at(n0 * dy_image), images, s.out_h(), s.out_w(), s.c_out,
-                       even_channels(s.c_out), pad, padded, ex);
+    const PaddedInput<uint16_t> in = pad_input_bf16(dy.at(n0 * dy_image), images, s.out_h(),
+                                                    s.out_w(), s.c_out, pad, padded, ex);
     sweep_phases<BFloat16Math>(s, in, pad, paired, s.group_out() / 2 * s.c_in, dx + n0 * dx_image,
                                images, ex);
   });
 }
 #endif
 
-// Whether the bfloat16 kernels take s: ungrouped (an odd channel count gets a zero channel) or
+// Whether the bfloat16 kernels take s: ungrouped (an odd run's last pair gets a zero weight) or
 // with an even number of input channels per group (each group's taps pair up within it), on a
 // CPU with AVX512_BF16 (elsewhere bfloat16 convolutions take the GEMM paths, which emulate the
 // instruction).

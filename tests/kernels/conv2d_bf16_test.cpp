@@ -4,7 +4,10 @@
 // the stem, 3x3, rectangular, grouped and banded), and 1 vs 2 threads bitwise.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -46,6 +49,7 @@ const Conv2dShape kShapes[] = {
     {2, 7, 9, 12, 96, 3, 3, 1, 1, 1, 4},     // groups of 3 inputs: no direct pairs
     {1, 7, 7, 512, 32, 3, 3, 1, 1, 1},       // direct over 512 channels, two rows a tile
     {1, 13, 13, 16, 32, 5, 5, 2, 2, 2},      // two padding rows, dx's phases 7 and 6 wide
+    {1, 6, 6, 3, 16, 3, 3, 1, 0, 0},         // odd tap runs, unpadded: a pair past the input
 };
 
 void round_all(std::vector<float>& v) {
@@ -87,6 +91,28 @@ TEST(Conv2dBFloat16, RoundedInputsMatchTheReferenceAsTightlyAsFloat32) {
       expect_close_to_reference(fast.dweight, ref.dweight, kRtol, "dweight");
       expect_close_to_reference(fast.dbias, ref.dbias, kRtol, "dbias");
     }
+  }
+}
+
+// Tap runs of odd length (kernel rows of 7 x 3 and 3 x 3 taps) end with a pair whose second tap is
+// the element after the run, times a zero weight: in the input's padded copy, or its last
+// element's zero. The workspace starts as bfloat16 NaNs in both halves of every float, so an
+// element the pass did not write would show.
+TEST(Conv2dBFloat16, OddTapRunsAddNothingPastTheirEnd) {
+  for (const Conv2dShape& s :
+       {Conv2dShape{2, 12, 12, 3, 64, 7, 7, 2, 3, 3}, Conv2dShape{1, 6, 6, 3, 16, 3, 3, 1, 0, 0}}) {
+    SCOPED_TRACE(describe(s));
+    ConvData d(s, 41);
+    round_all(d.x);
+    round_all(d.weight);
+    round_all(d.dy);
+    const uint32_t nan_pair = 0x7fc07fc0u;
+    float nans;
+    std::memcpy(&nans, &nan_pair, sizeof nans);
+    std::fill(d.workspace.begin(), d.workspace.end(), nans);
+    const ConvOutputs fast = run_fast(s, d, false, Exec{}, Precision::kBFloat16);
+    const ConvOutputs ref = run_reference(s, d, false);
+    expect_close_to_reference(fast.y, ref.y, kRtol, "y");
   }
 }
 
