@@ -137,6 +137,7 @@ inline void load_tile(Vec (&acc)[R][NV], const float* src, int64_t ld) {
   }
 }
 
+// Rows [Begin, End) of a tile to dst, rows `ld` elements apart.
 template <int Begin, int End, int R, int NV>
 inline void store_rows(const Vec (&acc)[R][NV], float* dst, int64_t ld) {
 #pragma GCC unroll 16
@@ -158,7 +159,7 @@ inline void store_rows(const Vec (&acc)[R][NV], uint16_t* dst, int64_t ld) {
 }
 #endif
 
-// Rows [Begin, End) of a tile to dst, rows `ld` elements apart; store_tile: all of them.
+// All rows of a tile to dst.
 template <int R, int NV, typename Out>
 inline void store_tile(const Vec (&acc)[R][NV], Out* dst, int64_t ld) {
   store_rows<0, R>(acc, dst, ld);
@@ -183,16 +184,21 @@ inline void start_tile(Vec (&acc)[R][NV], const float* bias) {
 // take the rows they update as a compile-time mask, so that the unrolled loops keep only those.
 constexpr uint32_t all_rows(int rows) { return (uint32_t{1} << rows) - 1; }
 
-// acc[r][v] += *at(r) * b[v lanes] for the tile's rows r in the mask Rows: a rank-1 update, the
-// whole inner loop of both kernels (a broadcast per row, a vector load per column block, FMAs).
-template <uint32_t Rows, int R, int NV, typename At>
+// Weight rows per kernel row and output channel of a kernel whose rows hold `taps` taps, fed
+// `step` at a time (a Math's kStep): in bfloat16 pairs, an odd count's last one completed by a
+// zero.
+int64_t kernel_row_weights(int64_t taps, int step) { return (taps + step - 1) / step; }
+
+// acc[r][v] += *at(r) * b[v lanes] for the tile's rows r in Mask: a rank-1 update, the whole
+// inner loop of both kernels (a broadcast per row, a vector load per column block, FMAs).
+template <uint32_t Mask, int R, int NV, typename At>
 inline void rank1_update(Vec (&acc)[R][NV], At&& at, const float* b) {
   Vec bv[NV];
 #pragma GCC unroll 2
   for (int v = 0; v < NV; ++v) bv[v] = simd::load(b + v * kLanes);
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
-    if ((Rows >> r & 1) == 0) continue;
+    if ((Mask >> r & 1) == 0) continue;
     const Vec av = simd::broadcast(at(r));
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) acc[r][v] = simd::fma(av, bv[v], acc[r][v]);
@@ -207,10 +213,10 @@ struct Float32Math {
   using In = float;
   using Weight = float;
   static constexpr int kStep = 1;
-  // The tile's rows in the mask Rows += their taps' inputs (*at(r)) times a weight row (b).
-  template <uint32_t Rows, int R, int NV, typename At>
+  // The tile's rows in Mask += their taps' inputs (*at(r)) times a weight row (b).
+  template <uint32_t Mask, int R, int NV, typename At>
   static void update(Vec (&acc)[R][NV], At&& at, const Weight* b) {
-    rank1_update<Rows>(acc, at, b);
+    rank1_update<Mask>(acc, at, b);
   }
 
   // The backward-weight pass sums over output pixels, one at a time: the tile's taps of one
@@ -231,16 +237,16 @@ struct Float32Math {
 // the weights are paired to match: pair q of a kernel row's taps is one uint32 per output channel
 // (the even tap in the low half). An odd run (a stem's 7 x 3 taps) ends with a pair whose second
 // tap is the element after the run, times a zero weight: finite inputs add nothing (an
-// infinity or NaN there would make one more output NaN than in float32), where padding each
-// pixel to an even channel count wasted a quarter of a 3-channel stem's products.
+// infinity or NaN there would make one more output NaN than in float32). Pairing within pixels
+// instead would pad a 3-channel stem's pixels to 4 channels, a quarter of its products zeros.
 // acc[r][v] += the dot products of pair_of(r) (a bfloat16 pair per row, broadcast) and bv[v] (NV
-// vectors of pairs) for the tile's rows r in the mask Rows: a rank-2 update, one vdpbf16ps per
-// row and vector.
-template <uint32_t Rows, int R, int NV, typename PairOf>
+// vectors of pairs) for the tile's rows r in Mask: a rank-2 update, one vdpbf16ps per row and
+// vector.
+template <uint32_t Mask, int R, int NV, typename PairOf>
 inline void rank2_update(Vec (&acc)[R][NV], PairOf&& pair_of, const __m512bh (&bv)[NV]) {
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
-    if ((Rows >> r & 1) == 0) continue;
+    if ((Mask >> r & 1) == 0) continue;
     const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair_of(r)));
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, bv[v]);
@@ -248,21 +254,21 @@ inline void rank2_update(Vec (&acc)[R][NV], PairOf&& pair_of, const __m512bh (&b
 }
 
 // The same with bv's pairs read from b.
-template <uint32_t Rows, int R, int NV, typename PairOf>
+template <uint32_t Mask, int R, int NV, typename PairOf>
 inline void rank2_update(Vec (&acc)[R][NV], PairOf&& pair_of, const uint32_t* b) {
   __m512bh bv[NV];
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + v * kLanes);
-  rank2_update<Rows>(acc, pair_of, bv);
+  rank2_update<Mask>(acc, pair_of, bv);
 }
 
 struct BFloat16Math {
   using In = uint16_t;
   using Weight = uint32_t;
   static constexpr int kStep = 2;
-  template <uint32_t Rows, int R, int NV, typename At>
+  template <uint32_t Mask, int R, int NV, typename At>
   static void update(Vec (&acc)[R][NV], At&& at, const Weight* b) {
-    rank2_update<Rows>(
+    rank2_update<Mask>(
         acc,
         [&](int r) {
           uint32_t pair;  // two neighbouring taps of row r's receptive field
@@ -310,13 +316,9 @@ PaddedInput<uint16_t> pad_input_bf16(ConstElements x, int n, int h, int w, int c
   return pad_input_bf16(x.f32(), n, h, w, c, pad, out, ex);
 }
 
-// Pairs of a paired kernel per kernel row and output channel: its kw x c taps in pairs, an odd
-// count's last one completed by a zero.
-int64_t row_pairs(int kw, int64_t c) { return (kw * c + 1) / 2; }
-
 // Floats of scratch a paired kernel of kh x kw taps over c channels into c_out takes.
 size_t paired_kernel_floats(int kh, int kw, int64_t c, int64_t c_out) {
-  return AlignedBuffer::round_up(kh * row_pairs(kw, c) * c_out);
+  return AlignedBuffer::round_up(kh * kernel_row_weights(kw * c, 2) * c_out);
 }
 
 // A kernel [kh, kw, c, c_out] paired for BFloat16Math: pair q of kernel row ky holds the row's
@@ -324,7 +326,7 @@ size_t paired_kernel_floats(int kh, int kw, int64_t c, int64_t c_out) {
 // odd row's end zero.
 void pair_kernel(int kh, int kw, int64_t c, int64_t c_out, const float* weight, uint32_t* out,
                  const Exec& ex) {
-  const int64_t taps = kw * c, pairs = row_pairs(kw, c);
+  const int64_t taps = kw * c, pairs = kernel_row_weights(taps, 2);
   auto row = [&](int64_t ky, int64_t tap) -> const float* {
     return tap < taps ? weight + (ky * taps + tap) * c_out : nullptr;
   };
@@ -355,7 +357,7 @@ TapRuns tap_runs(int kw, int64_t channels, int groups) {
   return {kw, channels / groups, channels};
 }
 
-// One forward tile: `Pixels` output pixels along each of `Rows` output rows (two where a map is
+// One forward tile: `Pixels` output pixels along each of OutRows output rows (two where a map is
 // at most half a tile wide, so that each weight vector loaded still feeds a whole tile of
 // pixels), times NV vectors of output channels of one group, through that group's taps, written
 // as Out (float, or bfloat16 bits). Products with the padding are skipped, as zeros: the kernel
@@ -381,10 +383,10 @@ struct ForwardTile {
   int64_t out_step;  // elements between the tile's output pixels along a row
 };
 
-// The tile rows of pixel p of each of the tile's `Rows` output rows of `Pixels` pixels.
-template <int Rows, int Pixels>
+// The tile rows of pixel p of each of the tile's OutRows output rows of `Pixels` pixels.
+template <int OutRows, int Pixels>
 constexpr uint32_t pixel_rows(int p) {
-  return Rows == 1 ? uint32_t{1} << p : (uint32_t{1} << p) | (uint32_t{1} << (Pixels + p));
+  return OutRows == 1 ? uint32_t{1} << p : (uint32_t{1} << p) | (uint32_t{1} << (Pixels + p));
 }
 
 // acc's rows in the mask Mask += the products of taps [q0, q1) of a run whose first taps, per
@@ -401,23 +403,22 @@ inline void add_taps(const ForwardTile<Math, Out>& t, Vec (&acc)[R][NV],
   }
 }
 
-// acc's rows in the mask Rows (tile row r: pixel r % Pixels of output row r / Pixels) += the
+// acc's rows in Mask (tile row r: pixel r % Pixels of output row r / Pixels of OutRows) += the
 // products of kernel row ky, without those of the first or last pixel where it reads the padding.
-template <uint32_t Rows, int TileRows, int Pixels, typename Math, typename Out, int R, int NV>
+template <uint32_t Mask, int OutRows, int Pixels, typename Math, typename Out, int R, int NV>
 inline void add_kernel_row(const ForwardTile<Math, Out>& t, Vec (&acc)[R][NV], int ky) {
   constexpr int kStep = Math::kStep;
-  constexpr uint32_t kNoFirst = Rows & ~pixel_rows<TileRows, Pixels>(0);
-  constexpr uint32_t kNoLast = Rows & ~pixel_rows<TileRows, Pixels>(Pixels - 1);
+  constexpr uint32_t kNoFirst = Mask & ~pixel_rows<OutRows, Pixels>(0);
+  constexpr uint32_t kNoLast = Mask & ~pixel_rows<OutRows, Pixels>(Pixels - 1);
   const int64_t columns_per_run = t.taps.run / t.column_taps;
-  // A kernel row's weights: its taps in kStep's, an odd count's last one completed by a zero.
-  const int64_t row_weights = (t.taps.count() + kStep - 1) / kStep;
-  const typename Math::Weight* w = t.weight + ky * row_weights * t.c_out;
+  const typename Math::Weight* w =
+      t.weight + ky * kernel_row_weights(t.taps.count(), kStep) * t.c_out;
   for (int64_t k = 0; k < t.taps.runs; ++k, w += t.taps.run / kStep * t.c_out) {
     const int64_t first_tap = ky * t.row_step + k * t.taps.run_step;
     const typename Math::In* const in[2] = {t.in[0] + first_tap,
-                                            TileRows == 2 ? t.in[1] + first_tap : nullptr};
+                                            OutRows == 2 ? t.in[1] + first_tap : nullptr};
     if ((t.first_in_padding | t.last_in_padding) == 0) {
-      add_taps<Rows, Pixels>(t, acc, in, 0, t.taps.run, w);
+      add_taps<Mask, Pixels>(t, acc, in, 0, t.taps.run, w);
       continue;
     }
     for (int64_t j = 0; j < columns_per_run; ++j) {
@@ -431,24 +432,24 @@ inline void add_kernel_row(const ForwardTile<Math, Out>& t, Vec (&acc)[R][NV], i
       } else if (last) {
         add_taps<kNoLast, Pixels>(t, acc, in, q0, q1, w);
       } else {
-        add_taps<Rows, Pixels>(t, acc, in, q0, q1, w);
+        add_taps<Mask, Pixels>(t, acc, in, q0, q1, w);
       }
     }
   }
 }
 
-template <typename Math, typename Out, int Rows, int Pixels, int NV>
+template <typename Math, typename Out, int OutRows, int Pixels, int NV>
 void forward_tile(const ForwardTile<Math, Out>& t) {
-  constexpr int R = Rows * Pixels;
+  constexpr int R = OutRows * Pixels;
   Vec acc[R][NV];
   start_tile(acc, t.bias);
-  if constexpr (Rows == 1) {
+  if constexpr (OutRows == 1) {
     for (int ky = t.ky_begin[0]; ky < t.ky_end[0]; ++ky) {
-      add_kernel_row<all_rows(R), Rows, Pixels>(t, acc, ky);
+      add_kernel_row<all_rows(R), OutRows, Pixels>(t, acc, ky);
     }
     store_tile(acc, t.out[0], t.out_step);
   } else {
-    static_assert(Rows == 2, "a tile spans one or two output rows");
+    static_assert(OutRows == 2, "a tile spans one or two output rows");
     constexpr uint32_t kTop = all_rows(Pixels), kBottom = all_rows(R) & ~kTop;
     const int first = std::min(t.ky_begin[0], t.ky_begin[1]);
     const int last = std::max(t.ky_end[0], t.ky_end[1]);
@@ -456,11 +457,11 @@ void forward_tile(const ForwardTile<Math, Out>& t) {
       const bool top = t.ky_begin[0] <= ky && ky < t.ky_end[0];
       const bool bottom = t.ky_begin[1] <= ky && ky < t.ky_end[1];
       if (top && bottom) {
-        add_kernel_row<kTop | kBottom, Rows, Pixels>(t, acc, ky);
+        add_kernel_row<kTop | kBottom, OutRows, Pixels>(t, acc, ky);
       } else if (top) {
-        add_kernel_row<kTop, Rows, Pixels>(t, acc, ky);
+        add_kernel_row<kTop, OutRows, Pixels>(t, acc, ky);
       } else if (bottom) {
-        add_kernel_row<kBottom, Rows, Pixels>(t, acc, ky);
+        add_kernel_row<kBottom, OutRows, Pixels>(t, acc, ky);
       }
     }
     store_rows<0, Pixels>(acc, t.out[0], t.out_step);
@@ -507,10 +508,10 @@ void weight_tile(const WeightTile<Math>& t, int64_t row0, int64_t row1) {
 
 // Tile functions for every partial size 1..N, indexed by size - 1: a row of output pixels or a
 // kernel row's taps rarely divides evenly, and each size needs its own register tile.
-template <typename Math, typename Out, int Rows, int NV, int... I>
+template <typename Math, typename Out, int OutRows, int NV, int... I>
 constexpr auto forward_tiles(std::integer_sequence<int, I...>) {
   return std::array<void (*)(const ForwardTile<Math, Out>&), sizeof...(I)>{
-      &forward_tile<Math, Out, Rows, I + 1, NV>...};
+      &forward_tile<Math, Out, OutRows, I + 1, NV>...};
 }
 template <typename Math, int NV, int... I>
 constexpr auto weight_tiles(std::integer_sequence<int, I...>) {
@@ -543,15 +544,15 @@ struct Sweep {
   int64_t group_in, group_out;  // channels per group of the input and of the output
 };
 
-// Bit kx (up to 32 kernel columns): the receptive field of output column col reads the padding
-// at kernel column kx. None where a kernel column's taps are odd in bfloat16: pairs then straddle
-// kernel columns (a stem's 3 channels).
+// Bit kx: the receptive field of output column col reads the padding at kernel column kx. None
+// for kernels wider than the bits, nor where a kernel column's taps are odd in bfloat16: pairs
+// then straddle kernel columns (a stem's 3 channels).
 template <typename Math, typename Out>
 uint32_t columns_in_padding(const Sweep<Math, Out>& w, int col) {
-  if (w.group_in % Math::kStep != 0) return 0;
+  if (w.kw > 32 || w.group_in % Math::kStep != 0) return 0;
   const int64_t left = w.first_left + col * w.in_step;
   uint32_t bits = 0;
-  for (int kx = 0; kx < std::min(w.kw, 32); ++kx) {
+  for (int kx = 0; kx < w.kw; ++kx) {
     if (left + kx < w.data_left || left + kx >= w.data_right) bits |= uint32_t{1} << kx;
   }
   return bits;
@@ -568,6 +569,9 @@ void sweep(const Sweep<Math, Out>& w, const Exec& ex) {
   // the next image's first).
   const int tile_rows = 2 * w.cols <= kPixels ? 2 : 1;
   const int64_t grid_rows = w.images * w.rows;
+  // A two-row tile's pixels are its rows' all.
+  const uint32_t row_first_in_padding = columns_in_padding(w, 0);
+  const uint32_t row_last_in_padding = columns_in_padding(w, w.cols - 1);
   parallel_for(ex, (grid_rows + tile_rows - 1) / tile_rows, [&](int64_t u0, int64_t u1) {
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t first_row = u * tile_rows;
@@ -598,8 +602,8 @@ void sweep(const Sweep<Math, Out>& w, const Exec& ex) {
             t.in[j] = in[j] + group_first_in;
             t.out[j] = out[j] + co;
           }
-          t.first_in_padding = columns_in_padding(w, 0);
-          t.last_in_padding = columns_in_padding(w, w.cols - 1);
+          t.first_in_padding = row_first_in_padding;
+          t.last_in_padding = row_last_in_padding;
           kTwoRowTiles[w.cols - 1](t);
           continue;
         }
@@ -1046,7 +1050,7 @@ inline void pair_tile_channels(const TapTile& t, const uint16_t* dy, int64_t fir
 template <int NT>
 void tap_tile(const TapTile& t, int64_t row0, int64_t row1) {
   const __m512i interleave = interleave_operands();
-  const int64_t row_pairs = (t.out_w + 1) / 2;
+  const int64_t pixel_pairs = (t.out_w + 1) / 2;
   uint32_t pairs[kTapTilePairs][kTapTileChannels];
   Vec acc[kTapTileChannels][NT];
   load_tile(acc, t.sums, t.sums_row);
@@ -1057,20 +1061,20 @@ void tap_tile(const TapTile& t, int64_t row0, int64_t row1) {
     if (t.prefetch) {
       prefetch_rows_ahead(in - t.lane_offset, t.row_step, t.stride, t.row_step);
       if (t.dy_pairs != nullptr) {
-        prefetch_rows_ahead(t.dy_pairs + row * row_pairs * t.c_out, row_pairs * t.c_out, 1,
-                            row_pairs * t.c_out);
+        prefetch_rows_ahead(t.dy_pairs + row * pixel_pairs * t.c_out, pixel_pairs * t.c_out, 1,
+                            pixel_pairs * t.c_out);
       } else {
         prefetch_rows_ahead(t.dy + row * t.out_w * t.c_out, t.out_w * t.c_out, 1,
                             t.out_w * t.c_out);
       }
     }
-    for (int64_t first = 0; first < row_pairs; first += kTapTilePairs) {
-      const int64_t end = std::min(row_pairs, first + kTapTilePairs);
+    for (int64_t first = 0; first < pixel_pairs; first += kTapTilePairs) {
+      const int64_t end = std::min(pixel_pairs, first + kTapTilePairs);
       // Pixel pair q's dy pairs are at dy_pairs + (q - first) * step.
       const uint32_t* dy_pairs = &pairs[0][0];
       int64_t step = kTapTileChannels;
       if (t.dy_pairs != nullptr) {
-        dy_pairs = t.dy_pairs + (row * row_pairs + first) * t.c_out;
+        dy_pairs = t.dy_pairs + (row * pixel_pairs + first) * t.c_out;
         step = t.c_out;
       } else {
         pair_tile_channels(t, t.dy + row * t.out_w * t.c_out, first, end, pairs);
@@ -1360,9 +1364,9 @@ int max_direct_in_channels(Precision precision) {
   return precision == Precision::kBFloat16 ? 2 * kMaxDirectInChannels : kMaxDirectInChannels;
 }
 
-// Whether s's output rows are narrower than a forward tile (a 7x7 map fills 7 of its 14 pixels,
-// so each weight vector feeds half the FMAs it could) over a patch deep enough for the GEMM to
-// run near its peak. Then the im2col GEMM wins the backward-weight pass or ties (Zen 5, b32,
+// Whether s's output rows are narrower than a forward tile (14 pixels with AVX-512) over a patch
+// deep enough for the GEMM to run near its peak. Then the im2col GEMM wins the backward-weight
+// pass, whose tiles sum over a row's pixels, or ties (Zen 5, b32,
 // bench_conv, ms: ResNet-18's 3x3 256 -> 512 stride 2 at 14x14 float32 13 direct, 12 GEMM;
 // bfloat16 9 direct, 7 GEMM; 3x3 512 -> 512 at 7x7 bfloat16 17 direct, 12-13 GEMM, float32
 // even). Narrow channels stay direct: ResNet-20's 64 channels at 7x7 run twice as fast there.

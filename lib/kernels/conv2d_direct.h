@@ -15,9 +15,9 @@
 
 namespace xtrain::kernels {
 
-// Whether the direct kernels are the faster choice for s in `precision` (few enough channels,
-// vector-width output channels; in bfloat16 also ungrouped, on a CPU with AVX512_BF16);
-// conv2d.cpp dispatches on it.
+// Whether the direct kernels are the faster choice for s in `precision` (up to 256 input channels
+// a group in float32, 512 in bfloat16; vector-width output channels; in bfloat16 also ungrouped
+// or with an even channel count a group, on a CPU with AVX512_BF16); conv2d.cpp dispatches on it.
 bool conv2d_direct_suits(const Conv2dShape& s, Precision precision);
 
 // Whether conv2d_direct_backward_data handles s: c_in a multiple of the vector width (dx is

@@ -95,9 +95,10 @@ TEST(Conv2dBFloat16, RoundedInputsMatchTheReferenceAsTightlyAsFloat32) {
 }
 
 // Tap runs of odd length (kernel rows of 7 x 3 and 3 x 3 taps) end with a pair whose second tap is
-// the element after the run, times a zero weight: in the input's padded copy, or its last
-// element's zero. The workspace starts as bfloat16 NaNs in both halves of every float, so an
-// element the pass did not write would show.
+// the element after the run, times a zero weight: in the input's padded copy (the stem's, in a
+// padding column), or the zero after the copy (the unpadded 3x3's last window). The workspace
+// starts as bfloat16 NaNs in both halves of every float, so an element the pass did not write would
+// show.
 TEST(Conv2dBFloat16, OddTapRunsAddNothingPastTheirEnd) {
   for (const Conv2dShape& s :
        {Conv2dShape{2, 12, 12, 3, 64, 7, 7, 2, 3, 3}, Conv2dShape{1, 6, 6, 3, 16, 3, 3, 1, 0, 0}}) {

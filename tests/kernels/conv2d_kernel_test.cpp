@@ -180,7 +180,10 @@ TEST(Conv2dKernel, MatchesReferenceOnOddShapes) {
 // phase at stride 1, four at stride 2 (a 1x1 kernel feeds only one, a 4x4 one two taps per
 // phase), nine at stride 3. Maps at most half a tile wide take tiles of two output rows (7 rows:
 // the last alone; a batch of two: a tile with the last row of one image and the first of the
-// next; 5x5 at stride 2: two padding rows at the top and bottom, rows of 7 and 6 in dx's phases).
+// next; 5x5 at stride 2: two padding rows at the top and bottom, rows of 7 and 6 in dx's phases;
+// 3 wide: two rows a tile with AVX2's 6 pixels too). Tiles skip the edge pixels' kernel columns
+// in the padding, at strides 2 and 3 too (tiny maps, kernels wider than them); a kernel 35
+// columns wide, past the 32 bits that mark those columns, keeps its padding products.
 TEST(Conv2dKernel, MatchesReferenceOnDirectShapes) {
   const Conv2dShape shapes[] = {
       {2, 9, 19, 16, 16, 3, 3, 1, 1, 1},  {2, 9, 19, 16, 32, 3, 3, 1, 1, 1},
@@ -189,7 +192,9 @@ TEST(Conv2dKernel, MatchesReferenceOnDirectShapes) {
       {1, 8, 9, 32, 16, 4, 4, 2, 1, 1},   {1, 13, 11, 16, 16, 5, 5, 3, 2, 2},
       {1, 12, 13, 32, 16, 5, 5, 1, 2, 2}, {2, 23, 21, 3, 64, 7, 7, 2, 3, 3},
       {2, 10, 12, 3, 16, 3, 3, 1, 1, 1},  {1, 7, 7, 32, 32, 3, 3, 1, 1, 1},
-      {2, 7, 7, 16, 32, 3, 3, 1, 1, 1},   {1, 13, 13, 16, 32, 5, 5, 2, 2, 2}};
+      {2, 7, 7, 16, 32, 3, 3, 1, 1, 1},   {1, 13, 13, 16, 32, 5, 5, 2, 2, 2},
+      {2, 5, 3, 16, 16, 3, 3, 1, 1, 1},   {1, 3, 3, 16, 16, 7, 7, 2, 3, 3},
+      {2, 4, 4, 16, 16, 5, 5, 3, 2, 2},   {1, 4, 40, 16, 16, 3, 35, 1, 17, 17}};
   for (const Conv2dShape& s : shapes) {
     EXPECT_TRUE(kernels::conv2d_direct_suits(s, Precision::kFloat32)) << describe(s);
     EXPECT_EQ(kernels::conv2d_direct_backward_data_suits(s, Precision::kFloat32), s.c_in % 16 == 0)
