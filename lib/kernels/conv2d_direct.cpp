@@ -765,14 +765,48 @@ int dy_padding(const Conv2dShape& s) {
   return pad;
 }
 
+// A band of `rows` input channels of one group of a phase tap's weights (src: at the group's
+// first output channel, rows ld_src apart) into that tap of a phase kernel (dst: at the band's
+// first input channel, rows ld_dst apart): transposed, in float32 ...
+void put_transposed(const float* src, int rows, int go, int64_t ld_src, float* dst,
+                    int64_t ld_dst) {
+  transpose_matrix(rows, go, src, ld_src, dst, ld_dst);
+}
+
+#if defined(__AVX512BF16__)
+// ... or rounded to bfloat16 pairs of neighbouring output channels (row q pairs channels 2q and
+// 2q + 1: BFloat16Math's weights), without a float32 kernel first: blocks of 16 input channels
+// by up to 256 pairs are rounded into a buffer on the stack, then transposed.
+void put_transposed(const float* src, int rows, int go, int64_t ld_src, uint32_t* dst,
+                    int64_t ld_dst) {
+  constexpr int kRows = 16, kPairs = 256;
+  uint32_t block[kRows * kPairs];
+  const int pairs = go / 2;
+  for (int r0 = 0; r0 < rows; r0 += kRows) {
+    const int block_rows = std::min(kRows, rows - r0);
+    for (int p0 = 0; p0 < pairs; p0 += kPairs) {
+      const int block_pairs = std::min(kPairs, pairs - p0);
+      for (int r = 0; r < block_rows; ++r) {
+        convert_to_bfloat16(src + (r0 + r) * ld_src + 2 * p0, 2 * block_pairs,
+                            reinterpret_cast<uint16_t*>(block + r * block_pairs));
+      }
+      transpose_matrix(block_rows, block_pairs, block, block_pairs, dst + p0 * ld_dst + r0, ld_dst);
+    }
+  }
+}
+#endif
+
 // kernel[m, n, j, ci] = weight[a + stride (taps_a - 1 - m), b + stride (taps_b - 1 - n), i, co]:
 // the taps of phase (a, b), flipped in space and transposed in channels, for input channel ci =
-// g x group_in + i and output channel co = g x group_out + j of the same group g. The transposed
-// convolution has the same groups, with group_out input and group_in output channels each. Each
-// tap of each group is a blocked transpose, threads taking bands of its input channels.
+// g x group_in + i and output channel co = g x group_out + j of the same group g, as Math's
+// weights (bfloat16: j in pairs). The transposed convolution has the same groups, with group_out
+// input and group_in output channels each. Each tap of each group is a blocked transpose,
+// threads taking bands of its input channels.
+template <typename Math>
 void phase_kernel(const Conv2dShape& s, const float* weight, int a, int taps_a, int b, int taps_b,
-                  float* kernel, const Exec& ex) {
+                  typename Math::Weight* kernel, const Exec& ex) {
   const int gi = s.group_in(), go = s.group_out();
+  const int64_t tap_rows = kernel_row_weights(go, Math::kStep);
   constexpr int kBand = 64;  // input channels of a tap's group per task
   const int64_t bands = (gi + kBand - 1) / kBand, per_tap = int64_t{s.groups} * bands;
   parallel_for(
@@ -784,9 +818,9 @@ void phase_kernel(const Conv2dShape& s, const float* weight, int a, int taps_a, 
           const int m = tap / taps_b, n = tap % taps_b;
           const int ky = a + s.stride * (taps_a - 1 - m), kx = b + s.stride * (taps_b - 1 - n);
           const float* src = weight + (int64_t{ky} * s.kw + kx) * gi * s.c_out;
-          float* dst = kernel + int64_t{tap} * go * s.c_in;
-          transpose_matrix(i1 - i0, go, src + int64_t{i0} * s.c_out + int64_t{g} * go, s.c_out,
-                           dst + int64_t{g} * gi + i0, s.c_in);
+          typename Math::Weight* dst = kernel + tap * tap_rows * s.c_in;
+          put_transposed(src + int64_t{i0} * s.c_out + int64_t{g} * go, i1 - i0, go, s.c_out,
+                         dst + int64_t{g} * gi + i0, s.c_in);
         }
       },
       1);
@@ -812,10 +846,13 @@ size_t backward_data_workspace_floats(const Conv2dShape& s) {
 }
 
 // The phases' kernels (phase_kernel), one after the other at `kernel`.
-void phase_kernels(const Conv2dShape& s, const float* weight, float* kernel, const Exec& ex) {
+template <typename Math>
+void phase_kernels(const Conv2dShape& s, const float* weight, typename Math::Weight* kernel,
+                   const Exec& ex) {
+  const int64_t tap_rows = kernel_row_weights(s.group_out(), Math::kStep);
   for_each_phase(s, [&](int a, const Phase& rows, int b, const Phase& cols) {
-    phase_kernel(s, weight, a, rows.taps, b, cols.taps, kernel, ex);
-    kernel += int64_t{rows.taps} * cols.taps * s.group_out() * s.c_in;
+    phase_kernel<Math>(s, weight, a, rows.taps, b, cols.taps, kernel, ex);
+    kernel += int64_t{rows.taps} * cols.taps * tap_rows * s.c_in;
   });
 }
 
@@ -875,10 +912,10 @@ size_t bf16_forward_workspace_floats(const Conv2dShape& s) {
          bf16_padded_floats(bf16_input_chunk(s), s.h, s.w, s.c_in, s.pad_h);
 }
 
-// The float32 phase kernels, their pairs (the phases' taps together are the kernel's: one paired
-// kernel over group_out channels into c_in), then the padded dy.
+// The phase kernels in pairs (the phases' taps together are the kernel's: one paired kernel over
+// group_out channels into c_in), then the padded dy.
 size_t bf16_backward_data_workspace_floats(const Conv2dShape& s) {
-  return phase_kernels_floats(s) + paired_kernel_floats(s.kh, s.kw, s.group_out(), s.c_in) +
+  return paired_kernel_floats(s.kh, s.kw, s.group_out(), s.c_in) +
          bf16_padded_floats(bf16_dy_chunk(s), s.out_h(), s.out_w(), s.c_out, dy_padding(s));
 }
 
@@ -1322,14 +1359,12 @@ void backward_data_bf16(const Conv2dShape& s, ConstElements dy, const float* wei
                         float* workspace, const Exec& ex) {
   const int pad = dy_padding(s);
   zero_untouched_phases(s, dx, ex);
-  phase_kernels(s, weight, workspace, ex);
-  // Each phase's kernel is [taps, group_out, c_in]: its rows pair up like a plain kernel's, and
-  // group_out is even (a multiple of the vector width), so no pair straddles two taps.
-  uint32_t* paired = reinterpret_cast<uint32_t*>(workspace + phase_kernels_floats(s));
-  pair_kernel(s.kh * s.kw, 1, s.group_out(), s.c_in, workspace, paired, ex);
-  uint16_t* padded =
-      reinterpret_cast<uint16_t*>(workspace + phase_kernels_floats(s) +
-                                  paired_kernel_floats(s.kh, s.kw, s.group_out(), s.c_in));
+  // Each phase's kernel is [taps, group_out / 2, c_in] pairs: group_out is even (a multiple of
+  // the vector width), so no pair straddles two taps.
+  uint32_t* paired = reinterpret_cast<uint32_t*>(workspace);
+  phase_kernels<BFloat16Math>(s, weight, paired, ex);
+  uint16_t* padded = reinterpret_cast<uint16_t*>(
+      workspace + paired_kernel_floats(s.kh, s.kw, s.group_out(), s.c_in));
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   const int64_t dx_image = int64_t{s.h} * s.w * s.c_in;
   for_each_chunk(s.n, bf16_dy_chunk(s), [&](int n0, int images) {
@@ -1483,7 +1518,7 @@ void conv2d_direct_backward_data(const Conv2dShape& s, ConstElements dy, const f
   zero_untouched_phases(s, dx, ex);
   // Each phase's kernel, one after the other at the workspace's start; then every chunk of
   // images sweeps each phase.
-  phase_kernels(s, weight, workspace, ex);
+  phase_kernels<Float32Math>(s, weight, workspace, ex);
   float* padded = workspace + phase_kernels_floats(s);
   const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
   const int64_t dx_image = int64_t{s.h} * s.w * s.c_in;

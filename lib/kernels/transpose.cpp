@@ -4,7 +4,8 @@
 
 namespace xtrain::kernels {
 
-void transpose_matrix(int64_t rows, int64_t cols, const float* src, int64_t ld_src, float* dst,
+template <typename T>
+void transpose_matrix(int64_t rows, int64_t cols, const T* src, int64_t ld_src, T* dst,
                       int64_t ld_dst) {
   // Tiles of 16 x 16 keep both sides' cache lines in use while they are read and written.
   constexpr int64_t kTile = 16;
@@ -17,6 +18,9 @@ void transpose_matrix(int64_t rows, int64_t cols, const float* src, int64_t ld_s
     }
   }
 }
+
+template void transpose_matrix(int64_t, int64_t, const float*, int64_t, float*, int64_t);
+template void transpose_matrix(int64_t, int64_t, const uint32_t*, int64_t, uint32_t*, int64_t);
 
 void transpose_batch(int64_t batch, int64_t rows, int64_t cols, const float* src, float* dst,
                      const Exec& ex) {

@@ -8,7 +8,9 @@
 namespace xtrain::kernels {
 
 // dst[j * ld_dst + i] = src[i * ld_src + j] for a rows x cols matrix at src, on the calling thread.
-void transpose_matrix(int64_t rows, int64_t cols, const float* src, int64_t ld_src, float* dst,
+// T: float, or uint32_t (bfloat16 pairs).
+template <typename T>
+void transpose_matrix(int64_t rows, int64_t cols, const T* src, int64_t ld_src, T* dst,
                       int64_t ld_dst);
 
 // Transposes a batch of row-major matrices: dst[b, j, i] = src[b, i, j] for src [batch, rows,
