@@ -577,11 +577,13 @@ void sweep(const Sweep<Math, Out>& w, const Exec& ex) {
       const int64_t first_row = u * tile_rows;
       const int rows = static_cast<int>(std::min<int64_t>(tile_rows, grid_rows - first_row));
       ForwardTile<Math, Out> t{};
+      const typename Math::In* in[2] = {};  // each output row's first receptive field
+      Out* out[2] = {};                     // and first output
       for (int j = 0; j < rows; ++j) {
         const int64_t image = (first_row + j) / w.rows, r = (first_row + j) % w.rows;
         const int64_t top = w.first_top + r * w.in_step;
-        t.in[j] = w.in + image * w.in_image + r * w.in_row;
-        t.out[j] = w.out + image * w.out_image + r * w.out_row;
+        in[j] = w.in + image * w.in_image + r * w.in_row;
+        out[j] = w.out + image * w.out_image + r * w.out_row;
         t.ky_begin[j] = static_cast<int>(std::clamp<int64_t>(w.data_begin - top, 0, w.kh));
         t.ky_end[j] = static_cast<int>(std::clamp<int64_t>(w.data_end - top, 0, w.kh));
       }
@@ -591,8 +593,6 @@ void sweep(const Sweep<Math, Out>& w, const Exec& ex) {
       t.column_taps = w.group_in;
       t.c_out = w.c_out;
       t.out_step = w.out_pixel;
-      const typename Math::In* const in[2] = {t.in[0], t.in[1]};
-      Out* const out[2] = {t.out[0], t.out[1]};
       for (int64_t co = 0; co < w.c_out; co += NV * kLanes) {
         const int64_t group_first_in = co / w.group_out * w.group_in;
         t.weight = w.weight + co;
