@@ -148,9 +148,9 @@ void finish_rows(int64_t cols, const float* bias, float* rows, int64_t n, Elemen
 
 // Whether a bfloat16 output of a GEMM over k-long patches (with no bias to add first) comes
 // rounded from the GEMM's tiles as they are stored: where k is one GEMM block (ResNet-50's
-// pointwise layers over up to 256 channels, forward and backward-data). Otherwise float32 products
-// are summed into a tile of the workspace, and finish_rows rounds them into the output.
-bool rounded_by_gemm(int64_t k) { return k <= gemm_max_rounded_k(); }
+// pointwise layers, forward and backward-data). Otherwise float32 products are summed into a
+// tile of the workspace, and finish_rows rounds them into the output.
+bool rounded_by_gemm(int64_t k, Precision precision) { return k <= gemm_max_rounded_k(precision); }
 
 // The forward's GEMM paths, a tile of output rows at a time: one GEMM (pointwise), or an im2col
 // tile and a GEMM per group. Each tile's products go into y itself when y is float32 or the GEMM
@@ -159,7 +159,7 @@ void gemm_forward(const Conv2dShape& s, ConstElements x, const float* weight, co
                   Elements y, float* workspace, const Exec& ex, Precision precision) {
   const int64_t m = s.rows(), k = s.patch(), cols = s.group_out();
   const bool via_products =
-      y.type == ElementType::kBFloat16 && (bias != nullptr || !rounded_by_gemm(k));
+      y.type == ElementType::kBFloat16 && (bias != nullptr || !rounded_by_gemm(k, precision));
   int64_t tile = s.is_pointwise() ? m : tile_rows(s);
   if (via_products) tile = std::min(tile, product_tile_rows(s));
   float* patches = workspace;  // the im2col tile
@@ -191,8 +191,8 @@ bool direct_backward_data(const Conv2dShape& s, Precision precision) {
 }
 
 // Whether a pointwise layer's bfloat16 dx comes rounded from its one GEMM (dy W^T, over c_out).
-bool pointwise_dx_rounded_by_gemm(const Conv2dShape& s) {
-  return s.is_pointwise() && rounded_by_gemm(s.c_out);
+bool pointwise_dx_rounded_by_gemm(const Conv2dShape& s, Precision precision) {
+  return s.is_pointwise() && rounded_by_gemm(s.c_out, precision);
 }
 
 // dx's elements, [n, h, w, c_in], rounded up to whole cache lines.
@@ -228,7 +228,7 @@ size_t conv2d_workspace_floats(const Conv2dShape& s, ElementType dx_type) {
   // Only a bfloat16 plan stores a bfloat16 dx: where its direct pass or the GEMM rounds it, no
   // chunk.
   if (dx_type == ElementType::kFloat32 || direct_backward_data(s, Precision::kBFloat16) ||
-      pointwise_dx_rounded_by_gemm(s)) {
+      pointwise_dx_rounded_by_gemm(s, Precision::kBFloat16)) {
     return unrounded_workspace_floats(s);
   }
   const Conv2dShape chunk = rounded_dx_chunk(s);
@@ -256,7 +256,8 @@ void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* w
     return;
   }
   const int64_t m = s.rows(), k = s.patch();
-  if (s.is_pointwise() && (dx.type == ElementType::kFloat32 || pointwise_dx_rounded_by_gemm(s))) {
+  if (s.is_pointwise() &&
+      (dx.type == ElementType::kFloat32 || pointwise_dx_rounded_by_gemm(s, precision))) {
     gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, 0.0f, dx, k, ex,
          precision);
     return;

@@ -123,14 +123,18 @@ template void multiply_float32(const Operand&, const Operand&, int64_t, int64_t,
 template void multiply_float32(const Operand&, const Operand&, int64_t, int64_t, int64_t, int64_t,
                                int64_t, float, float, BFloat16*, int64_t, float*);
 
-int64_t second_half_start(int64_t m, int64_t n, int64_t k) {
-  if (k < 2 * std::max(m, n) || k < 2 * kKC) return 0;
+int64_t second_half_start(int64_t m, int64_t n, int64_t k, Precision precision) {
+  if (k < 2 * std::max(m, n) || k < 2 * kKC || k <= block_depth(k, precision)) return 0;
   const int64_t packing = kMC * kKC + kKC * (std::min(n, kNC) + kNR - 1) / kNR * kNR;
   if (packing + static_cast<int64_t>(AlignedBuffer::round_up(static_cast<size_t>(m * n))) >
       kBlockFloats) {
     return 0;
   }
   return (k / 2 + kKC - 1) / kKC * kKC;  // whole blocks, so bfloat16 pairs stay within a half
+}
+
+int64_t block_depth(int64_t k, Precision precision) {
+  return precision == Precision::kBFloat16 && k <= kBFloat16WholeK ? std::max(k, kKC) : kKC;
 }
 
 }  // namespace gemm_tile
@@ -159,12 +163,14 @@ Operand from_k(const Operand& x, bool left, int64_t k0) {
   return {x.data.at(k_along_rows ? k0 * x.ld : k0), x.ld, x.transposed};
 }
 
-// The thread's part of C in `precision`.
+// The thread's part of C in `precision`, k in blocks `depth` deep (block_depth).
 template <typename Out>
 void multiply(Precision precision, const Operand& a, const Operand& b, const TileRange& t,
-              int64_t k, float alpha, float beta, Out* c, int64_t ldc, float* blocks) {
+              int64_t k, int64_t depth, float alpha, float beta, Out* c, int64_t ldc,
+              float* blocks) {
   if (precision == Precision::kBFloat16) {
-    gemm_tile::multiply_bfloat16(a, b, t.i0, t.i1, t.j0, t.j1, k, alpha, beta, c, ldc, blocks);
+    gemm_tile::multiply_bfloat16(a, b, t.i0, t.i1, t.j0, t.j1, k, depth, alpha, beta, c, ldc,
+                                 blocks);
   } else {
     gemm_tile::multiply_float32(a, b, t.i0, t.i1, t.j0, t.j1, k, alpha, beta, c, ldc, blocks);
   }
@@ -185,7 +191,9 @@ static_assert((gemm_tile::kMC * gemm_tile::kKC) % 16 == 0 && gemm_tile::kBlockFl
 
 size_t thread_scratch_floats() { return gemm_tile::kBlockFloats; }
 
-int64_t gemm_max_rounded_k() { return gemm_tile::kKC; }
+int64_t gemm_max_rounded_k(Precision precision) {
+  return precision == Precision::kBFloat16 ? gemm_tile::kBFloat16WholeK : gemm_tile::kKC;
+}
 
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, ConstElements a,
           int64_t lda, ConstElements b, int64_t ldb, float beta, Elements c, int64_t ldc,
@@ -195,7 +203,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
                    (a.type == ElementType::kFloat32 && b.type == ElementType::kFloat32),
                "gemm: bfloat16 operands need bfloat16 products");
   const bool rounded = c.type == ElementType::kBFloat16;
-  XTRAIN_CHECK(!rounded || (beta == 0.0f && k > 0 && k <= gemm_max_rounded_k()),
+  XTRAIN_CHECK(!rounded || (beta == 0.0f && k > 0 && k <= gemm_max_rounded_k(precision)),
                "gemm: a bfloat16 C takes one block of k's finished sums");
   const gemm_tile::Operand op_a{a, lda, trans_a}, op_b{b, ldb, trans_b};
   AlignedBuffer own;  // only outside plans, which hand every thread its blocks
@@ -208,16 +216,17 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
   // Threads split C into whole micro-tiles along its larger side, each packing the part of B (or
   // A) it needs itself: one fork-join per call, no barrier per block.
   const int64_t units = tile_units(m, n);
-  const int64_t half = gemm_tile::second_half_start(m, n, k);
+  const int64_t half = gemm_tile::second_half_start(m, n, k, precision);
   if (half == 0) {
+    const int64_t depth = gemm_tile::block_depth(k, precision);
     parallel_for_chunks(ex, units, [&](int chunk, int64_t u0, int64_t u1) {
       const TileRange t = tile_range(m, n, u0, u1);
       if (rounded) {
-        multiply(precision, op_a, op_b, t, k, alpha, beta, c.bf16(), ldc, blocks(chunk));
+        multiply(precision, op_a, op_b, t, k, depth, alpha, beta, c.bf16(), ldc, blocks(chunk));
       } else if (k == 0) {
         scale_tile(t.i0, t.i1, t.j0, t.j1, beta, c.f32(), ldc);
       } else {
-        multiply(precision, op_a, op_b, t, k, alpha, beta, c.f32(), ldc, blocks(chunk));
+        multiply(precision, op_a, op_b, t, k, depth, alpha, beta, c.f32(), ldc, blocks(chunk));
       }
     });
     return;
@@ -229,11 +238,12 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
   parallel_for_chunks(ex, 2 * units, [&](int chunk, int64_t u0, int64_t u1) {
     if (u0 < units) {
       const TileRange t = tile_range(m, n, u0, std::min(u1, units));
-      multiply(precision, op_a, op_b, t, half, alpha, beta, c.f32(), ldc, blocks(chunk));
+      multiply(precision, op_a, op_b, t, half, kKC, alpha, beta, c.f32(), ldc, blocks(chunk));
     }
     if (u1 > units) {
       const TileRange t = tile_range(m, n, std::max(u0, units) - units, u1 - units);
-      multiply(precision, a_second, b_second, t, k - half, alpha, 0.0f, second, n, blocks(chunk));
+      multiply(precision, a_second, b_second, t, k - half, kKC, alpha, 0.0f, second, n,
+               blocks(chunk));
     }
   });
   float* sums = c.f32();

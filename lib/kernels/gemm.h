@@ -4,7 +4,7 @@
 // hold A and B rounded to bfloat16, in pairs along k for AVX512_BF16's dot product (gemm_bf16.cpp).
 // All matrices are row-major with leading dimensions (elements between row starts): A and B
 // float32 or, for bfloat16 products, bfloat16 (activations a bfloat16 plan stores so); C float32
-// or, for a product of one block of k, bfloat16.
+// or, for a product summed in one block of k, bfloat16.
 #pragma once
 
 #include <cstddef>
@@ -25,14 +25,14 @@ bool bfloat16_in_hardware();
 size_t thread_scratch_floats();
 
 // The deepest product gemm() stores in a bfloat16 C: one cache block of k, whose sums are final
-// as each register tile is stored.
-int64_t gemm_max_rounded_k();
+// as each register tile is stored (256 deep; 2048 for bfloat16 products).
+int64_t gemm_max_rounded_k(Precision precision);
 
 // C[m, n] = alpha * op(A) * op(B) + beta * C in `precision` (precision.h), where op(A) is [m, k] (A
 // stored [k, m] when trans_a) and op(B) is [k, n] (B stored [n, k] when trans_b). With beta = 0, C
-// is not read. C is float32, or bfloat16 (beta = 0, 0 < k <= gemm_max_rounded_k()): each element
-// its float32 sum rounded once, as it is stored, where a pass over a float32 C would round it
-// later. The threads of ex split C by rows (or by columns when C is wide), and a deep bfloat16
+// is not read. C is float32, or bfloat16 (beta = 0, 0 < k <= gemm_max_rounded_k(precision)): each
+// element its float32 sum rounded once, as it is stored, where a pass over a float32 C would round
+// it later. The threads of ex split C by rows (or by columns when C is wide), and a deep bfloat16
 // product also by halves of k (gemm_tile.h); every element is summed over k in the same fixed order
 // whatever the split, so results are bitwise independent of the thread count. Each thread packs
 // into its slice of ex.scratch (allocated for the call when null); a deep product keeps its second

@@ -227,15 +227,19 @@ void bfloat16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, flo
 
 template <typename Out>
 void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
-                       int64_t j1, int64_t k, float alpha, float beta, Out* c, int64_t ldc,
-                       float* blocks) {
+                       int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,
+                       int64_t ldc, float* blocks) {
+  // A's block, kMC rows of a block's slots, then B's, as many columns as the rest holds: kNC for
+  // kKC's depth, fewer for a deeper block.
+  const int64_t block_slots = (depth + 1) / 2 * kSlotsPerPair;
+  const int64_t block_nc = std::min(kNC, (kBlockFloats / block_slots - kMC) / kNR * kNR);
   Slot* pa = reinterpret_cast<Slot*>(blocks);
-  Slot* pb = reinterpret_cast<Slot*>(blocks + kMC * kKC);
+  Slot* pb = pa + kMC * block_slots;
   const Operand bt{b.data, b.ld, !b.transposed};  // B's columns are the rows of B^T
-  for (int64_t jc = j0; jc < j1; jc += kNC) {
-    const int64_t nc = std::min(kNC, j1 - jc);
-    for (int64_t pc = 0; pc < k; pc += kKC) {
-      const int64_t kc = std::min(kKC, k - pc);
+  for (int64_t jc = j0; jc < j1; jc += block_nc) {
+    const int64_t nc = std::min(block_nc, j1 - jc);
+    for (int64_t pc = 0; pc < k; pc += depth) {
+      const int64_t kc = std::min(depth, k - pc);
       const int64_t pairs = (kc + 1) / 2, slots = pairs * kSlotsPerPair;  // per row or column
       const float c_scale = pc == 0 ? beta : 1.0f;
       for (int64_t jr = 0; jr < nc; jr += kNR) {  // B as panels of kNR columns
@@ -285,9 +289,9 @@ void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i
 }
 
 template void multiply_bfloat16(const Operand&, const Operand&, int64_t, int64_t, int64_t, int64_t,
-                                int64_t, float, float, float*, int64_t, float*);
+                                int64_t, int64_t, float, float, float*, int64_t, float*);
 template void multiply_bfloat16(const Operand&, const Operand&, int64_t, int64_t, int64_t, int64_t,
-                                int64_t, float, float, BFloat16*, int64_t, float*);
+                                int64_t, int64_t, float, float, BFloat16*, int64_t, float*);
 
 }  // namespace gemm_tile
 

@@ -24,6 +24,14 @@ constexpr int64_t kMC = 24 * kMR;
 constexpr int64_t kNC = 64 * kNR;
 // Every thread's packing blocks: A's, then B's.
 constexpr int64_t kBlockFloats = kMC * kKC + kKC * kNC;
+// A bfloat16 product at most this deep is summed in one block of k: each register tile holds its
+// finished sums when it is stored (rounded straight into a bfloat16 C), and C is written once
+// instead of read back after every block. A pair of bfloat16 takes one float's slot, so 512 deep
+// is the float32 block; a deeper one packs fewer columns of B (the same scratch), and B's panels
+// leave L1 for L2, which the tile's two B vectors per twelve dot products bear. Deeper products
+// (backward-weight passes over a batch's pixels) keep kKC's blocks: their C is float32, and a
+// block of all of k would hold a few columns of B.
+constexpr int64_t kBFloat16WholeK = 2048;
 
 // op(A) or op(B) over its storage: float32, or bfloat16 (for bfloat16 products only).
 struct Operand {
@@ -44,20 +52,27 @@ struct Operand {
 // 28x28 246 -> 249, the deeper layers even). The halves depend on the shape only, so the bits
 // stay independent of the thread count. The second half's sum lives at the end of the last
 // thread's scratch slice, past the blocks that thread packs; a product whose C does not fit there
-// keeps one pass. Returns where the second half starts, or 0 for one pass.
-int64_t second_half_start(int64_t m, int64_t n, int64_t k);
+// keeps one pass.
+// A product summed in one block of k (block_depth) is not split. Returns where the second half
+// starts, or 0 for one pass.
+int64_t second_half_start(int64_t m, int64_t n, int64_t k, Precision precision);
+
+// The depth of the blocks of k that gemm() sums a product in: all of k for a bfloat16 product at
+// most kBFloat16WholeK deep, otherwise kKC.
+int64_t block_depth(int64_t k, Precision precision);
 
 // C[i0 : i1, j0 : j1] = alpha * op(A) op(B) + beta * C on the calling thread, k in blocks of kKC
-// in order; `blocks` holds kBlockFloats. With beta = 0, C is not read. C is float32, or bfloat16
-// for a product of one block of k (k <= kKC, beta = 0), rounded as its tiles are stored.
+// (float32) or `depth` (bfloat16: kKC, or all of k up to kBFloat16WholeK) in order; `blocks` holds
+// kBlockFloats. With beta = 0, C is not read. C is float32, or bfloat16 for a product of one block
+// of k (beta = 0), rounded as its tiles are stored.
 template <typename Out>
 void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
                       int64_t j1, int64_t k, float alpha, float beta, Out* c, int64_t ldc,
                       float* blocks);
 template <typename Out>
 void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
-                       int64_t j1, int64_t k, float alpha, float beta, Out* c, int64_t ldc,
-                       float* blocks);
+                       int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,
+                       int64_t ldc, float* blocks);
 
 // C tile [rows, cols] (at most kMR x kNR) = alpha * acc + c_scale * C; c_scale = 0: C is not
 // read. An edge tile goes through a full-size buffer, so lanes outside C are never touched.

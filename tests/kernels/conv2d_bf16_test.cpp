@@ -39,7 +39,8 @@ const Conv2dShape kShapes[] = {
     {2, 12, 12, 3, 64, 7, 7, 2, 3, 3},       // a ResNet stem
     {1, 14, 14, 64, 64, 3, 3, 1, 1, 1},      // ResNet 3x3
     {2, 7, 7, 64, 256, 1, 1, 1, 0, 0},       // pointwise, one GEMM
-    {2, 7, 7, 320, 64, 1, 1, 1, 0, 0},       // pointwise over more than one GEMM block of k
+    {2, 7, 7, 320, 64, 1, 1, 1, 0, 0},       // pointwise, one bfloat16 GEMM block of all of k
+    {2, 7, 7, 2100, 64, 1, 1, 1, 0, 0},      // pointwise over more than one GEMM block of k
     {2, 8, 8, 32, 48, 1, 1, 2, 0, 0},        // strided 1x1 (a downsample)
     {2, 9, 9, 32, 64, 3, 3, 2, 1, 1},        // strided 3x3: four phases of dx
     {2, 7, 9, 16, 32, 3, 3, 1, 1, 1},        // an odd row of pixels, paired with a zero one
@@ -225,11 +226,11 @@ TEST(Conv2dBFloat16, ABFloat16InputGivesTheBitsOfItsFloatValues) {
 // gives dx, dweight and dbias the bits its values give as floats, and a bfloat16 dx is the
 // float32 dx rounded, bit for bit, on every path; also where dx is computed a chunk of images at
 // a time (the last shape: a pointwise layer over more output channels than the GEMM rounds as it
-// stores, two 64x64x128 images per chunk).
+// stores, one 23x23x1000 image per chunk).
 TEST(Conv2dBFloat16, BFloat16GradientsGiveTheBitsOfTheirFloatValues) {
   testing::PoolExec two(2);
   std::vector<Conv2dShape> shapes(std::begin(kShapes), std::end(kShapes));
-  shapes.push_back({3, 64, 64, 128, 320, 1, 1, 1, 0, 0});
+  shapes.push_back({2, 23, 23, 1000, 2049, 1, 1, 1, 0, 0});
   for (const Conv2dShape& s : shapes) {
     SCOPED_TRACE(describe(s));
     ConvData d(s, 81);

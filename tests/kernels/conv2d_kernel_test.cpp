@@ -262,20 +262,20 @@ TEST(Conv2dKernel, MatchesReferenceOnResNet50Shapes) {
   expect_matches_reference(Conv2dShape{1, 28, 28, 512, 1024, 1, 1, 2, 0, 0}, false);
 }
 
-// A pointwise 64 -> 256 layer as layer1.0.conv3 (on 14x14 to stay quick; one GEMM, whose only
-// workspace is the float32 products tile a biased bfloat16 output goes through; its bfloat16 dx
-// comes rounded from the GEMM, a product over 256 channels), one over 512 output channels (a
-// bfloat16 dx is then summed in a float32 chunk beside it) and a patch so long that the im2col
-// buffer holds few rows (several tiles), with bias.
+// A pointwise 64 -> 512 layer (on 14x14 to stay quick; one GEMM, whose only workspace is the
+// float32 products tile a biased bfloat16 output goes through; its bfloat16 dx comes rounded from
+// the GEMM, a product over 512 channels: one bfloat16 block of k), one over 2304 output channels (a
+// bfloat16 dx deeper than a block is then summed in a float32 chunk beside it) and a patch so long
+// that the im2col buffer holds few rows (several tiles), with bias.
 TEST(Conv2dKernel, MatchesReferenceOnPointwiseAndManyTiles) {
-  const Conv2dShape pointwise{1, 14, 14, 64, 256, 1, 1, 1, 0, 0};
-  EXPECT_EQ(kernels::conv2d_workspace_floats(pointwise), size_t(pointwise.rows()) * 256);
+  const Conv2dShape pointwise{1, 14, 14, 64, 512, 1, 1, 1, 0, 0};
+  EXPECT_EQ(kernels::conv2d_workspace_floats(pointwise), size_t(pointwise.rows()) * 512);
   EXPECT_EQ(kernels::conv2d_workspace_floats(pointwise, ElementType::kBFloat16),
-            size_t(pointwise.rows()) * 256);
+            size_t(pointwise.rows()) * 512);
   expect_matches_reference(pointwise, true);
-  const Conv2dShape wide{1, 14, 14, 64, 512, 1, 1, 1, 0, 0};
+  const Conv2dShape wide{1, 14, 14, 64, 2304, 1, 1, 1, 0, 0};
   EXPECT_EQ(kernels::conv2d_workspace_floats(wide, ElementType::kBFloat16),
-            size_t(wide.rows()) * (64 + 512));
+            size_t(wide.rows()) * (64 + 2304));
   expect_matches_reference(wide, true);
   const Conv2dShape long_patch{1, 17, 15, 512, 5, 3, 3, 1, 1, 1};  // 255 rows, 227 per tile
   EXPECT_LT(kernels::conv2d_workspace_floats(long_patch), size_t(long_patch.rows()) * 4608);

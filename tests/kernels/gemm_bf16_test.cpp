@@ -59,8 +59,15 @@ TEST(GemmBFloat16, RoundedInputsMatchEigenAsTightlyAsFloat32) {
   for (const GemmCase& g : all_transposes(13, 1100, 300, 0)) {
     expect_matches_eigen_on_rounded_inputs(g, two.exec());
   }
-  // Deep: summed in two halves of k (gemm_tile.h).
-  for (const GemmCase& g : all_transposes(70, 9, 1100, 2)) {
+  // One block of all of k (gemm_tile::kBFloat16WholeK; on one thread, the deepest block's
+  // columns of B and rows of A in more than one block), and a deep product summed in two halves.
+  for (const GemmCase& g : all_transposes(150, 40, 1100, 2)) {
+    expect_matches_eigen_on_rounded_inputs(g, two.exec());
+  }
+  for (const GemmCase& g : all_transposes(145, 390, 2048, 0)) {
+    expect_matches_eigen_on_rounded_inputs(g, Exec{});
+  }
+  for (const GemmCase& g : all_transposes(70, 9, 2300, 2)) {
     expect_matches_eigen_on_rounded_inputs(g, two.exec());
   }
   for (float beta : {0.0f, 1.0f, 2.5f}) {  // k = 0: C = beta * C
@@ -104,11 +111,14 @@ TEST(GemmBFloat16, FloatInputsStayWithinTheRoundingBound) {
 }
 
 // vdpbf16ps on one lane: acc + a[2q + 1] b[2q + 1], rounded, then + a[2q] b[2q], rounded (the
-// products are exact). The model sums each element so over every kKC-deep block of k in order,
-// and adds the blocks to C as the GEMM does; a deep product's blocks from `second_half` on go to
-// a sum of their own, added to C last. beta is 0 or 1 and alpha 1, so scaling C rounds nothing
-// and every result is determined to the bit.
+// products are exact). The model sums each element so over every block of k in order (kKC deep,
+// or all of k: gemm_tile::block_depth), and adds the blocks to C as the GEMM does; a deep
+// product's blocks from `second_half` on go to a sum of their own, added to C last. beta is 0 or 1
+// and alpha 1, so scaling C rounds nothing and every result is determined to the bit.
 std::vector<float> dot_product_model(const GemmCase& g, const GemmData& d, int64_t second_half) {
+  const int64_t depth = second_half > 0
+                            ? kernels::gemm_tile::kKC
+                            : kernels::gemm_tile::block_depth(g.k, Precision::kBFloat16);
   auto a = [&](int64_t i, int64_t p) {
     const float x = g.trans_a ? d.a[p * g.lda() + i] : d.a[i * g.lda() + p];
     return round_to_bfloat16(x);
@@ -122,8 +132,8 @@ std::vector<float> dot_product_model(const GemmCase& g, const GemmData& d, int64
     for (int64_t j = 0; j < g.n; ++j) {
       float& out = c[i * g.ldc() + j];
       float second = 0.0f;
-      for (int64_t p0 = 0; p0 < g.k; p0 += kernels::gemm_tile::kKC) {
-        const int64_t end = std::min(g.k, p0 + kernels::gemm_tile::kKC);
+      for (int64_t p0 = 0; p0 < g.k; p0 += depth) {
+        const int64_t end = std::min(g.k, p0 + depth);
         float acc = 0.0f;
         for (int64_t p = p0; p < end; p += 2) {
           if (p + 1 < end) acc += a(i, p + 1) * b(p + 1, j);
@@ -141,13 +151,19 @@ std::vector<float> dot_product_model(const GemmCase& g, const GemmData& d, int64
   return c;
 }
 
-// Deep products (the last two shapes, C tall and wide) are summed in two halves of k.
+// Products up to kBFloat16WholeK deep are summed in one block of k; deeper ones (the last two
+// shapes, C tall and wide) in two halves of k, in kKC's blocks.
 TEST(GemmBFloat16, GivesTheBitsOfTheDotProductInstruction) {
   testing::PoolExec two(2);
-  for (const auto& [m, n, k] :
-       {std::array<int64_t, 3>{7, 5, 3}, {45, 70, 301}, {13, 40, 513}, {70, 9, 1100}}) {
-    const int64_t second_half = kernels::gemm_tile::second_half_start(m, n, k);
-    EXPECT_EQ(second_half != 0, k > 512) << "m=" << m << " n=" << n << " k=" << k;
+  for (const auto& [m, n, k] : {std::array<int64_t, 3>{7, 5, 3},
+                                {45, 70, 301},
+                                {150, 40, 1100},
+                                {13, 40, 2049},
+                                {70, 9, 2300}}) {
+    const int64_t second_half =
+        kernels::gemm_tile::second_half_start(m, n, k, Precision::kBFloat16);
+    EXPECT_EQ(second_half != 0, k > kernels::gemm_tile::kBFloat16WholeK)
+        << "m=" << m << " n=" << n << " k=" << k;
     for (GemmCase g : all_transposes(m, n, k, 1)) {
       if (g.beta != 0.0f && g.beta != 1.0f) continue;
       g.alpha = 1.0f;
@@ -192,8 +208,8 @@ TEST(GemmBFloat16, BFloat16OperandsOfFloat32ProductsAreRefused) {
 // written.
 TEST(GemmBFloat16, BFloat16CHoldsTheFloat32SumsRounded) {
   testing::PoolExec two(2);
-  const int64_t max_k = kernels::gemm_max_rounded_k();
   for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
+    const int64_t max_k = kernels::gemm_max_rounded_k(precision);
     for (const GemmCase& g : {GemmCase{false, false, 197, 70, 64, 1.0f, 0.0f, 0, 0, 3},
                               GemmCase{false, true, 45, 259, max_k, 0.5f, 0.0f, 1, 2, 0},
                               GemmCase{false, true, 13, 70, 45, 1.0f, 0.0f, 0, 0, 2},
@@ -219,7 +235,7 @@ TEST(GemmBFloat16, BFloat16CHoldsTheFloat32SumsRounded) {
 
 // A bfloat16 C takes finished sums only: one block of k, nothing of C added.
 TEST(GemmBFloat16, BFloat16COfDeeperOrAccumulatedProductsIsRefused) {
-  const int64_t deep = kernels::gemm_max_rounded_k() + 1;
+  const int64_t deep = kernels::gemm_max_rounded_k(Precision::kBFloat16) + 1;
   const std::vector<float> a(2 * deep, 1.0f), b(deep * 2, 1.0f);
   std::vector<BFloat16> c(4);
   EXPECT_THROW(kernels::gemm(false, false, 2, 2, deep, 1.0f, a.data(), deep, b.data(), 2, 0.0f,

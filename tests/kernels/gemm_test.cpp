@@ -64,7 +64,7 @@ TEST(GemmKernel, LargeShapesMatchEigenOnOneAndTwoThreads) {
 TEST(GemmKernel, DeepProductsMatchEigen) {
   testing::PoolExec two(2);
   for (const GemmCase& g : all_transposes(45, 70, 1100, 1)) {
-    ASSERT_NE(kernels::gemm_tile::second_half_start(g.m, g.n, g.k), 0);
+    ASSERT_NE(kernels::gemm_tile::second_half_start(g.m, g.n, g.k, Precision::kFloat32), 0);
     expect_matches_eigen(g, Exec{});
     expect_matches_eigen(g, two.exec());
   }
