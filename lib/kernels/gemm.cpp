@@ -80,14 +80,16 @@ bool columns_in_place(const Operand& a) {
 
 template <typename Out>
 void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
-                      int64_t j1, int64_t k, float alpha, float beta, Out* c, int64_t ldc,
-                      float* blocks) {
+                      int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,
+                      int64_t ldc, float* blocks) {
+  // A's block, kMC rows of `depth`, then B's, as many columns as the rest holds (kNC for kKC).
+  const int64_t block_nc = std::min(kNC, (kBlockFloats / depth - kMC) / kNR * kNR);
   float* pa = blocks;
-  float* pb = blocks + kMC * kKC;
-  for (int64_t jc = j0; jc < j1; jc += kNC) {
-    const int64_t nc = std::min(kNC, j1 - jc);
-    for (int64_t pc = 0; pc < k; pc += kKC) {
-      const int64_t kc = std::min(kKC, k - pc);
+  float* pb = blocks + kMC * depth;
+  for (int64_t jc = j0; jc < j1; jc += block_nc) {
+    const int64_t nc = std::min(block_nc, j1 - jc);
+    for (int64_t pc = 0; pc < k; pc += depth) {
+      const int64_t kc = std::min(depth, k - pc);
       const float c_scale = pc == 0 ? beta : 1.0f;
       pack_b(b, pc, kc, jc, nc, pb);
       for (int64_t ic = i0; ic < i1; ic += kMC) {
@@ -119,12 +121,12 @@ void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1
 }
 
 template void multiply_float32(const Operand&, const Operand&, int64_t, int64_t, int64_t, int64_t,
-                               int64_t, float, float, float*, int64_t, float*);
+                               int64_t, int64_t, float, float, float*, int64_t, float*);
 template void multiply_float32(const Operand&, const Operand&, int64_t, int64_t, int64_t, int64_t,
-                               int64_t, float, float, BFloat16*, int64_t, float*);
+                               int64_t, int64_t, float, float, BFloat16*, int64_t, float*);
 
-int64_t second_half_start(int64_t m, int64_t n, int64_t k, Precision precision) {
-  if (k < 2 * std::max(m, n) || k < 2 * kKC || k <= block_depth(k, precision)) return 0;
+int64_t second_half_start(int64_t m, int64_t n, int64_t k) {
+  if (k < 2 * std::max(m, n) || k < 2 * kKC) return 0;
   const int64_t packing = kMC * kKC + kKC * (std::min(n, kNC) + kNR - 1) / kNR * kNR;
   if (packing + static_cast<int64_t>(AlignedBuffer::round_up(static_cast<size_t>(m * n))) >
       kBlockFloats) {
@@ -133,8 +135,9 @@ int64_t second_half_start(int64_t m, int64_t n, int64_t k, Precision precision) 
   return (k / 2 + kKC - 1) / kKC * kKC;  // whole blocks, so bfloat16 pairs stay within a half
 }
 
-int64_t block_depth(int64_t k, Precision precision) {
-  return precision == Precision::kBFloat16 && k <= kBFloat16WholeK ? std::max(k, kKC) : kKC;
+int64_t block_depth(int64_t k, bool trans_a, Precision precision) {
+  const bool whole = k <= kWholeK && (precision == Precision::kBFloat16 || !trans_a);
+  return whole ? std::max(k, kKC) : kKC;
 }
 
 }  // namespace gemm_tile
@@ -172,7 +175,8 @@ void multiply(Precision precision, const Operand& a, const Operand& b, const Til
     gemm_tile::multiply_bfloat16(a, b, t.i0, t.i1, t.j0, t.j1, k, depth, alpha, beta, c, ldc,
                                  blocks);
   } else {
-    gemm_tile::multiply_float32(a, b, t.i0, t.i1, t.j0, t.j1, k, alpha, beta, c, ldc, blocks);
+    gemm_tile::multiply_float32(a, b, t.i0, t.i1, t.j0, t.j1, k, depth, alpha, beta, c, ldc,
+                                blocks);
   }
 }
 
@@ -192,7 +196,7 @@ static_assert((gemm_tile::kMC * gemm_tile::kKC) % 16 == 0 && gemm_tile::kBlockFl
 size_t thread_scratch_floats() { return gemm_tile::kBlockFloats; }
 
 int64_t gemm_max_rounded_k(Precision precision) {
-  return precision == Precision::kBFloat16 ? gemm_tile::kBFloat16WholeK : gemm_tile::kKC;
+  return precision == Precision::kBFloat16 ? gemm_tile::kWholeK : gemm_tile::kKC;
 }
 
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, ConstElements a,
@@ -216,9 +220,9 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
   // Threads split C into whole micro-tiles along its larger side, each packing the part of B (or
   // A) it needs itself: one fork-join per call, no barrier per block.
   const int64_t units = tile_units(m, n);
-  const int64_t half = gemm_tile::second_half_start(m, n, k, precision);
+  const int64_t depth = gemm_tile::block_depth(k, trans_a, precision);
+  const int64_t half = depth >= k ? 0 : gemm_tile::second_half_start(m, n, k);
   if (half == 0) {
-    const int64_t depth = gemm_tile::block_depth(k, precision);
     parallel_for_chunks(ex, units, [&](int chunk, int64_t u0, int64_t u1) {
       const TileRange t = tile_range(m, n, u0, u1);
       if (rounded) {

@@ -24,15 +24,16 @@ constexpr int64_t kMC = 24 * kMR;
 constexpr int64_t kNC = 64 * kNR;
 // Every thread's packing blocks: A's, then B's.
 constexpr int64_t kBlockFloats = kMC * kKC + kKC * kNC;
-// A bfloat16 product at most this deep is summed in one block of k: each register tile holds its
-// finished sums when it is stored (rounded straight into a bfloat16 C), and C is written once
-// instead of read back after every block. A pair of bfloat16 takes one float's slot, so 512 deep
-// is the float32 block; a deeper one packs fewer columns of B (the same scratch), and B's panels
-// leave L1 for L2, which the tile's two B vectors per twelve dot products bear. Deeper products
-// (backward-weight passes over a batch's pixels) keep kKC's blocks: their C is float32, and a
-// block of all of k would hold a few columns of B.
-constexpr int64_t kBFloat16WholeK = 2048;
-
+// A product at most this deep is summed in one block of k, where its A is packed compactly: in
+// bfloat16 (a pair takes one float's slot, so 512 deep is the float32 block) or row-major (the
+// float32 tiles read its rows in place). Each register tile then holds its finished sums when it
+// is stored (rounded straight into a bfloat16 C), and C is written once instead of read back
+// after every block. The deeper block packs fewer columns of B into the same scratch, and B's
+// panels leave L1 for L2, which the tile's two B vectors per twelve products bear. A float32
+// transposed A (backward-weight passes) keeps kKC's blocks: read in place or packed, a block of
+// all of k spills L2 (ResNet-50's 2048 -> 512 at 7x7, b32: 10% slower), as do products deeper than
+// this (in bfloat16, too: their C is float32 and their blocks of B would hold a few columns).
+constexpr int64_t kWholeK = 2048;
 // op(A) or op(B) over its storage: float32, or bfloat16 (for bfloat16 products only).
 struct Operand {
   ConstElements data;
@@ -55,20 +56,20 @@ struct Operand {
 // keeps one pass.
 // A product summed in one block of k (block_depth) is not split. Returns where the second half
 // starts, or 0 for one pass.
-int64_t second_half_start(int64_t m, int64_t n, int64_t k, Precision precision);
+int64_t second_half_start(int64_t m, int64_t n, int64_t k);
 
-// The depth of the blocks of k that gemm() sums a product in: all of k for a bfloat16 product at
-// most kBFloat16WholeK deep, otherwise kKC.
-int64_t block_depth(int64_t k, Precision precision);
+// The depth of the blocks of k that gemm() sums a product in: all of k, up to kWholeK deep, in
+// bfloat16 or for a row-major A; otherwise kKC.
+int64_t block_depth(int64_t k, bool trans_a, Precision precision);
 
-// C[i0 : i1, j0 : j1] = alpha * op(A) op(B) + beta * C on the calling thread, k in blocks of kKC
-// (float32) or `depth` (bfloat16: kKC, or all of k up to kBFloat16WholeK) in order; `blocks` holds
-// kBlockFloats. With beta = 0, C is not read. C is float32, or bfloat16 for a product of one block
-// of k (beta = 0), rounded as its tiles are stored.
+// C[i0 : i1, j0 : j1] = alpha * op(A) op(B) + beta * C on the calling thread, k in blocks `depth`
+// deep (kKC or, for k up to kWholeK, all of k) in order; `blocks` holds kBlockFloats. With
+// beta = 0, C is not read. C is float32, or bfloat16 for a product of one block of k (beta = 0),
+// rounded as its tiles are stored.
 template <typename Out>
 void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
-                      int64_t j1, int64_t k, float alpha, float beta, Out* c, int64_t ldc,
-                      float* blocks);
+                      int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,
+                      int64_t ldc, float* blocks);
 template <typename Out>
 void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
                        int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,

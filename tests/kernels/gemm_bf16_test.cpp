@@ -59,7 +59,7 @@ TEST(GemmBFloat16, RoundedInputsMatchEigenAsTightlyAsFloat32) {
   for (const GemmCase& g : all_transposes(13, 1100, 300, 0)) {
     expect_matches_eigen_on_rounded_inputs(g, two.exec());
   }
-  // One block of all of k (gemm_tile::kBFloat16WholeK; on one thread, the deepest block's
+  // One block of all of k (gemm_tile::kWholeK; on one thread, the deepest block's
   // columns of B and rows of A in more than one block), and a deep product summed in two halves.
   for (const GemmCase& g : all_transposes(150, 40, 1100, 2)) {
     expect_matches_eigen_on_rounded_inputs(g, two.exec());
@@ -116,9 +116,7 @@ TEST(GemmBFloat16, FloatInputsStayWithinTheRoundingBound) {
 // product's blocks from `second_half` on go to a sum of their own, added to C last. beta is 0 or 1
 // and alpha 1, so scaling C rounds nothing and every result is determined to the bit.
 std::vector<float> dot_product_model(const GemmCase& g, const GemmData& d, int64_t second_half) {
-  const int64_t depth = second_half > 0
-                            ? kernels::gemm_tile::kKC
-                            : kernels::gemm_tile::block_depth(g.k, Precision::kBFloat16);
+  const int64_t depth = kernels::gemm_tile::block_depth(g.k, g.trans_a, Precision::kBFloat16);
   auto a = [&](int64_t i, int64_t p) {
     const float x = g.trans_a ? d.a[p * g.lda() + i] : d.a[i * g.lda() + p];
     return round_to_bfloat16(x);
@@ -151,7 +149,7 @@ std::vector<float> dot_product_model(const GemmCase& g, const GemmData& d, int64
   return c;
 }
 
-// Products up to kBFloat16WholeK deep are summed in one block of k; deeper ones (the last two
+// Products up to kWholeK deep are summed in one block of k; deeper ones (the last two
 // shapes, C tall and wide) in two halves of k, in kKC's blocks.
 TEST(GemmBFloat16, GivesTheBitsOfTheDotProductInstruction) {
   testing::PoolExec two(2);
@@ -161,8 +159,8 @@ TEST(GemmBFloat16, GivesTheBitsOfTheDotProductInstruction) {
                                 {13, 40, 2049},
                                 {70, 9, 2300}}) {
     const int64_t second_half =
-        kernels::gemm_tile::second_half_start(m, n, k, Precision::kBFloat16);
-    EXPECT_EQ(second_half != 0, k > kernels::gemm_tile::kBFloat16WholeK)
+        k > kernels::gemm_tile::kWholeK ? kernels::gemm_tile::second_half_start(m, n, k) : 0;
+    EXPECT_EQ(second_half != 0, k > kernels::gemm_tile::kWholeK)
         << "m=" << m << " n=" << n << " k=" << k;
     for (GemmCase g : all_transposes(m, n, k, 1)) {
       if (g.beta != 0.0f && g.beta != 1.0f) continue;

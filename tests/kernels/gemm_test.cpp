@@ -59,12 +59,23 @@ TEST(GemmKernel, LargeShapesMatchEigenOnOneAndTwoThreads) {
   }
 }
 
+// A row-major A up to kWholeK deep is summed in one block of all of k (a transposed one in kKC's
+// blocks): on one thread, the deepest block's columns of B and rows of A in more than one block.
+TEST(GemmKernel, ProductsInOneBlockOfAllOfKMatchEigen) {
+  testing::PoolExec two(2);
+  for (const GemmCase& g : all_transposes(150, 40, 1100, 2)) {
+    expect_matches_eigen(g, Exec{});
+    expect_matches_eigen(g, two.exec());
+  }
+  for (const GemmCase& g : all_transposes(145, 200, 2048, 0)) expect_matches_eigen(g, Exec{});
+}
+
 // Deep products (k past twice C's larger side: backward-weight GEMMs over a batch's pixels) are
 // summed in two halves of k, each thread streaming rows of its own.
 TEST(GemmKernel, DeepProductsMatchEigen) {
   testing::PoolExec two(2);
-  for (const GemmCase& g : all_transposes(45, 70, 1100, 1)) {
-    ASSERT_NE(kernels::gemm_tile::second_half_start(g.m, g.n, g.k, Precision::kFloat32), 0);
+  for (const GemmCase& g : all_transposes(45, 70, 2300, 1)) {
+    ASSERT_NE(kernels::gemm_tile::second_half_start(g.m, g.n, g.k), 0);
     expect_matches_eigen(g, Exec{});
     expect_matches_eigen(g, two.exec());
   }
