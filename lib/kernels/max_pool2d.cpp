@@ -83,6 +83,18 @@ inline __m512 load_block(const BFloat16* p) {
   return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, widened, 16));
 }
 
+// One window's maxima of a full block of channels at x (its image's block), kept in a register:
+// vmaxps(in, best) is `in > best ? in : best`, as the scalar forward compares (masked form for
+// GCC 12, as in load_block).
+template <typename T>
+inline __m512 window_max_block(const T* x, const WindowPixels& window) {
+  __m512 best = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  for (int i = 0; i < window.count; ++i) {
+    best = _mm512_maskz_max_ps(0xffff, load_block(x + window.x[i]), best);
+  }
+  return best;
+}
+
 // scatter_to_argmax for a full block, with the block's best values and indices kept in
 // registers. _CMP_GT_OQ is C's `>` (false when either side is NaN), so the winners are the same.
 template <typename T>
@@ -104,6 +116,17 @@ inline void scatter_to_argmax_block(const T* x, const WindowPixels& window, cons
     _mm512_mask_storeu_ps(out, hit, _mm512_add_ps(_mm512_maskz_loadu_ps(hit, out), g));
   }
 }
+
+inline void store_block(float* out, __m512 v) { _mm512_storeu_ps(out, v); }
+inline void store_block(BFloat16* out, __m512 v) {
+#if defined(__AVX512BF16__)
+  store_rounded(out, v);
+#else
+  alignas(64) float values[kChannelBlock];
+  _mm512_store_ps(values, v);
+  convert_to_bfloat16(values, kChannelBlock, reinterpret_cast<uint16_t*>(out));
+#endif
+}
 #else
 template <typename T>
 inline void scatter_to_argmax_block(const T* x, const WindowPixels& window, const float* grad,
@@ -117,6 +140,7 @@ void forward(const MaxPool2dShape& s, const TX* x, TY* y, const Exec& ex) {
   const int oh_count = s.out_h(), ow_count = s.out_w();
   const int64_t row_size = int64_t{s.w} * s.c;
   parallel_for(ex, int64_t{s.n} * oh_count, [&](int64_t b, int64_t e) {
+    [[maybe_unused]] WindowPixels window;
     float best[kChannelBlock];
     for (int64_t row = b; row < e; ++row) {
       const int64_t n = row / oh_count;
@@ -124,7 +148,17 @@ void forward(const MaxPool2dShape& s, const TX* x, TY* y, const Exec& ex) {
       const TX* x_image = x + n * s.h * row_size;
       for (int ow = 0; ow < ow_count; ++ow) {
         TY* out = y + (row * ow_count + ow) * s.y_row();
-        for (int c0 = 0; c0 < s.c; c0 += kChannelBlock) {
+        int c0 = 0;
+#if defined(__AVX512F__)
+        window.count = 0;
+        for_each_window_pixel(s, oh, ow, [&](int ih, int iw) {
+          window.x[window.count++] = ih * row_size + int64_t{iw} * s.c;
+        });
+        for (; c0 + kChannelBlock <= s.c; c0 += kChannelBlock) {
+          store_block(out + c0, window_max_block(x_image + c0, window));
+        }
+#endif
+        for (; c0 < s.c; c0 += kChannelBlock) {
           const int width = std::min(kChannelBlock, s.c - c0);
           std::fill_n(best, width, -std::numeric_limits<float>::infinity());
           for_each_window_pixel(s, oh, ow, [&](int ih, int iw) {
