@@ -3,6 +3,7 @@
 // threads and hands each its rectangle. Internal to lib/kernels.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "lib/kernels/bfloat16_pairs.h"
@@ -22,8 +23,6 @@ constexpr int kNR = 2 * simd::kLanes;
 constexpr int64_t kKC = 256;
 constexpr int64_t kMC = 24 * kMR;
 constexpr int64_t kNC = 64 * kNR;
-// Every thread's packing blocks: A's, then B's.
-constexpr int64_t kBlockFloats = kMC * kKC + kKC * kNC;
 // A product at most this deep is summed in one block of k, where its A is packed compactly: in
 // bfloat16 (a pair takes one float's slot, so 512 deep is the float32 block) or row-major (the
 // float32 tiles read its rows in place). Each register tile then holds its finished sums when it
@@ -34,6 +33,12 @@ constexpr int64_t kBlockFloats = kMC * kKC + kKC * kNC;
 // all of k spills L2 (ResNet-50's 2048 -> 512 at 7x7, b32: 10% slower), as do products deeper than
 // this (in bfloat16, too: their C is float32 and their blocks of B would hold a few columns).
 constexpr int64_t kWholeK = 2048;
+// Every thread's packing blocks: A's, then B's: kKC deep, or kWholeK deep with at least four panels
+// of B. kWholeK is the same in every build, since the blocks of k decide a bfloat16 product's
+// bits; the narrower vectors' builds (AVX2, portable) take larger blocks for it.
+constexpr int64_t kDeepestBlocksFloats = kWholeK * (kMC + 4 * kNR);
+constexpr int64_t kBlockFloats = std::max(kMC * kKC + kKC * kNC, kDeepestBlocksFloats);
+
 // op(A) or op(B) over its storage: float32, or bfloat16 (for bfloat16 products only).
 struct Operand {
   ConstElements data;
@@ -53,9 +58,8 @@ struct Operand {
 // 28x28 246 -> 249, the deeper layers even). The halves depend on the shape only, so the bits
 // stay independent of the thread count. The second half's sum lives at the end of the last
 // thread's scratch slice, past the blocks that thread packs; a product whose C does not fit there
-// keeps one pass.
-// A product summed in one block of k (block_depth) is not split. Returns where the second half
-// starts, or 0 for one pass.
+// keeps one pass. Returns where the second half starts, or 0 for one pass; gemm() asks only for a
+// product it sums in more than one block of k (block_depth).
 int64_t second_half_start(int64_t m, int64_t n, int64_t k);
 
 // The depth of the blocks of k that gemm() sums a product in: all of k, up to kWholeK deep, in
