@@ -82,8 +82,7 @@ template <typename Out>
 void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
                       int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,
                       int64_t ldc, float* blocks) {
-  // A's block, kMC rows of `depth`, then B's, as many columns as the rest holds (kNC for kKC).
-  const int64_t block_nc = std::min(kNC, (kBlockFloats / depth - kMC) / kNR * kNR);
+  const int64_t block_nc = block_columns(depth);  // A's block of kMC rows first, then B's
   float* pa = blocks;
   float* pb = blocks + kMC * depth;
   for (int64_t jc = j0; jc < j1; jc += block_nc) {

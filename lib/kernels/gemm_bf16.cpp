@@ -229,10 +229,9 @@ template <typename Out>
 void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
                        int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,
                        int64_t ldc, float* blocks) {
-  // A's block, kMC rows of a block's slots, then B's, as many columns as the rest holds: kNC for
-  // kKC's depth, fewer for a deeper block.
+  // A's block of kMC rows first, then B's.
   const int64_t block_slots = (depth + 1) / 2 * kSlotsPerPair;
-  const int64_t block_nc = std::min(kNC, (kBlockFloats / block_slots - kMC) / kNR * kNR);
+  const int64_t block_nc = block_columns(block_slots);
   Slot* pa = reinterpret_cast<Slot*>(blocks);
   Slot* pb = pa + kMC * block_slots;
   const Operand bt{b.data, b.ld, !b.transposed};  // B's columns are the rows of B^T

@@ -39,6 +39,14 @@ constexpr int64_t kWholeK = 2048;
 constexpr int64_t kDeepestBlocksFloats = kWholeK * (kMC + 4 * kNR);
 constexpr int64_t kBlockFloats = std::max(kMC * kKC + kKC * kNC, kDeepestBlocksFloats);
 
+// The columns of B's block beside A's kMC rows in a thread's scratch, where a row of A's block and
+// a column of B's take `slots` floats each (a block's depth in float32, its pairs' slots in
+// bfloat16): kNC for kKC-deep blocks, fewer for deeper ones, at least four panels.
+inline int64_t block_columns(int64_t slots) {
+  return std::min(kNC, (kBlockFloats / slots - kMC) / kNR * kNR);
+}
+static_assert(kBlockFloats / kWholeK - kMC >= 4 * kNR, "a kWholeK-deep block holds four panels");
+
 // op(A) or op(B) over its storage: float32, or bfloat16 (for bfloat16 products only).
 struct Operand {
   ConstElements data;

@@ -160,7 +160,9 @@ TEST(GemmBFloat16, GivesTheBitsOfTheDotProductInstruction) {
                                 {70, 9, 2300}}) {
     const bool deep = k > kernels::gemm_tile::kWholeK;  // else one block of all of k
     const int64_t second_half = deep ? kernels::gemm_tile::second_half_start(m, n, k) : 0;
-    if (deep) ASSERT_NE(second_half, 0) << "m=" << m << " n=" << n << " k=" << k;
+    if (deep) {
+      ASSERT_NE(second_half, 0) << "m=" << m << " n=" << n << " k=" << k;
+    }
     for (GemmCase g : all_transposes(m, n, k, 1)) {
       if (g.beta != 0.0f && g.beta != 1.0f) continue;
       g.alpha = 1.0f;
