@@ -268,10 +268,12 @@ void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i
           }
 #endif
         }
+        RowsAhead ahead = rows_ahead(a, b, i0, i1, ic, mc, jc, nc, pc, depth, k);
         for (int64_t jr = 0; jr < nc; jr += kNR) {
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             const int rows = static_cast<int>(std::min<int64_t>(kMR, mc - ir));
             const int cols = static_cast<int>(std::min<int64_t>(kNR, nc - jr));
+            ahead.ask_some();
             Out* c_tile = c + (ic + ir) * ldc + jc + jr;
             if (!a.transposed) {
               bfloat16_tile<false>(pairs, pa + ir * slots, slots, pb + jr * slots, alpha, c_scale,
