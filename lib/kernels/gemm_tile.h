@@ -80,8 +80,8 @@ class RowsAhead {
  public:
   // Elements [col0, col0 + cols) of storage rows [row0, row0 + rows) of x.
   void add(const Operand& x, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
-    const int64_t bytes = x.data.type == ElementType::kBFloat16 ? 2 : 4;
     if (rows <= 0 || cols <= 0) return;
+    const int64_t bytes = x.data.type == ElementType::kBFloat16 ? 2 : 4;
     regions_[count_++] = {static_cast<const char*>(x.data.data) + (row0 * x.ld + col0) * bytes,
                           x.ld * bytes, rows, (cols * bytes + 63) / 64};
     lines_ += rows * regions_[count_ - 1].lines;
