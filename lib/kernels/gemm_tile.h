@@ -84,10 +84,13 @@ class RowsAhead {
     const int64_t bytes = x.data.type == ElementType::kBFloat16 ? 2 : 4;
     regions_[count_++] = {static_cast<const char*>(x.data.data) + (row0 * x.ld + col0) * bytes,
                           x.ld * bytes, rows, (cols * bytes + 63) / 64};
-    lines_ += rows * regions_[count_ - 1].lines;
   }
-  // Spreads the lines over `calls` calls of ask_some().
-  void spread_over(int64_t calls) { per_call_ = (lines_ + calls - 1) / calls; }
+  // Spreads the regions' lines over `calls` calls of ask_some().
+  void spread_over(int64_t calls) {
+    int64_t lines = 0;
+    for (int i = 0; i < count_; ++i) lines += regions_[i].rows * regions_[i].lines;
+    per_call_ = (lines + calls - 1) / calls;
+  }
   void ask_some() {
     for (int64_t n = 0; n < per_call_ && region_ < count_; ++n) {
       const Region& r = regions_[region_];
@@ -107,7 +110,7 @@ class RowsAhead {
   };
   Region regions_[2];
   int count_ = 0, region_ = 0;
-  int64_t lines_ = 0, per_call_ = 0, row_ = 0, line_ = 0;
+  int64_t per_call_ = 0, row_ = 0, line_ = 0;
 };
 
 // A backward-weight pass (a transposed A: x^T over a batch's pixels; B: dy) streams x and dy from

@@ -140,7 +140,7 @@ void forward(const MaxPool2dShape& s, const TX* x, TY* y, const Exec& ex) {
   const int oh_count = s.out_h(), ow_count = s.out_w();
   const int64_t row_size = int64_t{s.w} * s.c;
   parallel_for(ex, int64_t{s.n} * oh_count, [&](int64_t b, int64_t e) {
-    [[maybe_unused]] WindowPixels window;
+    WindowPixels window;
     float best[kChannelBlock];
     for (int64_t row = b; row < e; ++row) {
       const int64_t n = row / oh_count;
@@ -148,12 +148,12 @@ void forward(const MaxPool2dShape& s, const TX* x, TY* y, const Exec& ex) {
       const TX* x_image = x + n * s.h * row_size;
       for (int ow = 0; ow < ow_count; ++ow) {
         TY* out = y + (row * ow_count + ow) * s.y_row();
-        int c0 = 0;
-#if defined(__AVX512F__)
         window.count = 0;
         for_each_window_pixel(s, oh, ow, [&](int ih, int iw) {
           window.x[window.count++] = ih * row_size + int64_t{iw} * s.c;
         });
+        int c0 = 0;
+#if defined(__AVX512F__)
         for (; c0 + kChannelBlock <= s.c; c0 += kChannelBlock) {
           store_block(out + c0, window_max_block(x_image + c0, window));
         }
@@ -161,13 +161,13 @@ void forward(const MaxPool2dShape& s, const TX* x, TY* y, const Exec& ex) {
         for (; c0 < s.c; c0 += kChannelBlock) {
           const int width = std::min(kChannelBlock, s.c - c0);
           std::fill_n(best, width, -std::numeric_limits<float>::infinity());
-          for_each_window_pixel(s, oh, ow, [&](int ih, int iw) {
-            const TX* in = x_image + ih * row_size + int64_t{iw} * s.c + c0;
+          for (int i = 0; i < window.count; ++i) {
+            const TX* in = x_image + window.x[i] + c0;
             for (int c = 0; c < width; ++c) {
               const float v = value(in + c);
               best[c] = v > best[c] ? v : best[c];
             }
-          });
+          }
           for (int c = 0; c < width; ++c) put(out + c0 + c, best[c]);
         }
       }
