@@ -14,7 +14,7 @@ size_t Plan::arena_bytes_for(const Graph& graph, const Shape& input, PlanMode mo
   const std::vector<Shape> shapes = infer_shapes(graph, calls, input);
   const std::vector<ElementType> types = element_types(calls, precision);
   const Lifetimes lifetimes =
-      plan_lifetimes(calls, mode, choose_rebuilt_values(calls, shapes, types, mode));
+      plan_lifetimes(calls, mode, choose_rebuilt_values(calls, shapes, types, mode, precision));
   return place_buffers(calls, shapes, types, lifetimes, kernel_threads).floats * sizeof(float);
 }
 
@@ -29,7 +29,7 @@ Plan::Plan(const Graph& graph, ParamStore& store, const Shape& input, PlanMode m
   XTRAIN_CHECK(kernel_threads >= 1, "a plan needs at least one kernel thread, got {}",
                kernel_threads);
   const Lifetimes lifetimes =
-      plan_lifetimes(calls_, mode, choose_rebuilt_values(calls_, shapes_, types_, mode));
+      plan_lifetimes(calls_, mode, choose_rebuilt_values(calls_, shapes_, types_, mode, precision));
   const ArenaLayout layout = place_buffers(calls_, shapes_, types_, lifetimes, kernel_threads);
   // Every buffer is written before it is read, so the arena is not cleared: untouched pages
   // cost no memory.

@@ -92,7 +92,7 @@ std::vector<ElementType> element_types(const CallList& calls, Precision precisio
 // does not bring back a chain of earlier activations. The image, with no producer, lives all step
 // (the stem). (ResNet-50's layer1.0 conv1 and downsample read the kept max-pool output: 0.5% more
 // arithmetic for 4 MB less per image in float32, at the peak in layer4's backward.)
-std::vector<bool> rebuildable_values(const CallList& calls, PlanMode mode) {
+std::vector<bool> rebuildable_values(const CallList& calls, PlanMode mode, Precision multiplies) {
   std::vector<bool> rebuilt(calls.num_values(), false);
   if (mode != PlanMode::kTrain) return rebuilt;
   // Kept, or rebuilt in one pass from kept values.
@@ -104,7 +104,7 @@ std::vector<bool> rebuildable_values(const CallList& calls, PlanMode mode) {
     if (holds[v]) continue;  // its producer could not rebuild the values it holds in place
     const Layer& producer = *calls.layers[v - 1];
     const std::vector<int>& from = calls.inputs[v - 1];
-    switch (producer.rebuild_cost()) {
+    switch (producer.rebuild_cost(multiplies)) {
       case Layer::Rebuild::kNo:
         break;
       case Layer::Rebuild::kOnePass:
@@ -280,8 +280,9 @@ ArenaLayout place_buffers(const CallList& calls, const std::vector<Shape>& shape
 }
 
 std::vector<bool> choose_rebuilt_values(const CallList& calls, const std::vector<Shape>& shapes,
-                                        const std::vector<ElementType>& types, PlanMode mode) {
-  std::vector<bool> rebuilt = rebuildable_values(calls, mode);
+                                        const std::vector<ElementType>& types, PlanMode mode,
+                                        Precision multiplies) {
+  std::vector<bool> rebuilt = rebuildable_values(calls, mode, multiplies);
   // The peak of these choices and the values whose rebuilt copies are live at its tick. (The
   // workspace and the threads' scratch live throughout: they move every tick alike.)
   struct Trial {

@@ -84,10 +84,11 @@ struct Lifetimes {
   std::vector<Lifetime> saved;    // per call: from its forward to its backward
 };
 
-// Which values a training plan may rebuild for the backward instead of keeping them (see plan.h
-// and Layer::rebuild_cost); none in evaluation, and never a concatenation holding values in place.
-// A held value may be: it is rebuilt into a dense copy, while its gradient stays in its holder's.
-std::vector<bool> rebuildable_values(const CallList& calls, PlanMode mode);
+// Which values a training plan that multiplies in `multiplies` may rebuild for the backward
+// instead of keeping them (see plan.h and Layer::rebuild_cost); none in evaluation, and never a
+// concatenation holding values in place. A held value may be: it is rebuilt into a dense copy,
+// while its gradient stays in its holder's.
+std::vector<bool> rebuildable_values(const CallList& calls, PlanMode mode, Precision multiplies);
 
 // The lifetimes when the values flagged in `rebuilt` (per value) are rebuilt.
 Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode, std::vector<bool> rebuilt);
@@ -99,7 +100,8 @@ Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode, std::vector<bool>
 // live buffers (ArenaPlanner::live_peak) most, until none does. ResNet-50 at batch 32: 772 -> 750
 // MB in bfloat16, 1485 -> 1440 MB in float32 (measured on the arena; commit message).
 std::vector<bool> choose_rebuilt_values(const CallList& calls, const std::vector<Shape>& shapes,
-                                        const std::vector<ElementType>& types, PlanMode mode);
+                                        const std::vector<ElementType>& types, PlanMode mode,
+                                        Precision multiplies);
 
 // Buffer ids in `planner`, placed; -1 where a lifetime is empty.
 struct ArenaLayout {

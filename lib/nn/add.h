@@ -13,7 +13,7 @@ class Add : public Layer {
   Shape output_shape(const std::vector<Shape>& inputs) const override;
   bool backward_reads_input(int slot) const override { return false; }
   bool backward_reads_output() const override { return false; }
-  Rebuild rebuild_cost() const override { return Rebuild::kOnePass; }
+  Rebuild rebuild_cost(Precision) const override { return Rebuild::kOnePass; }
   void forward(const LayerCall& s) const override;
   void backward(const LayerCall& s) const override;
 };

@@ -39,7 +39,7 @@ class BatchNorm2d : public Layer {
   bool backward_reads_output() const override { return fused_ == Fused::kAddReLU; }
   bool reads_bfloat16(int slot) const override { return true; }  // inputs and the residual
   bool writes_bfloat16() const override { return true; }
-  Rebuild rebuild_cost() const override { return Rebuild::kOnePass; }
+  Rebuild rebuild_cost(Precision) const override { return Rebuild::kOnePass; }
   bool writes_columns() const override { return true; }
   // kernels::batchnorm_forward_train's saved: mean, inv_std, scale, shift [C] each.
   size_t saved_floats(const std::vector<Shape>& inputs) const override;

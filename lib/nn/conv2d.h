@@ -34,15 +34,20 @@ class Conv2d : public Layer {
   bool backward_reads_output() const override { return false; }
   // A pointwise convolution over at most 64 input channels: at most 64 multiply-adds per output
   // element rebuilt (ResNet-50's layer1 expansions 64 -> 256: 1% more arithmetic per step, 10 MB
-  // less memory per image). And a stem over an image's few channels with at most 147 per output
-  // element (7x7x3): its input is kept all step anyway, and its output is among the largest
-  // (ResNet-50's conv1: 1% more arithmetic, 3.2 MB less per image in float32).
-  Rebuild rebuild_cost() const override {
+  // less memory per image). bfloat16 multiplies at twice the rate, so a bfloat16 plan rebuilds
+  // those over up to 128 channels in the same time per element (also layer2's 128 -> 512: 1.3%
+  // more time per step, 1.9 MB less memory per image, measured on a Zen 4).
+  // And a stem over an image's few channels with at most 147 per output element (7x7x3): its
+  // input is kept all step anyway, and its output is among the largest (ResNet-50's conv1: 1%
+  // more arithmetic, 3.2 MB less per image in float32).
+  Rebuild rebuild_cost(Precision multiplies) const override {
     const bool pointwise = window_.kernel_h == 1 && window_.kernel_w == 1;
+    const int pointwise_channels = multiplies == Precision::kBFloat16 ? 128 : 64;
     const int64_t macs_per_output =
         int64_t{window_.kernel_h} * window_.kernel_w * in_channels_ / groups_;
     const bool stem = in_channels_ <= 3 && macs_per_output <= 7 * 7 * 3;
-    return (pointwise && in_channels_ <= 64) || stem ? Rebuild::kArithmetic : Rebuild::kNo;
+    return (pointwise && in_channels_ <= pointwise_channels) || stem ? Rebuild::kArithmetic
+                                                                     : Rebuild::kNo;
   }
   size_t workspace_floats(const std::vector<Shape>& inputs,
                           const std::vector<ElementType>& types) const override;

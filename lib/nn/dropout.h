@@ -18,7 +18,7 @@ class Dropout : public Layer {
   bool backward_reads_input(int slot) const override { return false; }
   bool backward_reads_output() const override { return false; }
   // One pass, and the same mask again: the rebuild runs with the forward's step key.
-  Rebuild rebuild_cost() const override { return Rebuild::kOnePass; }
+  Rebuild rebuild_cost(Precision) const override { return Rebuild::kOnePass; }
   void forward(const LayerCall& s) const override;
   void backward(const LayerCall& s) const override;
 

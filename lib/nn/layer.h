@@ -86,15 +86,16 @@ class Layer {
   // parameters). A plan keeps an activation only while some forward or backward still reads it.
   virtual bool backward_reads_input(int slot) const { return true; }
   virtual bool backward_reads_output() const { return true; }
-  // What recompute_output() costs, when a training plan rebuilds the output for the backward
-  // instead of keeping it from the forward (see plan.h for when it does).
+  // What recompute_output() costs, when a training plan that multiplies in `multiplies`
+  // rebuilds the output for the backward instead of keeping it from the forward (see plan.h for
+  // when it does).
   enum class Rebuild {
     kNo,          // the output is kept
     kOnePass,     // one pass over memory (element-wise layers)
     kArithmetic,  // real arithmetic, little for the bytes it saves (a pointwise Conv2d over few
                   // channels)
   };
-  virtual Rebuild rebuild_cost() const { return Rebuild::kNo; }
+  virtual Rebuild rebuild_cost(Precision multiplies) const { return Rebuild::kNo; }
   // Writes the output exactly as the last forward did (bit for bit, on the same threads), from
   // the same inputs and saved, changing no state (no running statistics, no counters). Called
   // only when rebuild_cost() is not kNo.

@@ -11,7 +11,7 @@ class ReLU : public Layer {
   const char* type() const override { return "ReLU"; }
   Shape output_shape(const std::vector<Shape>& inputs) const override { return inputs[0]; }
   bool backward_reads_input(int slot) const override { return false; }  // masks with y > 0
-  Rebuild rebuild_cost() const override { return Rebuild::kOnePass; }
+  Rebuild rebuild_cost(Precision) const override { return Rebuild::kOnePass; }
   bool writes_columns() const override { return true; }
   void forward(const LayerCall& s) const override;
   void backward(const LayerCall& s) const override;

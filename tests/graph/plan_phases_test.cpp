@@ -33,7 +33,15 @@ std::shared_ptr<const Graph> residual_net() {
 
 // The lifetimes of the rebuild rule alone, before choose_rebuilt_values keeps any value.
 Lifetimes rule_lifetimes(const CallList& calls, PlanMode mode) {
-  return plan_lifetimes(calls, mode, rebuildable_values(calls, mode));
+  return plan_lifetimes(calls, mode, rebuildable_values(calls, mode, Precision::kFloat32));
+}
+
+// The value that layer `name` writes.
+int value_of(const CallList& calls, const std::string& name) {
+  for (int v = 1; v < calls.num_values(); ++v) {
+    if (calls.layers[v - 1]->name() == name) return v;
+  }
+  throw std::invalid_argument(name);
 }
 
 bool same(const Lifetime& live, int first, int last) {
@@ -124,17 +132,33 @@ TEST(PlanPhases, CheapConvolutionsAreRebuiltOnlyFromInputsAtHand) {
   g.linear("fc", g.global_avg_pool_flatten("avgpool", g.add(from_kept, from_rebuilt)), 5);
   const std::shared_ptr<const Graph> graph = g.finish();
   const CallList calls = list_calls(*graph, &kLoss);
-  const std::vector<bool> rule = rebuildable_values(calls, PlanMode::kTrain);
-  auto rebuilt = [&](const std::string& name) {
-    for (int v = 1; v < calls.num_values(); ++v) {
-      if (calls.layers[v - 1]->name() == name) return static_cast<bool>(rule[v]);
-    }
-    throw std::invalid_argument(name);
-  };
-  EXPECT_FALSE(rebuilt("kept"));
-  EXPECT_TRUE(rebuilt("from_one_pass"));
-  EXPECT_TRUE(rebuilt("from_kept"));
-  EXPECT_FALSE(rebuilt("from_rebuilt"));
+  const std::vector<bool> rule = rebuildable_values(calls, PlanMode::kTrain, Precision::kFloat32);
+  EXPECT_FALSE(rule[value_of(calls, "kept")]);
+  EXPECT_TRUE(rule[value_of(calls, "from_one_pass")]);
+  EXPECT_TRUE(rule[value_of(calls, "from_kept")]);
+  EXPECT_FALSE(rule[value_of(calls, "from_rebuilt")]);
+}
+
+// A float32 plan rebuilds pointwise convolutions over up to 64 input channels; a bfloat16 plan,
+// which multiplies twice as fast, those over up to 128 (ResNet-50's layer2 expansions).
+TEST(PlanPhases, BFloat16PlansRebuildPointwiseConvolutionsOverTwiceTheChannels) {
+  GraphBuilder g(kResidualNetChannels);
+  Value sum;
+  for (int channels : {64, 128, 129}) {
+    const Value kept = g.conv2d("kept" + std::to_string(channels), g.input(), channels, 3, 1, 1);
+    const Value pointwise = g.conv2d("over" + std::to_string(channels), kept, 8, 1, 1, 0);
+    sum = channels == 64 ? pointwise : g.add(sum, pointwise);
+  }
+  g.linear("fc", g.global_avg_pool_flatten("avgpool", sum), 5);
+  const std::shared_ptr<const Graph> graph = g.finish();
+  const CallList calls = list_calls(*graph, &kLoss);
+  const std::vector<bool> f32 = rebuildable_values(calls, PlanMode::kTrain, Precision::kFloat32);
+  const std::vector<bool> bf16 = rebuildable_values(calls, PlanMode::kTrain, Precision::kBFloat16);
+  EXPECT_TRUE(f32[value_of(calls, "over64")]);
+  EXPECT_FALSE(f32[value_of(calls, "over128")]);
+  EXPECT_TRUE(bf16[value_of(calls, "over64")]);
+  EXPECT_TRUE(bf16[value_of(calls, "over128")]);
+  EXPECT_FALSE(bf16[value_of(calls, "over129")]);
 }
 
 TEST(PlanPhases, AValueWithTwoReadersSumsTheirGradientsIntoTheFirstReaders) {
@@ -250,8 +274,9 @@ TEST(PlanPhases, HeldValuesLiveInTheirHoldersBuffers) {
   const CallList calls = list_calls(*graph, &kLoss);
   const std::vector<Shape> shapes = infer_shapes(*graph, calls, Shape{2, 8, 8, 3});
   const std::vector<ElementType> types = element_types(calls, Precision::kFloat32);
-  const Lifetimes t = plan_lifetimes(calls, PlanMode::kTrain,
-                                     choose_rebuilt_values(calls, shapes, types, PlanMode::kTrain));
+  const Lifetimes t = plan_lifetimes(
+      calls, PlanMode::kTrain,
+      choose_rebuilt_values(calls, shapes, types, PlanMode::kTrain, Precision::kFloat32));
   const ArenaLayout layout = place_buffers(calls, shapes, types, t, /*kernel_threads=*/1);
   for (int v : {3, 5, 6, 8, 10, 11}) {
     EXPECT_TRUE(t.values[v].empty()) << "value " << v;
@@ -283,8 +308,9 @@ TEST(PlanPhases, KeepingSomeRebuildableValuesLowersResNet50sPeak) {
   const std::vector<Shape> shapes = infer_shapes(*graph, calls, Shape{8, 112, 112, 3});
   for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
     const std::vector<ElementType> types = element_types(calls, precision);
-    const std::vector<bool> rule = rebuildable_values(calls, PlanMode::kTrain);
-    const std::vector<bool> chosen = choose_rebuilt_values(calls, shapes, types, PlanMode::kTrain);
+    const std::vector<bool> rule = rebuildable_values(calls, PlanMode::kTrain, precision);
+    const std::vector<bool> chosen =
+        choose_rebuilt_values(calls, shapes, types, PlanMode::kTrain, precision);
     int kept = 0;
     for (int v = 0; v < calls.num_values(); ++v) {
       EXPECT_TRUE(rule[v] || !chosen[v]) << "value " << v << " is not rebuildable";
@@ -298,9 +324,9 @@ TEST(PlanPhases, KeepingSomeRebuildableValuesLowersResNet50sPeak) {
     EXPECT_LT(peak(chosen), peak(rule));
   }
   const CallList eval = list_calls(*graph, nullptr);
-  for (bool rebuilt :
-       choose_rebuilt_values(eval, infer_shapes(*graph, eval, Shape{2, 64, 64, 3}),
-                             element_types(eval, Precision::kFloat32), PlanMode::kEval)) {
+  for (bool rebuilt : choose_rebuilt_values(eval, infer_shapes(*graph, eval, Shape{2, 64, 64, 3}),
+                                            element_types(eval, Precision::kFloat32),
+                                            PlanMode::kEval, Precision::kFloat32)) {
     EXPECT_FALSE(rebuilt);
   }
 }

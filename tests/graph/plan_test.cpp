@@ -203,6 +203,8 @@ class KeepsOutput : public Layer {
   }
   bool backward_reads_input(int slot) const override { return inner_.backward_reads_input(slot); }
   bool backward_reads_output() const override { return inner_.backward_reads_output(); }
+  bool writes_bfloat16() const override { return inner_.writes_bfloat16(); }
+  bool reads_bfloat16(int slot) const override { return inner_.reads_bfloat16(slot); }
   bool writes_columns() const override { return in_place_ && inner_.writes_columns(); }
   bool is_concatenation() const override { return in_place_ && inner_.is_concatenation(); }
   void forward(const LayerCall& s) const override { inner_.forward(s); }
@@ -272,18 +274,22 @@ TEST(Plan, BackwardReportsEachCallOnceItsGradientsAreFinal) {
 
 // Outputs that BatchNorm, ReLU, Add, ShortcutPad and a pointwise Conv2d (the bottleneck's
 // conv3) rebuild for the backward give the backward the same bits as outputs kept
-// from the forward.
+// from the forward, in both precisions.
 TEST(Plan, RebuiltOutputsGiveTheSameGradientsAsKeptOnes) {
   const std::shared_ptr<const Graph> rebuilt = testing::tiny_resnet(kClasses);
-  int rebuilding_layers = 0;
-  for (const Node& node : rebuilt->nodes()) {
-    rebuilding_layers += node.layer->rebuild_cost() != Layer::Rebuild::kNo;
+  for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
+    SCOPED_TRACE(name(precision));
+    int rebuilding_layers = 0;
+    for (const Node& node : rebuilt->nodes()) {
+      rebuilding_layers += node.layer->rebuild_cost(precision) != Layer::Rebuild::kNo;
+    }
+    EXPECT_GE(rebuilding_layers, 10);
+    const std::vector<float> a = loss_and_grads(rebuilt, precision);
+    const std::vector<float> b =
+        loss_and_grads(keeping_outputs(*rebuilt, /*in_place=*/false), precision);
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float)));
   }
-  EXPECT_GE(rebuilding_layers, 10);
-  const std::vector<float> a = loss_and_grads(rebuilt);
-  const std::vector<float> b = loss_and_grads(keeping_outputs(*rebuilt, /*in_place=*/false));
-  ASSERT_EQ(a.size(), b.size());
-  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float)));
 }
 
 // The eval logits, then the loss and every gradient of a training step.
@@ -307,9 +313,9 @@ std::vector<float> logits_loss_and_grads(std::shared_ptr<const Graph> graph) {
 TEST(Plan, ConcatenationsInPlaceGiveTheSameResultsAsCopies) {
   const std::shared_ptr<const Graph> graph = testing::tiny_inception(kClasses);
   const CallList calls = list_calls(*graph, &kLoss);
-  const std::vector<bool> rebuilt =
-      choose_rebuilt_values(calls, infer_shapes(*graph, calls, Shape{3, 8, 8, 3}),
-                            element_types(calls, Precision::kFloat32), PlanMode::kTrain);
+  const std::vector<bool> rebuilt = choose_rebuilt_values(
+      calls, infer_shapes(*graph, calls, Shape{3, 8, 8, 3}),
+      element_types(calls, Precision::kFloat32), PlanMode::kTrain, Precision::kFloat32);
   EXPECT_TRUE(rebuilt[3] && rebuilt[5]) << "the plan rebuilds a.bn and b.relu, held in place";
   const std::vector<float> copies = logits_loss_and_grads(keeping_outputs(*graph, false));
   for (const auto& in_place : {graph, keeping_outputs(*graph, /*in_place=*/true)}) {
@@ -348,7 +354,8 @@ TEST(Plan, BFloat16PlansMultiplyInBFloat16) {
 // much), and rebuilding only element-wise outputs 52 MB. The difference of two batches leaves out
 // what does not grow with the batch (the kernel threads' scratch, twice as large with AVX-512's
 // wider tiles). In bfloat16 what convolutions and BatchNorm write for each other, and its
-// gradients, take half: measured 18.9 MB per image.
+// gradients, take half, and plans rebuild layer2's pointwise expansions too: measured 17.0 MB per
+// image (18.9 keeping those).
 TEST(Plan, Resnet50TrainingNeedsUnder38MegabytesPerImage) {
   for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
     SCOPED_TRACE(name(precision));
@@ -357,7 +364,7 @@ TEST(Plan, Resnet50TrainingNeedsUnder38MegabytesPerImage) {
         replica.plan_for(Shape{2, 224, 224, 3}, PlanMode::kTrain, &kLoss).arena_bytes();
     const size_t four =
         replica.plan_for(Shape{4, 224, 224, 3}, PlanMode::kTrain, &kLoss).arena_bytes();
-    const size_t mb = precision == Precision::kFloat32 ? 38 : 20;
+    const size_t mb = precision == Precision::kFloat32 ? 38 : 18;
     EXPECT_LT((four - two) / 2, mb * 1000 * 1000);
   }
 }

@@ -178,7 +178,8 @@ void check_layer_gradients(const Layer& layer, const std::vector<Shape>& input_s
                            const GradCheckOptions& o) {
   LayerHarness h(layer, input_shapes, o);
   h.objective(layer);
-  if (layer.rebuild_cost() != Layer::Rebuild::kNo) {
+  if (layer.rebuild_cost(Precision::kBFloat16) !=
+      Layer::Rebuild::kNo) {  // bfloat16's rule is wider
     // As a training plan does: rebuild the output over a wiped buffer, bit for bit and changing
     // no state, and run the backward on the rebuilt one.
     const std::vector<float> output = h.output, saved = h.saved;
