@@ -75,7 +75,7 @@ void BatchRing::finish(const Claim& claim, std::exception_ptr error) {
   if (--writing_ == 0) idle_.notify_all();
 }
 
-int BatchRing::next(float* images, int32_t* labels) {
+int BatchRing::next(Elements images, int32_t* labels) {
   std::unique_lock<std::mutex> lock(mutex_);
   const int64_t batch = taken_;
   const int slot = static_cast<int>(batch % num_slots_);
@@ -88,7 +88,7 @@ int BatchRing::next(float* images, int32_t* labels) {
   lock.unlock();
   // No worker writes this slot until taken_ moves past it, so the copy needs no lock.
   const int n = batch_size_of(batch);
-  std::memcpy(images, images_[slot].data(), sizeof(float) * n * image_floats_);
+  write_floats(images_[slot].data(), n * image_floats_, images);
   std::memcpy(labels, labels_[slot].data(), sizeof(int32_t) * n);
   lock.lock();
   ++taken_;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lib/tensor/aligned_buffer.h"
+#include "lib/tensor/elements.h"
 
 namespace xtrain {
 
@@ -41,9 +42,10 @@ class BatchRing {
   // Worker: the claimed sample is written, or failed with `error` (rethrown by next()).
   void finish(const Claim& claim, std::exception_ptr error = nullptr);
 
-  // Consumer: waits for the next batch of the epoch and copies it into images/labels; returns
-  // its size, or 0 once the epoch is over or the ring is closed.
-  int next(float* images, int32_t* labels);
+  // Consumer: waits for the next batch of the epoch and copies it into images (rounding it where
+  // they are bfloat16) and labels; returns its size, or 0 once the epoch is over or the ring is
+  // closed.
+  int next(Elements images, int32_t* labels);
 
   // Any thread: wakes every waiting thread; claim() and next() return false/0 from now on.
   void close();

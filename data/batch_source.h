@@ -8,6 +8,8 @@
 #include <functional>
 #include <memory>
 
+#include "lib/tensor/elements.h"
+
 namespace xtrain {
 
 class BatchSource {
@@ -20,9 +22,10 @@ class BatchSource {
   // the epoch, so every run sees the same order.
   virtual void start_epoch(int epoch) = 0;
   // Writes the next batch of the epoch: images [n, H, W, C] as normalized floats into `images`
-  // (room for a full batch) and labels [n] into `labels`. Returns n, which is below the batch
-  // size only for a last partial batch; 0 when the epoch is over.
-  virtual int next(float* images, int32_t* labels) = 0;
+  // (room for a full batch; rounded as write_floats does where they are bfloat16, as a
+  // bfloat16 plan stores its input) and labels [n] into `labels`. Returns n, which is below the
+  // batch size only for a last partial batch; 0 when the epoch is over.
+  virtual int next(Elements images, int32_t* labels) = 0;
   // Ends the source early (another core failed, or the run was interrupted): a next() that is
   // waiting, or any later one, returns 0 at once. Safe to call from any thread.
   virtual void close() {}

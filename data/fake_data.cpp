@@ -9,10 +9,11 @@ FakeData::FakeData(int64_t batches_per_epoch, int batch_size, int image_size)
       batch_size_(batch_size),
       image_floats_(int64_t{image_size} * image_size * 3) {}
 
-int FakeData::next(float* images, int32_t* labels) {
+int FakeData::next(Elements images, int32_t* labels) {
   if (closed_ || next_batch_ >= batches_per_epoch_) return 0;
   ++next_batch_;
-  std::fill_n(images, batch_size_ * image_floats_, 0.0f);
+  // Zero has the same bits in both types.
+  std::fill_n(images.f32(), floats_for(batch_size_ * image_floats_, images.type), 0.0f);
   std::fill_n(labels, batch_size_, 0);
   return batch_size_;
 }

@@ -16,7 +16,7 @@ class FakeData : public BatchSource {
 
   int64_t batches_per_epoch() const override { return batches_per_epoch_; }
   void start_epoch(int epoch) override { next_batch_ = 0; }
-  int next(float* images, int32_t* labels) override;
+  int next(Elements images, int32_t* labels) override;
   void close() override { closed_ = true; }
 
   // The XLA script's sizes: ImageNet's 1,200,000 training and 50,000 test images, split over

@@ -46,7 +46,7 @@ void Loader::start_epoch(int epoch) {
   ring_.start(samples_per_epoch());
 }
 
-int Loader::next(float* images, int32_t* labels) { return ring_.next(images, labels); }
+int Loader::next(Elements images, int32_t* labels) { return ring_.next(images, labels); }
 
 void Loader::work() {
   BatchRing::Claim claim;

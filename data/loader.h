@@ -44,7 +44,7 @@ class Loader : public BatchSource {
 
   int64_t batches_per_epoch() const override;
   void start_epoch(int epoch) override;
-  int next(float* images, int32_t* labels) override;
+  int next(Elements images, int32_t* labels) override;
   void close() override { ring_.close(); }
   int64_t skipped_images() const override { return skipped_; }
 

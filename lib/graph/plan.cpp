@@ -4,7 +4,6 @@
 
 #include "lib/base/check.h"
 #include "lib/kernels/add.h"
-#include "lib/kernels/bfloat16_pairs.h"
 
 namespace xtrain {
 
@@ -168,16 +167,18 @@ void Plan::bind_backward(const Lifetimes& lifetimes, const ArenaLayout& layout) 
   }
 }
 
-void Plan::set_images(int64_t first, int64_t count, const float* images) {
+void Plan::set_images(int64_t first, int64_t count, ConstElements images) {
   const TensorView in = input();
   const int64_t image = in.numel() / in.shape[0];
   XTRAIN_CHECK(first >= 0 && count >= 0 && first + count <= in.shape[0],
                "set_images: images [{}, {}) of a batch of {}", first, first + count, in.shape[0]);
   const Elements to = in.elements().at(first * image);
-  if (to.type == ElementType::kFloat32) {
-    std::copy_n(images, count * image, to.f32());
+  if (images.type == ElementType::kFloat32) {
+    write_floats(images.f32(), count * image, to);
   } else {
-    kernels::convert_to_bfloat16(images, count * image, reinterpret_cast<uint16_t*>(to.bf16()));
+    XTRAIN_CHECK(to.type == ElementType::kBFloat16,
+                 "set_images: bfloat16 images for a float32 input");
+    std::copy_n(images.bf16(), count * image, to.bf16());
   }
 }
 

@@ -60,8 +60,9 @@ class Plan {
   // layers read it so (their products round it anyway).
   TensorView input() { return value_view(Graph::kImage); }
   // Writes `count` images of [H, W, C] floats into the input from image `first` on, rounded to
-  // bfloat16 where the input is stored so.
-  void set_images(int64_t first, int64_t count, const float* images);
+  // bfloat16 where the input is stored so; or images already in bfloat16, for a bfloat16 input
+  // (image_type in plan_phases.h).
+  void set_images(int64_t first, int64_t count, ConstElements images);
   int32_t* labels();                                         // [N], plans with a loss
   TensorView logits() { return value_view(calls_.logits); }  // [N, K] after forward
   float loss() const;  // the last forward's mean loss over the batch, plans with a loss

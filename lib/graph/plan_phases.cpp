@@ -86,6 +86,10 @@ std::vector<ElementType> element_types(const CallList& calls, Precision precisio
   return types;
 }
 
+ElementType image_type(const Graph& graph, Precision precision) {
+  return element_types(list_calls(graph, nullptr), precision)[Graph::kImage];
+}
+
 // Always when rebuilding is one pass over memory, where keeping costs the bytes of a whole
 // activation until the backward; when it is arithmetic, only from inputs at hand: kept, or rebuilt
 // in one pass from kept values (a bottleneck's conv3 reading bn2's output), so that rebuilding

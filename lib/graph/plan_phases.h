@@ -58,6 +58,10 @@ std::vector<Shape> infer_shapes(const Graph& graph, const CallList& calls, const
 // and writes float32, so a held value and its holder are float32.)
 std::vector<ElementType> element_types(const CallList& calls, Precision precision);
 
+// The image's type in every plan of `graph` in `precision` (its readers are the same in all):
+// what a batch is best written in before any plan exists.
+ElementType image_type(const Graph& graph, Precision precision);
+
 // An inclusive range of ticks; empty when last < first.
 struct Lifetime {
   int first = 0, last = -1;

@@ -4,6 +4,7 @@
 // from a plain float pointer, so float32 callers pass float* as before.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -51,6 +52,16 @@ struct Elements {
   void* data;
   ElementType type;
 };
+
+// dst[i] = src[i] for i < n, rounded (to_bfloat16) where dst is bfloat16. The loop vectorizes.
+inline void write_floats(const float* src, int64_t n, Elements dst) {
+  if (dst.type == ElementType::kFloat32) {
+    std::copy_n(src, n, dst.f32());
+    return;
+  }
+  BFloat16* out = dst.bf16();
+  for (int64_t i = 0; i < n; ++i) out[i] = to_bfloat16(src[i]);
+}
 
 // An element of either storage as a float (exactly).
 inline float value(const float* p) { return *p; }

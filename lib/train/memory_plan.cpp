@@ -69,9 +69,11 @@ CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
   need.plans = std::max(need.plans, plan(test_batch, /*training=*/false) +
                                         plan(partial(o.partial_test_batch, test_batch), false));
   need.replica = Replica::state_bytes(*graph_);
-  const size_t image_bytes =
-      size_t{sizeof(float)} * o.image_size * o.image_size * graph_->input_channels();
-  need.batches = std::max(batch_size, test_batch) * image_bytes;
+  const int64_t image_elements = int64_t{o.image_size} * o.image_size * graph_->input_channels();
+  const size_t image_bytes = sizeof(float) * image_elements;  // a loader ring's
+  // The trainer's batch buffer holds the plans' image type.
+  need.batches = sizeof(float) * floats_for(std::max(batch_size, test_batch) * image_elements,
+                                            image_type(*graph_, o.precision));
   if (o.loads_images) {
     need.batches += size_t(o.ring_slots) * (batch_size + test_batch) * image_bytes;
     need.decoding = 2 * size_t(o.num_workers) * kDecodeBytesPerWorker;  // training and test

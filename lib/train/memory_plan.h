@@ -7,7 +7,8 @@
 //   at its partial batch (a replica keeps its plans for the whole run), of which only the
 //   larger phase's count: training and testing give the other's arena pages back;
 // - its replica: parameters, gradients, momentum, buffers;
-// - its batches: the input buffer the trainer copies batches through, and each loader's ring;
+// - its batches: the input buffer the trainer copies batches through (in the plans' image type),
+//   and each loader's ring (float32);
 // - the loader workers' decode buffers.
 // The process adds a fixed overhead. fit_cores() then picks the cores to run.
 // Not here: how much memory there is (memory_budget.h), the lines printed (log_lines.h).

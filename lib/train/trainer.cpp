@@ -30,6 +30,11 @@ std::string metrics_report(const Metrics& metrics, Precision precision) {
          metrics.report();
 }
 
+// The most images a batch of this run holds, training or testing.
+int64_t largest_batch(const TrainerOptions& o) {
+  return std::max(o.batch_size, o.test_set_batch_size);
+}
+
 }  // namespace
 
 Trainer::Core::Core(int rank, int ordinal, int threads, std::shared_ptr<const Graph> graph,
@@ -46,9 +51,10 @@ Trainer::Core::Core(int rank, int ordinal, int threads, std::shared_ptr<const Gr
       // Like the XLA script, the schedule counts the data's full epoch even with --num_steps.
       lr_scheduler(
           make_lr_scheduler(with_steps_per_epoch(o.lr_schedule, train->batches_per_epoch()))),
-      images(Shape{std::max(o.batch_size, o.test_set_batch_size), o.image_size, o.image_size,
-                   kImageChannels}),
-      labels(images.shape()[0]) {
+      image_type(xtrain::image_type(replica.graph(), o.precision)),
+      image_storage(
+          floats_for(largest_batch(o) * o.image_size * o.image_size * kImageChannels, image_type)),
+      labels(largest_batch(o)) {
   replica.store().initialize(o.seed);  // the same seed everywhere: identical replicas
 }
 
@@ -304,7 +310,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
   // epoch sees exactly the batches an uninterrupted run would.
   const int64_t first_step = epoch == first_epoch_ ? first_step_ : 0;
   for (int64_t step = 0; step < first_step; ++step) {
-    XTRAIN_CHECK(source.next(core.images.data(), core.labels.data()) > 0 || stop_.requested(),
+    XTRAIN_CHECK(source.next(core.images(), core.labels.data()) > 0 || stop_.requested(),
                  "the training data ended after {} of {} batches", step, steps);
   }
 
@@ -314,7 +320,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
   const auto epoch_start = Metrics::Clock::now();
   for (int64_t step = first_step; step < steps; ++step) {
     auto start = Metrics::Clock::now();
-    const int n = source.next(core.images.data(), core.labels.data());
+    const int n = source.next(core.images(), core.labels.data());
     const double waited = seconds_since(start);
     metrics_.record(Metric::kDataWaitTime, waited);
     epoch_wait.add(waited);
@@ -376,7 +382,7 @@ Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
     metrics_.record(Metric::kCompileTime, core.replica.compile_seconds() - seconds_before);
     metrics_.add(Counter::kCompiledPlans);
   }
-  plan.set_images(0, n, core.images.data());
+  plan.set_images(0, n, core.images());
   if (mode == PlanMode::kTrain) std::copy_n(core.labels.data(), n, plan.labels());
   return plan;
 }

@@ -21,6 +21,7 @@ struct Trainer::Core {
 
   // The ordinal-0 core of the job speaks for it: the lines printed once, the logdir.
   bool speaks_for_job() const { return ordinal == 0; }
+  Elements images() { return {image_storage.data(), image_type}; }
 
   const int rank;     // in this process's Mesh
   const int ordinal;  // in the job: its device xla:ordinal, its data shard, its dropout masks
@@ -30,7 +31,9 @@ struct Trainer::Core {
   SGD sgd;
   std::unique_ptr<BatchSource> train, test;
   std::unique_ptr<LRScheduler> lr_scheduler;
-  Tensor images;
+  // The batch buffer, in its plans' image type (bfloat16 takes half), and its labels.
+  const ElementType image_type;
+  AlignedBuffer image_storage;
   std::vector<int32_t> labels;
   int64_t global_step = 0;     // optimizer steps taken, over the whole run
   double best_top1 = 0.0;      // the best test top-1 so far, for checkpoints

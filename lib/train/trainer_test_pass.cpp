@@ -56,7 +56,7 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
   // top-1 correct, top-5 correct, samples, samples with non-finite outputs
   double counts[4] = {0.0, 0.0, 0.0, 0.0};
   for (int64_t step = 0;; ++step) {
-    const int n = step < steps ? source.next(core.images.data(), core.labels.data()) : 0;
+    const int n = step < steps ? source.next(core.images(), core.labels.data()) : 0;
     // Every batch the cores vote: a stop ends the pass within one batch on every core, and a
     // core whose shard is done keeps meeting the others until every shard is.
     double votes[2] = {stop_.requested() ? 1.0 : 0.0, n > 0 ? 1.0 : 0.0};

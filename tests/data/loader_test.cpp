@@ -122,6 +122,25 @@ TEST(Loader, BatchesFollowTheSamplerWithAPartialLastBatch) {
   EXPECT_EQ(loader->skipped_images(), 0);
 }
 
+// A bfloat16 batch is the float batch rounded (as a bfloat16 plan stores its input).
+TEST(Loader, WritesABFloat16BatchRounded) {
+  auto data = std::make_shared<ScriptedDataset>(9);
+  auto loader = make_loader(data, sampler(9), loader_options(4, 2));
+  const std::vector<Batch> floats = read_epoch(*loader, 1, 4);
+  loader->start_epoch(1);
+  for (const Batch& expected : floats) {
+    std::vector<BFloat16> images(4 * 2);
+    std::vector<int32_t> labels(4);
+    const int n = loader->next(images.data(), labels.data());
+    ASSERT_EQ(n, static_cast<int>(expected.labels.size()));
+    labels.resize(n);
+    EXPECT_EQ(labels, expected.labels);
+    for (int i = 0; i < n * 2; ++i) {
+      EXPECT_EQ(images[i].bits, to_bfloat16(expected.images[i]).bits) << "element " << i;
+    }
+  }
+}
+
 TEST(Loader, DropLastDropsThePartialBatch) {
   SamplerOptions s = sampler(10);
   s.drop_last = true;

@@ -47,7 +47,7 @@ class SliceSource : public BatchSource {
     epoch_ = epoch;
     next_ = 0;
   }
-  int next(float* images, int32_t* labels) override {
+  int next(Elements images, int32_t* labels) override {
     if (next_ >= batches_) return 0;
     if (next_ == fail_at_batch_) throw std::runtime_error("injected data failure");
     for (int i = 0; i < batch_size_; ++i) {
@@ -56,7 +56,7 @@ class SliceSource : public BatchSource {
           ((epoch_ * batches_ + next_) * num_replicas_ + rank_) * batch_size_ + i;
       const std::vector<float> x =
           testing::random_floats(kImageFloats, static_cast<uint32_t>(sample));
-      std::copy(x.begin(), x.end(), images + i * kImageFloats);
+      write_floats(x.data(), kImageFloats, images.at(i * kImageFloats));
       labels[i] = static_cast<int32_t>(sample * 7 % kClasses);
     }
     ++next_;
@@ -87,7 +87,7 @@ class StopAtBatch : public BatchSource {
     batch_ = 0;
     source_->start_epoch(epoch);
   }
-  int next(float* images, int32_t* labels) override {
+  int next(Elements images, int32_t* labels) override {
     if (batch_++ == at_batch_) *stop_ = true;
     const int n = source_->next(images, labels);
     if (*stop_ && n > 0) ++*given_after_stop_;
@@ -170,6 +170,22 @@ TEST(Trainer, DataParallelEqualsOneLargeBatch) {
                    slices(kBatch, 1));
   parallel.run();
   testing::expect_close(params_of(parallel, 0), params_of(large, 0), 1e-4f, 1e-6f, "params");
+}
+
+// A bfloat16 trainer's sources write its batches in bfloat16 (half the buffer): the same steps
+// as float32's but for the rounding of the products' operands.
+TEST(Trainer, BFloat16TrainingTakesFloat32sStepsRounded) {
+  constexpr int kBatch = 4, kSteps = 3;
+  auto train = [&](Precision precision) {
+    TrainerOptions o = small_options(2, kBatch);
+    o.precision = precision;
+    Trainer trainer(model_without_batchnorm(), o, slices(kBatch, kSteps), slices(kBatch, 1));
+    trainer.run();
+    return params_of(trainer, 0);
+  };
+  const std::vector<float> f32 = train(Precision::kFloat32), bf16 = train(Precision::kBFloat16);
+  EXPECT_NE(f32, bf16);
+  testing::expect_close(bf16, f32, 1e-2f, 1e-3f, "params");
 }
 
 TEST(Trainer, RerunsAreBitwiseIdentical) {
@@ -382,7 +398,7 @@ class PoisonFcBiasAtEpoch : public BatchSource {
     }
     source_->start_epoch(epoch);
   }
-  int next(float* images, int32_t* labels) override { return source_->next(images, labels); }
+  int next(Elements images, int32_t* labels) override { return source_->next(images, labels); }
 
  private:
   std::unique_ptr<BatchSource> source_;
@@ -479,7 +495,7 @@ class NeverReady : public BatchSource {
  public:
   int64_t batches_per_epoch() const override { return 5; }
   void start_epoch(int) override {}
-  int next(float*, int32_t*) override {
+  int next(Elements, int32_t*) override {
     std::unique_lock<std::mutex> lock(mutex_);
     if (!closed_changed_.wait_for(lock, std::chrono::seconds(20), [this] { return closed_; })) {
       throw std::runtime_error("next() was never woken by close()");
