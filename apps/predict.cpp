@@ -21,6 +21,7 @@
 #include "apps/run_reporting_errors.h"
 #include "data/image_folder.h"
 #include "data/image_folder_dataset.h"
+#include "data/transforms.h"
 #include "lib/base/escape_bytes.h"
 #include "lib/graph/replica.h"
 #include "lib/io/checkpoint.h"
@@ -105,18 +106,19 @@ Json prediction(const std::string& path, const float* logits, int classes, int k
   return line;
 }
 
-// Reads images [first, first + n) of `images` into batch slots 0..n-1 in parallel and returns
-// the slots that hold an image; each unreadable one is a warning, counted in *problems.
+// Reads images [first, first + n) of `images` into batch slots 0..n-1 (8-bit pixels) in
+// parallel and returns the slots that hold an image; each unreadable one is a warning, counted in
+// *problems.
 std::vector<int> read_batch(const Dataset& images, int64_t first, int n, const Exec& exec,
-                            float* batch, int* problems) {
-  const int64_t floats = images.image_floats();
+                            uint8_t* batch, int* problems) {
+  const int64_t bytes = images.image_bytes();
   std::vector<std::string> unreadable(n);  // per slot: why, or empty
   parallel_for(exec, n, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       try {
         Rng unused{0};  // the val transform draws nothing
         int32_t label;
-        images.get(first + i, unused, batch + i * floats, &label);
+        images.get(first + i, unused, batch + i * bytes, &label);
       } catch (const UnreadableImage& e) {
         unreadable[i] = e.what();
       }
@@ -167,9 +169,9 @@ int predict(const PredictFlags& flags) {
   const ImageFolderDataset images(ImageFolder{"", {}, paths, std::vector<int32_t>(paths.size())},
                                   make_transform(flags.augment, /*train=*/false, size), size,
                                   flags.image_limits);
-  const int64_t floats = images.image_floats();
+  const int64_t bytes = images.image_bytes();
   const int k = std::min(flags.top_k, num_classes);
-  std::vector<float> batch(flags.batch_size * floats);
+  std::vector<uint8_t> batch(flags.batch_size * bytes);
   for (size_t first = 0; first < paths.size(); first += flags.batch_size) {
     const int n = static_cast<int>(std::min<size_t>(flags.batch_size, paths.size() - first));
     const std::vector<int> readable = read_batch(images, first, n, exec, batch.data(), &problems);
@@ -177,7 +179,10 @@ int predict(const PredictFlags& flags) {
 
     const int m = static_cast<int>(readable.size());
     Plan& plan = replica.plan_for(Shape{m, size, size, kChannels}, PlanMode::kEval);
-    for (int r = 0; r < m; ++r) plan.set_images(r, 1, batch.data() + readable[r] * floats);
+    const Elements input = plan.input().elements();
+    for (int r = 0; r < m; ++r) {
+      normalize_pixels(batch.data() + readable[r] * bytes, bytes, input.at(r * bytes));
+    }
     plan.forward(exec);
     const float* logits = plan.logits().data;
     for (int r = 0; r < m; ++r) {

@@ -7,17 +7,16 @@
 
 namespace xtrain {
 
-BatchRing::BatchRing(int num_slots, int batch_size, int64_t image_floats)
+BatchRing::BatchRing(int num_slots, int batch_size, int64_t image_bytes)
     : num_slots_(num_slots),
       batch_size_(batch_size),
-      image_floats_(image_floats),
+      image_bytes_(image_bytes),
       labels_(num_slots, std::vector<int32_t>(batch_size)),
       slot_batch_(num_slots, -1),
       slot_missing_(num_slots, 0) {
-  XTRAIN_CHECK(num_slots >= 1 && batch_size >= 1 && image_floats >= 1,
-               "BatchRing: {} slots of {} images of {} floats", num_slots, batch_size,
-               image_floats);
-  for (int s = 0; s < num_slots; ++s) images_.emplace_back(size_t(batch_size) * image_floats);
+  XTRAIN_CHECK(num_slots >= 1 && batch_size >= 1 && image_bytes >= 1,
+               "BatchRing: {} slots of {} images of {} bytes", num_slots, batch_size, image_bytes);
+  for (int s = 0; s < num_slots; ++s) images_.emplace_back(size_t(batch_size) * image_bytes);
 }
 
 int BatchRing::batch_size_of(int64_t batch) const {
@@ -62,7 +61,7 @@ bool BatchRing::claim(Claim* claim) {
   }
   ++writing_;
   claim->position = position;
-  claim->image = images_[slot].data() + row * image_floats_;
+  claim->image = images_[slot].data() + row * image_bytes_;
   claim->label = &labels_[slot][row];
   return true;
 }
@@ -75,7 +74,8 @@ void BatchRing::finish(const Claim& claim, std::exception_ptr error) {
   if (--writing_ == 0) idle_.notify_all();
 }
 
-int BatchRing::next(Elements images, int32_t* labels) {
+int BatchRing::next(const std::function<void(const uint8_t* images, int n)>& take,
+                    int32_t* labels) {
   std::unique_lock<std::mutex> lock(mutex_);
   const int64_t batch = taken_;
   const int slot = static_cast<int>(batch % num_slots_);
@@ -86,9 +86,9 @@ int BatchRing::next(Elements images, int32_t* labels) {
   if (error_) std::rethrow_exception(error_);
   if (closed_ || batch * batch_size_ >= num_samples_) return 0;
   lock.unlock();
-  // No worker writes this slot until taken_ moves past it, so the copy needs no lock.
+  // No worker writes this slot until taken_ moves past it, so reading it needs no lock.
   const int n = batch_size_of(batch);
-  write_floats(images_[slot].data(), n * image_floats_, images);
+  take(images_[slot].data(), n);
   std::memcpy(labels, labels_[slot].data(), sizeof(int32_t) * n);
   lock.lock();
   ++taken_;

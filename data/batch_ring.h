@@ -10,22 +10,20 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <vector>
-
-#include "lib/tensor/aligned_buffer.h"
-#include "lib/tensor/elements.h"
 
 namespace xtrain {
 
 class BatchRing {
  public:
-  BatchRing(int num_slots, int batch_size, int64_t image_floats);
+  BatchRing(int num_slots, int batch_size, int64_t image_bytes);
 
   // A sample for a worker to write: its position in the epoch and where its image and label go.
   struct Claim {
     int64_t position = 0;
-    float* image = nullptr;
+    uint8_t* image = nullptr;
     int32_t* label = nullptr;
   };
 
@@ -42,10 +40,10 @@ class BatchRing {
   // Worker: the claimed sample is written, or failed with `error` (rethrown by next()).
   void finish(const Claim& claim, std::exception_ptr error = nullptr);
 
-  // Consumer: waits for the next batch of the epoch and copies it into images (rounding it where
-  // they are bfloat16) and labels; returns its size, or 0 once the epoch is over or the ring is
-  // closed.
-  int next(Elements images, int32_t* labels);
+  // Consumer: waits for the next batch of the epoch, hands its n images (n * image_bytes bytes) to
+  // `take`, which no worker writes meanwhile, copies its labels into `labels` and returns n; 0
+  // once the epoch is over or the ring is closed.
+  int next(const std::function<void(const uint8_t* images, int n)>& take, int32_t* labels);
 
   // Any thread: wakes every waiting thread; claim() and next() return false/0 from now on.
   void close();
@@ -56,8 +54,8 @@ class BatchRing {
 
   const int num_slots_;
   const int batch_size_;
-  const int64_t image_floats_;
-  std::vector<AlignedBuffer> images_;         // [num_slots] of [batch_size, image_floats]
+  const int64_t image_bytes_;
+  std::vector<std::vector<uint8_t>> images_;  // [num_slots] of [batch_size, image_bytes]
   std::vector<std::vector<int32_t>> labels_;  // [num_slots] of [batch_size]
 
   std::mutex mutex_;

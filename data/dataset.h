@@ -22,12 +22,13 @@ class Dataset {
   virtual ~Dataset() = default;
 
   virtual int64_t size() const = 0;
-  // Floats of one transformed image ([H, W, C]).
-  virtual int64_t image_floats() const = 0;
+  // Bytes of one transformed image ([H, W, 3] 8-bit RGB, before ToTensor + Normalize:
+  // normalize_pixels in transforms.h).
+  virtual int64_t image_bytes() const = 0;
   // Writes sample `index` transformed into `image` and its label into *label, drawing any random
   // augmentation from `rng`. Throws UnreadableImage when its file cannot be used. Safe to call
   // from several threads at once.
-  virtual void get(int64_t index, Rng& rng, float* image, int32_t* label) const = 0;
+  virtual void get(int64_t index, Rng& rng, uint8_t* image, int32_t* label) const = 0;
 };
 
 }  // namespace xtrain

@@ -27,7 +27,7 @@ class FakeData : public BatchSource {
  private:
   int64_t batches_per_epoch_;
   int batch_size_;
-  int64_t image_floats_;
+  int64_t image_elements_;
   int64_t next_batch_ = 0;
   std::atomic<bool> closed_{false};
 };

@@ -18,13 +18,13 @@ ImageFolderDataset::ImageFolderDataset(ImageFolder folder, Transform transform, 
                                        const ImageLimits& limits)
     : folder_(std::move(folder)),
       transform_(std::move(transform)),
-      image_floats_(int64_t{image_size} * image_size * kChannels),
+      image_bytes_(int64_t{image_size} * image_size * kChannels),
       limits_(limits) {
   // Decoding runs on the loader's worker threads; OpenCV must not start a thread pool of its own.
   cv::setNumThreads(0);
 }
 
-void ImageFolderDataset::get(int64_t index, Rng& rng, float* image, int32_t* label) const {
+void ImageFolderDataset::get(int64_t index, Rng& rng, uint8_t* image, int32_t* label) const {
   const std::string& path = folder_.paths[index];
   std::vector<uint8_t> bytes;
   std::string problem;

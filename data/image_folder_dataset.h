@@ -15,18 +15,18 @@ namespace xtrain {
 
 class ImageFolderDataset : public Dataset {
  public:
-  // `transform` writes image_size x image_size x 3 floats.
+  // `transform` writes image_size x image_size x 3 bytes.
   ImageFolderDataset(ImageFolder folder, Transform transform, int image_size,
                      const ImageLimits& limits);
 
   int64_t size() const override { return static_cast<int64_t>(folder_.paths.size()); }
-  int64_t image_floats() const override { return image_floats_; }
-  void get(int64_t index, Rng& rng, float* image, int32_t* label) const override;
+  int64_t image_bytes() const override { return image_bytes_; }
+  void get(int64_t index, Rng& rng, uint8_t* image, int32_t* label) const override;
 
  private:
   ImageFolder folder_;
   Transform transform_;
-  int64_t image_floats_;
+  int64_t image_bytes_;
   ImageLimits limits_;
 };
 

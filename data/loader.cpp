@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "data/transforms.h"
 #include "lib/base/check.h"
 #include "lib/base/escape_bytes.h"
 
@@ -24,7 +25,7 @@ Loader::Loader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<Unreadabl
       sampler_options_(sampler),
       sampler_(sampler),
       options_(options),
-      ring_(loader_ring_slots(options), options.batch_size, dataset_->image_floats()),
+      ring_(loader_ring_slots(options), options.batch_size, dataset_->image_bytes()),
       workers_(options.num_workers, [this](int) { work(); }) {}
 
 Loader::~Loader() { ring_.close(); }  // every worker returns, then workers_ joins them
@@ -46,7 +47,12 @@ void Loader::start_epoch(int epoch) {
   ring_.start(samples_per_epoch());
 }
 
-int Loader::next(Elements images, int32_t* labels) { return ring_.next(images, labels); }
+int Loader::next(Elements images, int32_t* labels) {
+  const int64_t image_bytes = dataset_->image_bytes();
+  return ring_.next(
+      [&](const uint8_t* pixels, int n) { normalize_pixels(pixels, n * image_bytes, images); },
+      labels);
+}
 
 void Loader::work() {
   BatchRing::Claim claim;
@@ -77,7 +83,7 @@ void Loader::load(const BatchRing::Claim& claim) {
   XTRAIN_CHECK(false, "no readable image among the {} samples of this core's epoch", n);
 }
 
-bool Loader::try_load(int64_t index, Rng& rng, float* image, int32_t* label) {
+bool Loader::try_load(int64_t index, Rng& rng, uint8_t* image, int32_t* label) {
   if (unreadable_->contains(index)) return false;
   try {
     dataset_->get(index, rng, image, label);

@@ -1,7 +1,8 @@
 // Loader: one core's BatchSource over a Dataset, as PyTorch's DataLoader with a
 // DistributedSampler feeding torch_xla's ParallelLoader. --num_workers threads read, decode and
-// transform samples straight into a ring of preallocated batches, at most
-// min(--loader_prefetch_size, num_workers * --prefetch_factor) batches ahead of the core.
+// transform samples straight into a ring of preallocated batches of 8-bit pixels, at most
+// min(--loader_prefetch_size, num_workers * --prefetch_factor) batches ahead of the core; next()
+// normalizes a batch as it copies it out (a quarter of the bytes held as normalized floats).
 // Deterministic: the sample at epoch position p gets the random generator (seed, epoch, global
 // position), so the batches are the same whatever the number of workers or their timing.
 // An unreadable sample is skipped and counted: its slot takes the next readable sample of the
@@ -52,7 +53,7 @@ class Loader : public BatchSource {
   int64_t samples_per_epoch() const;
   void work();
   void load(const BatchRing::Claim& claim);
-  bool try_load(int64_t index, Rng& rng, float* image, int32_t* label);
+  bool try_load(int64_t index, Rng& rng, uint8_t* image, int32_t* label);
 
   std::shared_ptr<const Dataset> dataset_;
   std::shared_ptr<UnreadableImages> unreadable_;

@@ -14,33 +14,45 @@ constexpr float kImageNetMean[kChannels] = {0.485f, 0.456f, 0.406f};
 constexpr float kImageNetStd[kChannels] = {0.229f, 0.224f, 0.225f};
 constexpr int kCifarPadding = 4;
 
-// normalized[c][v] = (v / 255 - mean[c]) / std[c], computed in float as torchvision does.
-using NormalizeTable = std::array<std::array<float, 256>, kChannels>;
+// A pixel value after ToTensor + Normalize by its channel's mean and std, in float as torchvision
+// computes it.
+inline float normalized(uint8_t v, float mean, float std) {
+  return (static_cast<float>(v) / 255.0f - mean) / std;
+}
 
-NormalizeTable make_normalize_table() {
-  NormalizeTable table;
-  for (int c = 0; c < kChannels; ++c) {
-    for (int v = 0; v < 256; ++v) {
-      table[c][v] = (static_cast<float>(v) / 255.0f - kImageNetMean[c]) / kImageNetStd[c];
-    }
+inline void put(float* out, int64_t i, float v) { out[i] = v; }
+inline void put(BFloat16* out, int64_t i, float v) { out[i] = to_bfloat16(v); }
+
+// ImageNet's mean and std repeated over kGroup bytes (16 pixels), so that a group's loop walks
+// contiguous lanes and vectorizes.
+constexpr int kGroup = 16 * kChannels;
+struct ChannelPattern {
+  std::array<float, kGroup> mean, std;
+};
+
+ChannelPattern make_channel_pattern() {
+  ChannelPattern p;
+  for (int j = 0; j < kGroup; ++j) {
+    p.mean[j] = kImageNetMean[j % kChannels];
+    p.std[j] = kImageNetStd[j % kChannels];
   }
-  return table;
+  return p;
 }
 
 cv::Rect to_rect(const Box& box) { return cv::Rect(box.left, box.top, box.width, box.height); }
 
 bool flip_coin(Rng& rng) { return rng.uniform() < 0.5; }  // RandomHorizontalFlip(p=0.5)
 
-void imagenet_train(const cv::Mat& rgb, int size, Rng& rng, float* out) {
+void imagenet_train(const cv::Mat& rgb, int size, Rng& rng, uint8_t* out) {
   const Box box = random_resized_crop_box(rgb.rows, rgb.cols, rng);
   const cv::Mat crop = resize_bilinear(rgb(to_rect(box)), size, size, {0, 0, size, size});
-  normalize_image(crop, flip_coin(rng), out);
+  copy_pixels(crop, flip_coin(rng), out);
 }
 
-void imagenet_test(const cv::Mat& rgb, int size, float* out) {
+void imagenet_test(const cv::Mat& rgb, int size, uint8_t* out) {
   const Size2d resized = resized_shorter_side(rgb.rows, rgb.cols, test_resize_side(size));
   const Box crop = center_crop_box(resized.height, resized.width, size, size);
-  normalize_image(resize_bilinear(rgb, resized.height, resized.width, crop), false, out);
+  copy_pixels(resize_bilinear(rgb, resized.height, resized.width, crop), false, out);
 }
 
 // The image as size x size: itself when it is, else resized (shorter side) and center-cropped.
@@ -51,26 +63,41 @@ cv::Mat square(const cv::Mat& rgb, int size) {
                          center_crop_box(resized.height, resized.width, size, size));
 }
 
-void cifar_train(const cv::Mat& rgb, int size, Rng& rng, float* out) {
+void cifar_train(const cv::Mat& rgb, int size, Rng& rng, uint8_t* out) {
   cv::Mat padded;
   cv::copyMakeBorder(square(rgb, size), padded, kCifarPadding, kCifarPadding, kCifarPadding,
                      kCifarPadding, cv::BORDER_CONSTANT, cv::Scalar::all(0));
   const Box box = random_crop_box(padded.rows, padded.cols, size, rng);
-  normalize_image(padded(to_rect(box)), flip_coin(rng), out);
+  copy_pixels(padded(to_rect(box)), flip_coin(rng), out);
 }
 
 }  // namespace
 
-void normalize_image(const cv::Mat& rgb, bool flip, float* out) {
-  static const NormalizeTable table = make_normalize_table();
+void copy_pixels(const cv::Mat& rgb, bool flip, uint8_t* out) {
   for (int y = 0; y < rgb.rows; ++y) {
     const uint8_t* row = rgb.ptr<uint8_t>(y);
     for (int x = 0; x < rgb.cols; ++x) {
       const uint8_t* pixel = row + (flip ? rgb.cols - 1 - x : x) * kChannels;
-      for (int c = 0; c < kChannels; ++c) out[c] = table[c][pixel[c]];
+      for (int c = 0; c < kChannels; ++c) out[c] = pixel[c];
       out += kChannels;
     }
   }
+}
+
+void normalize_pixels(const uint8_t* pixels, int64_t n, Elements out) {
+  XTRAIN_CHECK(n % kChannels == 0, "normalize_pixels: {} bytes are not RGB pixels", n);
+  static const ChannelPattern pattern = make_channel_pattern();
+  with_typed(out, [&](auto* o) {
+    int64_t i = 0;
+    for (; i + kGroup <= n; i += kGroup) {
+      for (int j = 0; j < kGroup; ++j) {
+        put(o, i + j, normalized(pixels[i + j], pattern.mean[j], pattern.std[j]));
+      }
+    }
+    for (int j = 0; i + j < n; ++j) {
+      put(o, i + j, normalized(pixels[i + j], pattern.mean[j], pattern.std[j]));
+    }
+  });
 }
 
 Transform make_transform(const std::string& augment, bool train, int size) {
@@ -79,16 +106,16 @@ Transform make_transform(const std::string& augment, bool train, int size) {
   XTRAIN_CHECK(size > 0, "--image_size must be > 0, got {}", size);
   if (augment == "imagenet" && train) {
     return
-        [size](const cv::Mat& rgb, Rng& rng, float* out) { imagenet_train(rgb, size, rng, out); };
+        [size](const cv::Mat& rgb, Rng& rng, uint8_t* out) { imagenet_train(rgb, size, rng, out); };
   }
   if (augment == "imagenet") {
-    return [size](const cv::Mat& rgb, Rng&, float* out) { imagenet_test(rgb, size, out); };
+    return [size](const cv::Mat& rgb, Rng&, uint8_t* out) { imagenet_test(rgb, size, out); };
   }
   if (train) {
-    return [size](const cv::Mat& rgb, Rng& rng, float* out) { cifar_train(rgb, size, rng, out); };
+    return [size](const cv::Mat& rgb, Rng& rng, uint8_t* out) { cifar_train(rgb, size, rng, out); };
   }
-  return [size](const cv::Mat& rgb, Rng&, float* out) {
-    normalize_image(square(rgb, size), false, out);
+  return [size](const cv::Mat& rgb, Rng&, uint8_t* out) {
+    copy_pixels(square(rgb, size), false, out);
   };
 }
 

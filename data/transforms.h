@@ -4,6 +4,9 @@
 //   imagenet, test:  Resize(round(size / 0.875)), CenterCrop(size), Normalize
 //   cifar, train:    RandomCrop(size, padding=4) (zeros), RandomHorizontalFlip(0.5), Normalize
 //   cifar, test:     Normalize
+// in two steps: a Transform gives the 8-bit pixels that ToTensor would read, and
+// normalize_pixels does ToTensor + Normalize. A loader holds the pixels (a quarter of the floats'
+// bytes) until its consumer takes the batch.
 // The cifar recipe is for images already size x size (32px-class data such as CIFAR or
 // Fashion-MNIST); other images are first resized (shorter side) and center-cropped to that.
 // Not here: decoding (decode_image.h), the box geometry (crop_boxes.h), resampling.
@@ -14,18 +17,23 @@
 #include <string>
 
 #include "data/rng.h"
+#include "lib/tensor/elements.h"
 
 namespace xtrain {
 
-// Writes `rgb` (8-bit RGB) transformed into `out` ([size, size, 3] floats), drawing any random
-// choice from `rng` in torchvision's order.
-using Transform = std::function<void(const cv::Mat& rgb, Rng& rng, float* out)>;
+// Writes `rgb` (8-bit RGB) transformed into `out` ([size, size, 3] 8-bit RGB, before ToTensor),
+// drawing any random choice from `rng` in torchvision's order.
+using Transform = std::function<void(const cv::Mat& rgb, Rng& rng, uint8_t* out)>;
 
 // `augment` is "imagenet" or "cifar"; `train` picks the training or the test transform.
 Transform make_transform(const std::string& augment, bool train, int size);
 
-// ToTensor + Normalize of an 8-bit RGB image into out ([rows, cols, 3]), mirrored left-right
-// when `flip`.
-void normalize_image(const cv::Mat& rgb, bool flip, float* out);
+// The pixels of an 8-bit RGB image into out ([rows, cols, 3]), mirrored left-right when `flip`.
+void copy_pixels(const cv::Mat& rgb, bool flip, uint8_t* out);
+
+// ToTensor + Normalize of n bytes of RGB pixels ([..., 3]): out[i] = (pixels[i] / 255 - mean[c])
+// / std[c] for channel c = i % 3, computed in float as torchvision does, and rounded where out is
+// bfloat16.
+void normalize_pixels(const uint8_t* pixels, int64_t n, Elements out);
 
 }  // namespace xtrain

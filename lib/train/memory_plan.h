@@ -8,7 +8,7 @@
 //   larger phase's count: training and testing give the other's arena pages back;
 // - its replica: parameters, gradients, momentum, buffers;
 // - its batches: the input buffer the trainer copies batches through (in the plans' image type),
-//   and each loader's ring (float32);
+//   and each loader's ring (8-bit pixels);
 // - the loader workers' decode buffers.
 // The process adds a fixed overhead. fit_cores() then picks the cores to run.
 // Not here: how much memory there is (memory_budget.h), the lines printed (log_lines.h).

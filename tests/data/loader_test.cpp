@@ -18,16 +18,17 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Sample i is the image [i, a draw of its generator] with label i. Indices in `unreadable`
-// throw; a sample in `held` waits until release() (a slow disk).
+// Sample i is one pixel (i mod 256, a draw of its generator, 7) with label i. Indices in
+// `unreadable` throw; a sample in `held` waits until release() (a slow disk).
+constexpr int kPixelBytes = 3;
 class ScriptedDataset : public Dataset {
  public:
   explicit ScriptedDataset(int64_t n, std::set<int64_t> unreadable = {}, int64_t held = -1)
       : n_(n), unreadable_(std::move(unreadable)), held_(held) {}
 
   int64_t size() const override { return n_; }
-  int64_t image_floats() const override { return 2; }
-  void get(int64_t index, Rng& rng, float* image, int32_t* label) const override {
+  int64_t image_bytes() const override { return kPixelBytes; }
+  void get(int64_t index, Rng& rng, uint8_t* image, int32_t* label) const override {
     if (unreadable_.count(index)) {
       throw UnreadableImage(fmt::format("sample{}.png: not a decodable image", index), "test");
     }
@@ -35,8 +36,9 @@ class ScriptedDataset : public Dataset {
       std::unique_lock<std::mutex> lock(mutex_);
       released_cv_.wait(lock, [this] { return released_; });
     }
-    image[0] = static_cast<float>(index);
-    image[1] = static_cast<float>(rng.uniform());
+    image[0] = static_cast<uint8_t>(index);
+    image[1] = static_cast<uint8_t>(rng.uniform() * 256);
+    image[2] = 7;
     *label = static_cast<int32_t>(index);
     ++done_;
   }
@@ -94,10 +96,10 @@ std::vector<Batch> read_epoch(Loader& loader, int epoch, int batch_size) {
   loader.start_epoch(epoch);
   std::vector<Batch> batches;
   for (;;) {
-    Batch b{std::vector<float>(batch_size * 2), std::vector<int32_t>(batch_size)};
+    Batch b{std::vector<float>(batch_size * kPixelBytes), std::vector<int32_t>(batch_size)};
     const int n = loader.next(b.images.data(), b.labels.data());
     if (n == 0) break;
-    b.images.resize(n * 2);
+    b.images.resize(n * kPixelBytes);
     b.labels.resize(n);
     batches.push_back(std::move(b));
   }
@@ -129,13 +131,13 @@ TEST(Loader, WritesABFloat16BatchRounded) {
   const std::vector<Batch> floats = read_epoch(*loader, 1, 4);
   loader->start_epoch(1);
   for (const Batch& expected : floats) {
-    std::vector<BFloat16> images(4 * 2);
+    std::vector<BFloat16> images(4 * kPixelBytes);
     std::vector<int32_t> labels(4);
     const int n = loader->next(images.data(), labels.data());
     ASSERT_EQ(n, static_cast<int>(expected.labels.size()));
     labels.resize(n);
     EXPECT_EQ(labels, expected.labels);
-    for (int i = 0; i < n * 2; ++i) {
+    for (int i = 0; i < n * kPixelBytes; ++i) {
       EXPECT_EQ(images[i].bits, to_bfloat16(expected.images[i]).bits) << "element " << i;
     }
   }
@@ -188,7 +190,7 @@ TEST(Loader, StrictMakesTheFirstUnreadableSampleAnError) {
   auto data = std::make_shared<ScriptedDataset>(8, std::set<int64_t>{5});
   auto loader = make_loader(data, sampler(8, /*train=*/false), loader_options(4, 2, true));
   loader->start_epoch(1);
-  std::vector<float> images(8);
+  std::vector<float> images(4 * kPixelBytes);
   std::vector<int32_t> labels(4);
   try {
     loader->next(images.data(), labels.data());
@@ -203,7 +205,7 @@ TEST(Loader, AllUnreadableIsAnErrorNotAHang) {
   auto data = std::make_shared<ScriptedDataset>(3, std::set<int64_t>{0, 1, 2});
   auto loader = make_loader(data, sampler(3, false), loader_options(2, 2));
   loader->start_epoch(1);
-  std::vector<float> images(4);
+  std::vector<float> images(2 * kPixelBytes);
   std::vector<int32_t> labels(2);
   EXPECT_THROW(loader->next(images.data(), labels.data()), Error);
 }
@@ -229,7 +231,7 @@ TEST(Loader, CloseWakesAWaitingNext) {
   auto data = std::make_shared<ScriptedDataset>(8, std::set<int64_t>{}, /*held=*/0);
   auto loader = make_loader(data, sampler(8, /*train=*/false), loader_options(4, 2));
   loader->start_epoch(1);
-  std::vector<float> images(8);
+  std::vector<float> images(4 * kPixelBytes);
   std::vector<int32_t> labels(4);
   auto waiting =
       std::async(std::launch::async, [&] { return loader->next(images.data(), labels.data()); });
@@ -254,7 +256,7 @@ TEST(Loader, AClosedLoaderStartsAnEpochWithoutWaitingForAStuckWorker) {
   loader->close();
   auto starting = std::async(std::launch::async, [&] {
     loader->start_epoch(2);
-    std::vector<float> images(8);
+    std::vector<float> images(4 * kPixelBytes);
     std::vector<int32_t> labels(4);
     return loader->next(images.data(), labels.data());
   });
@@ -268,7 +270,7 @@ TEST(Loader, ANewEpochMayStartBeforeTheLastOneIsRead) {
   auto data = std::make_shared<ScriptedDataset>(20);
   auto loader = make_loader(data, sampler(20), loader_options(4, 3));
   loader->start_epoch(1);
-  std::vector<float> images(8);
+  std::vector<float> images(4 * kPixelBytes);
   std::vector<int32_t> labels(4);
   ASSERT_EQ(loader->next(images.data(), labels.data()), 4);  // as --num_steps stops early
   const std::vector<Batch> second = read_epoch(*loader, 2, 4);

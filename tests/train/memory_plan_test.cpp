@@ -115,11 +115,13 @@ TEST(MemoryPlan, CountsPartialBatchPlansLoaderRingsAndDecoding) {
   options.ring_slots = 3;
   options.num_workers = 2;
   const CoreMemory folders = MemoryPlan(graph, options).core(1, 32);
-  const size_t image_bytes = 32 * 32 * 3 * sizeof(float);
-  EXPECT_EQ(folders.batches, fake.batches + 3 * (32 + 64) * image_bytes);  // train and test rings
-  EXPECT_EQ(fake.batches, 64 * image_bytes);  // the trainer's buffer: the larger batch
-  options.precision = Precision::kBFloat16;   // which it holds in bfloat16, the rings in float32
-  EXPECT_EQ(MemoryPlan(graph, options).core(1, 32).batches, folders.batches - 64 * image_bytes / 2);
+  const size_t pixels = 32 * 32 * 3;
+  // The trainer's buffer (the larger batch, in floats), and the train and test rings' 8-bit pixels.
+  EXPECT_EQ(fake.batches, 64 * pixels * sizeof(float));
+  EXPECT_EQ(folders.batches, fake.batches + 3 * (32 + 64) * pixels);
+  options.precision = Precision::kBFloat16;  // the trainer's buffer in bfloat16
+  EXPECT_EQ(MemoryPlan(graph, options).core(1, 32).batches,
+            folders.batches - 64 * pixels * sizeof(float) / 2);
   EXPECT_GT(folders.decoding, 0u);
   EXPECT_EQ(fake.decoding, 0u);
   options.trains = false;  // --evaluate compiles no training plan
