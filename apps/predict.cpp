@@ -179,7 +179,7 @@ int predict(const PredictFlags& flags) {
 
     const int m = static_cast<int>(readable.size());
     Plan& plan = replica.plan_for(Shape{m, size, size, kChannels}, PlanMode::kEval);
-    const Elements input = plan.input().elements();
+    const Elements input = plan.input().elements();  // an element per byte of pixels
     for (int r = 0; r < m; ++r) {
       normalize_pixels(batch.data() + readable[r] * bytes, bytes, input.at(r * bytes));
     }
