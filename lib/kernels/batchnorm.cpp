@@ -168,6 +168,7 @@ namespace {
 template <typename X>
 void sum_and_squares(const BatchNormShape& s, const X* x, const Scratch& scratch, double* sum,
                      double* sum_sq, const Exec& ex) {
+  const bool prefetch = batchnorm_prefetch_pays();
   sum_over_rows(
       s,
       [&](int64_t r0, int64_t r1, double* __restrict a, double* __restrict b) {
@@ -178,7 +179,7 @@ void sum_and_squares(const BatchNormShape& s, const X* x, const Scratch& scratch
           const X* x1 = x0 + channels;
           const X* x2 = x1 + channels;
           const X* x3 = x2 + channels;
-          prefetch_rows_ahead(x0, channels, 4, channels);
+          if (prefetch) prefetch_rows_ahead(x0, channels, 4, channels);
           for (int c = 0; c < channels; ++c) {
             const double v0 = value(x0, c), v1 = value(x1, c), v2 = value(x2, c), v3 = value(x3, c);
             a[c] += (v0 + v1) + (v2 + v3);
@@ -275,6 +276,7 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
   auto masked_dy_at = [&](int64_t r, int c) {
     return masked_dy(x + r * s.c, kReadsY ? y + r * y_row : nullptr, dy + r * dy_row, c);
   };
+  const bool prefetch = batchnorm_prefetch_pays();
   const Scratch scratch = carve(s, workspace);
   double* sum_dy = scratch.sums;
   double* sum_dy_xc = sum_dy + s.c;  // xc = x - mean
@@ -291,9 +293,11 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
           const Y *dy1 = dy0 + dy_row, *dy2 = dy1 + dy_row, *dy3 = dy2 + dy_row;
           const X* x0 = x + r * channels;
           const X *x1 = x0 + channels, *x2 = x1 + channels, *x3 = x2 + channels;
-          prefetch_rows_ahead(x0, channels, 4, channels);
-          if (kReadsY) prefetch_rows_ahead(y0, y_row, 4, channels);
-          prefetch_rows_ahead(dy0, dy_row, 4, channels);
+          if (prefetch) {
+            prefetch_rows_ahead(x0, channels, 4, channels);
+            if (kReadsY) prefetch_rows_ahead(y0, y_row, 4, channels);
+            prefetch_rows_ahead(dy0, dy_row, 4, channels);
+          }
           for (int c = 0; c < channels; ++c) {
             // Four rows' terms are summed in float (16 lanes a vector, twice double's), then
             // added in double: 2.4x faster at 256 channels, and the float sums of four terms
@@ -344,12 +348,16 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
         };
         for (int64_t b0 = r0; b0 < r1; b0 += block) {
           const int64_t b1 = std::min(r1, b0 + block);
-          prefetch_rows_ahead(x + b0 * channels, channels, b1 - b0, channels);
-          if constexpr (kGFirst) {
-            prefetch_rows_ahead(dresidual + b0 * channels, channels, b1 - b0, channels);
-          } else {
-            if (kReadsY) prefetch_rows_ahead(y + b0 * y_row, y_row, b1 - b0, channels);
-            prefetch_rows_ahead(dy + b0 * dy_row, dy_row, b1 - b0, channels);
+          if (prefetch) {
+            prefetch_rows_ahead(x + b0 * channels, channels, b1 - b0, channels);
+            if constexpr (kGFirst) {
+              prefetch_rows_ahead(dresidual + b0 * channels, channels, b1 - b0, channels);
+            } else {
+              if (kReadsY) prefetch_rows_ahead(y + b0 * y_row, y_row, b1 - b0, channels);
+              prefetch_rows_ahead(dy + b0 * dy_row, dy_row, b1 - b0, channels);
+            }
+          }
+          if constexpr (!kGFirst) {
             if (dresidual != nullptr) put_rows(dresidual, channels, b0, b1, channels, g_at);
           }
           if (dx == nullptr) continue;

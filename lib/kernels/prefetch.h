@@ -2,7 +2,8 @@
 // GEMM's packers, BatchNorm's passes, the bfloat16 backward-weight tap tiles over x and dy). On
 // issue 15's Zen 5 the hardware prefetchers leave such loops waiting on DRAM: the bfloat16
 // backward-weight GEMMs of ResNet-50's 56x56 stage packed x^T and dy at about 4 GB/s and ran
-// 1.7-2.3x faster once the packers asked for their rows ahead (bench_conv --bf16).
+// 1.7-2.3x faster once the packers asked for their rows ahead (bench_conv --bf16). BatchNorm
+// asks only where that pays (batchnorm_prefetch_pays).
 #pragma once
 
 #include <cstdint>
@@ -31,5 +32,14 @@ template <typename T>
 inline void prefetch_two_rows_ahead(const T* row, int64_t ld, int64_t count) {
   prefetch_rows_ahead(row, ld, 2, count);
 }
+
+// Whether BatchNorm's passes, which stream whole activations row after row, gain by asking for
+// their rows ahead on a CPU of this vendor and family (CPUID) with or without AVX-512. They do on
+// Zen 5 (family 0x1a: the bfloat16 backward of 100352 x 256 1.5x faster); on Zen 4 (0x19 with
+// AVX-512) the hardware keeps up and asking costs time (the ResNet-50 profile's BatchNorm
+// backward 10-14% longer). Elsewhere unmeasured: they ask.
+bool batchnorm_prefetch_pays(bool amd, int family, bool avx512);
+// The same for this machine's CPU, read once.
+bool batchnorm_prefetch_pays();
 
 }  // namespace xtrain::kernels
