@@ -21,6 +21,13 @@ int ArenaPlanner::add(size_t floats, int first, int last) {
   return static_cast<int>(buffers_.size()) - 1;
 }
 
+void ArenaPlanner::extend(int id, int first, int last) {
+  XTRAIN_CHECK(first <= last, "arena buffer lives from tick {} to tick {}", first, last);
+  ArenaBuffer& b = buffers_.at(id);
+  b.first = std::min(b.first, first);
+  b.last = std::max(b.last, last);
+}
+
 size_t ArenaPlanner::place() {
   std::vector<int> order(buffers_.size());
   std::iota(order.begin(), order.end(), 0);

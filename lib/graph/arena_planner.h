@@ -20,6 +20,8 @@ class ArenaPlanner {
  public:
   // Adds a buffer and returns its id (0, 1, 2, ...).
   int add(size_t floats, int first, int last);
+  // Widens buffer id's lifetime to cover [first, last] too: one buffer serving as two in turn.
+  void extend(int id, int first, int last);
   // Assigns every offset; returns the arena's size in floats.
   size_t place();
 

@@ -180,11 +180,14 @@ void plan_activations(const CallList& calls, bool training, Lifetimes& t) {
   }
 }
 
-// The gradient of value v that its readers' gradients are summed into: its first reader's.
+// The input slot of v's first reader whose gradient the others are summed into (v's total).
+int total_slot(const CallList& calls, const Lifetimes& t, int v) {
+  const std::vector<int>& read = calls.inputs[t.first_reader[v]];
+  return static_cast<int>(std::find(read.begin(), read.end(), v) - read.begin());
+}
+
 Lifetime& gradient_total(const CallList& calls, Lifetimes& t, int v) {
-  const int reader = t.first_reader[v];
-  const std::vector<int>& read = calls.inputs[reader];
-  return t.input_gradients[reader][std::find(read.begin(), read.end(), v) - read.begin()];
+  return t.input_gradients[t.first_reader[v]][total_slot(calls, t, v)];
 }
 
 // t.input_gradients and t.first_reader (see Lifetimes).
@@ -230,6 +233,28 @@ Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode, std::vector<bool>
 
 namespace {
 
+// Per call, the input slot whose gradient its backward writes over its output's
+// (Layer::backward_in_place), -1 for none: only where both are dense gradients of one element
+// type and size (neither value held by a concatenation).
+std::vector<int> in_place_slots(const CallList& calls, const std::vector<Shape>& shapes,
+                                const std::vector<ElementType>& types, const Lifetimes& lifetimes) {
+  std::vector<int> in_place(calls.num_calls(), -1);
+  for (int i = 0; i < calls.num_calls(); ++i) {
+    const int out = i + 1;
+    if (lifetimes.first_reader[out] < 0 || calls.held_by[out] >= 0) continue;
+    for (size_t slot = 0; slot < calls.inputs[i].size(); ++slot) {
+      const int v = calls.inputs[i][slot];
+      if (calls.layers[i]->backward_in_place(static_cast<int>(slot)) &&
+          !lifetimes.input_gradients[i][slot].empty() && calls.held_by[v] < 0 &&
+          types[v] == types[out] && shapes[v].numel() == shapes[out].numel()) {
+        in_place[i] = static_cast<int>(slot);
+        break;
+      }
+    }
+  }
+  return in_place;
+}
+
 // Every buffer of place_buffers added to the layout's planner, not yet placed.
 ArenaLayout request_buffers(const CallList& calls, const std::vector<Shape>& shapes,
                             const std::vector<ElementType>& types, const Lifetimes& lifetimes,
@@ -244,16 +269,32 @@ ArenaLayout request_buffers(const CallList& calls, const std::vector<Shape>& sha
     layout.values.push_back(add(floats, lifetimes.values[v]));
     layout.rebuilt_copies.push_back(add(floats, lifetimes.rebuilt_copies[v]));
   }
+  const std::vector<int> in_place = in_place_slots(calls, shapes, types, lifetimes);
   layout.input_gradients.resize(calls.num_calls());
-  layout.gradients.assign(calls.num_values(), -1);
   for (int i = 0; i < calls.num_calls(); ++i) {
     for (size_t slot = 0; slot < calls.inputs[i].size(); ++slot) {
       const int v = calls.inputs[i][slot];
-      const int id =
-          add(floats_for(shapes[v].numel(), types[v]), lifetimes.input_gradients[i][slot]);
-      layout.input_gradients[i].push_back(id);
-      if (layout.gradients[v] < 0) layout.gradients[v] = id;
+      const bool shared = in_place[i] == static_cast<int>(slot);  // its id comes below
+      layout.input_gradients[i].push_back(shared ? -1
+                                                 : add(floats_for(shapes[v].numel(), types[v]),
+                                                       lifetimes.input_gradients[i][slot]));
     }
+  }
+  // A gradient written in place over its call's output gradient takes that one's buffer, which
+  // lives on as long as it. Later calls first: the output gradient may be shared in turn.
+  layout.gradients.assign(calls.num_values(), -1);
+  auto total = [&](int v) {
+    return layout.input_gradients[lifetimes.first_reader[v]][total_slot(calls, lifetimes, v)];
+  };
+  for (int i = calls.num_calls() - 1; i >= 0; --i) {
+    if (in_place[i] < 0) continue;
+    const int id = total(i + 1);
+    const Lifetime& live = lifetimes.input_gradients[i][in_place[i]];
+    planner.extend(id, live.first, live.last);
+    layout.input_gradients[i][in_place[i]] = id;
+  }
+  for (int v = 0; v < calls.num_values(); ++v) {
+    if (lifetimes.first_reader[v] >= 0) layout.gradients[v] = total(v);
   }
   size_t workspace_floats = 0;
   for (int i = 0; i < calls.num_calls(); ++i) {

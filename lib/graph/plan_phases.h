@@ -120,7 +120,10 @@ struct ArenaLayout {
 };
 
 // `kernel_threads`: the most threads the plan's calls will run on. Values, their rebuilt copies
-// and their gradients take their element type's bytes.
+// and their gradients take their element type's bytes. A gradient that its call's backward writes
+// over the output's gradient (Layer::backward_in_place: BatchNorm's) shares that one's buffer, one
+// gradient fewer live at that backward (ResNet-50 at batch 32: arena 515.1 -> 508.9 MB in
+// bfloat16, 1090.9 -> 1084.8 MB in float32).
 ArenaLayout place_buffers(const CallList& calls, const std::vector<Shape>& shapes,
                           const std::vector<ElementType>& types, const Lifetimes& lifetimes,
                           int kernel_threads);

@@ -69,6 +69,8 @@ void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, ConstEleme
 //   dbeta += sum(g)    dgamma += sum(g * xhat)
 //   dx = gamma * inv_std * (g - mean(g) - xhat * mean(g * xhat))    dresidual = g
 // dx and dresidual are overwritten (either may be skipped: null); dgamma and dbeta accumulate.
+// dx may be dy itself (one buffer, one element type, dense rows): every element of dy is read
+// before dx's is written.
 // The mask comes from y (y > 0 ? dy : 0) when y is given, which a ReLU after an added residual
 // needs; without y (null) from x and saved's scale and shift (x * scale + shift > 0, the value
 // the forward's ReLU saw), so a BatchNorm + ReLU backward does not read its output.

@@ -114,6 +114,12 @@ class Layer {
   virtual bool writes_columns() const { return false; }
   virtual bool is_concatenation() const { return false; }
 
+  // Whether backward may write dinputs[slot] into doutput's bytes, where the two gradients have
+  // one element type and size: it reads no element of doutput after writing that element of
+  // dinputs[slot]. A training plan then gives them one buffer, a gradient fewer live at the
+  // layer's backward (place_buffers in plan_phases.h). BatchNorm2d does.
+  virtual bool backward_in_place(int slot) const { return false; }
+
   virtual void forward(const LayerCall& s) const = 0;
   // Writes every non-empty dinput (overwriting) and accumulates into grads.
   virtual void backward(const LayerCall& s) const = 0;

@@ -35,5 +35,17 @@ TEST(ArenaPlanner, BuffersLiveAtDifferentTimesShareMemory) {
   EXPECT_NE(planner.buffer(a).offset, planner.buffer(c).offset);
 }
 
+// A buffer extended over a second lifetime is live over both: nothing else live then shares it.
+TEST(ArenaPlanner, AnExtendedBufferCoversBothLifetimes) {
+  ArenaPlanner planner;
+  const int a = planner.add(64, 0, 1);
+  const int b = planner.add(64, 2, 3);
+  planner.extend(a, 3, 4);
+  EXPECT_EQ(planner.buffer(a).first, 0);
+  EXPECT_EQ(planner.buffer(a).last, 4);
+  EXPECT_EQ(planner.place(), 128u);
+  EXPECT_NE(planner.buffer(a).offset, planner.buffer(b).offset);
+}
+
 }  // namespace
 }  // namespace xtrain

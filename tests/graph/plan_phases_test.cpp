@@ -235,6 +235,35 @@ TEST(PlanPhases, BFloat16PlansStoreWhatConvolutionsAndBatchNormPassInBFloat16) {
   expect_live_buffers_disjoint(bf16);
 }
 
+// Values: 0 image, 1 conv, 2 bn, 3 relu, 4 avgpool, 5 fc, 6 the loss. BatchNorm writes its
+// input's gradient over its output's where the two have one element type; a ReLU (call 2) does
+// not offer to.
+TEST(PlanPhases, BatchNormWritesItsInputGradientOverItsOutputGradient) {
+  GraphBuilder g(3);
+  const Value normalized = g.batchnorm("bn", g.conv2d("conv", g.input(), 16, 3, 1, 1));
+  g.linear("fc", g.global_avg_pool_flatten("avgpool", g.relu(normalized)), 5);
+  const std::shared_ptr<const Graph> graph = g.finish();
+  const CallList calls = list_calls(*graph, &kLoss);
+
+  const ArenaLayout f32 = layout_of(*graph, Shape{2, 8, 8, 3}, PlanMode::kTrain, &kLoss);
+  const int shared = f32.gradients[2];
+  EXPECT_EQ(f32.input_gradients[1][0], shared);
+  // From the ReLU's backward (call 2, tick 9), which writes bn's output gradient, to the conv's
+  // (call 0, tick 11), which reads bn's input gradient.
+  EXPECT_EQ(f32.planner.buffer(shared).first, 9);
+  EXPECT_EQ(f32.planner.buffer(shared).last, 11);
+  EXPECT_NE(f32.input_gradients[2][0], f32.gradients[3]);
+  expect_live_buffers_disjoint(f32);
+
+  // In bfloat16 the conv output is bfloat16 and bn's output, which the ReLU reads, float32.
+  const std::vector<ElementType> types = element_types(calls, Precision::kBFloat16);
+  ASSERT_NE(types[1], types[2]);
+  const ArenaLayout bf16 =
+      layout_of(*graph, Shape{2, 8, 8, 3}, PlanMode::kTrain, &kLoss, Precision::kBFloat16);
+  EXPECT_NE(bf16.input_gradients[1][0], bf16.gradients[2]);
+  expect_live_buffers_disjoint(bf16);
+}
+
 TEST(PlanPhases, EveryBufferHasItsPlace) {
   const ArenaLayout layout =
       layout_of(*residual_net(), Shape{2, 6, 6, kResidualNetChannels}, PlanMode::kTrain, &kLoss);

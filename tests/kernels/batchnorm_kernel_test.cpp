@@ -1,12 +1,14 @@
 // BatchNorm2d kernels: a hand-computed example, the reference twin on odd and ResNet-50 shapes
 // (plain, with the fused ReLU, with the fused residual sum and ReLU), 1 vs 2 and 3 threads
 // bitwise, the forward rebuilt from what it saved bitwise, and the overwrite / accumulate
-// contract of the backward.
+// contract of the backward, also with dx written over dy.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "lib/kernels/batchnorm.h"
@@ -415,6 +417,65 @@ TEST(BatchNorm2dKernel, BFloat16StorageGivesTheBitsOfItsFloatValues) {
         *y = widened(rounded(*y));
       }
       expect_outputs_bitwise_equal(a, run_fast(s, d, ex, /*bf16_storage=*/true));
+    }
+  }
+}
+
+template <typename T>
+std::vector<T> stored(const std::vector<float>& v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return v;
+  } else {
+    return rounded(v);
+  }
+}
+std::vector<float> widened(const std::vector<float>& v) { return v; }
+
+// The backward writing dx over dy (one buffer: a plan gives them one when their types agree, see
+// BatchNorm2d::backward_in_place) gives the bits it gives into a buffer of its own: x, y, dy and
+// dx stored as T, the residual's gradient as R.
+template <typename T, typename R>
+void expect_dx_over_dy_bitwise(const BatchNormShape& s, const BatchNormData& d, const Exec& ex) {
+  const BatchNormOutputs forward = run_fast(s, d, ex);  // y, saved
+  const std::vector<T> x = stored<T>(d.x), y = stored<T>(forward.y), dy = stored<T>(d.dy);
+  const bool residual = !d.residual.empty();
+  struct Gradients {
+    std::vector<R> dresidual;
+    std::vector<float> dgamma, dbeta;
+  };
+  auto backward = [&](const T* dy_in, T* dx, Gradients& g) {
+    g = {std::vector<R>(dy.size()), random_floats(s.c, 91), random_floats(s.c, 92)};
+    kernels::batchnorm_backward(s, x.data(), residual ? ConstElements(y.data()) : nullptr, dy_in,
+                                d.gamma.data(), forward.saved.data(), dx,
+                                residual ? Elements(g.dresidual.data()) : nullptr, g.dgamma.data(),
+                                g.dbeta.data(), workspace_for(s).data(), ex);
+  };
+  std::vector<T> dx(dy.size());
+  Gradients own, shared;
+  backward(dy.data(), dx.data(), own);
+  std::vector<T> dy_then_dx = dy;
+  backward(dy_then_dx.data(), dy_then_dx.data(), shared);
+  expect_bitwise_equal(widened(dy_then_dx), widened(dx), "dx");
+  expect_bitwise_equal(widened(shared.dresidual), widened(own.dresidual), "dresidual");
+  expect_bitwise_equal(shared.dgamma, own.dgamma, "dgamma");
+  expect_bitwise_equal(shared.dbeta, own.dbeta, "dbeta");
+}
+
+// Every mask (none, from x, from y after a residual), float32 and bfloat16 storage, the residual's
+// gradient of either type (a bfloat16 one beside a float32 dy makes dx read dy again), 1 and 2
+// threads.
+TEST(BatchNorm2dKernel, DxWrittenOverDyGivesTheSameBits) {
+  testing::PoolExec two(2);
+  for (auto [relu, residual] : {std::pair{false, false}, {true, false}, {true, true}}) {
+    const BatchNormShape s{2 * 28 * 28 + 3, 48, kEps, relu};
+    const BatchNormData d(s, 33, 0.5f, 2.0f, residual);
+    for (Exec ex : {Exec{}, two.exec()}) {
+      SCOPED_TRACE(describe(s) + (relu ? " relu" : "") + (residual ? " residual" : "") + ", " +
+                   std::to_string(ex.num_threads()) + " threads");
+      expect_dx_over_dy_bitwise<float, float>(s, d, ex);
+      expect_dx_over_dy_bitwise<BFloat16, BFloat16>(s, d, ex);
+      expect_dx_over_dy_bitwise<float, BFloat16>(s, d, ex);
+      expect_dx_over_dy_bitwise<BFloat16, float>(s, d, ex);
     }
   }
 }
