@@ -110,6 +110,7 @@ void Plan::bind_calls(ParamStore& store, const Lifetimes& lifetimes, const Arena
                                                    : gradient_view(v, at(id)));
     }
     c.output = value_view(out);
+    if (training) c.adds_to_dinputs = layout.adds_to_gradients[i];
     c.doutput = training ? gradient_view(out, gradients[out]) : TensorView{};
     const bool is_loss = calls_.has_loss && i == num_calls - 1;
     if (is_loss) {

@@ -233,26 +233,60 @@ Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode, std::vector<bool>
 
 namespace {
 
-// Per call, the input slot whose gradient its backward writes over its output's
-// (Layer::backward_in_place), -1 for none: only where both are dense gradients of one element
-// type and size (neither value held by a concatenation).
-std::vector<int> in_place_slots(const CallList& calls, const std::vector<Shape>& shapes,
-                                const std::vector<ElementType>& types, const Lifetimes& lifetimes) {
-  std::vector<int> in_place(calls.num_calls(), -1);
-  for (int i = 0; i < calls.num_calls(); ++i) {
+// Where the gradient of one call's input slot has no buffer of its own: the gradient whose buffer
+// it shares (call -1: none), and whether its backward adds into what that holds.
+struct SharedGradient {
+  int call = -1, slot = -1;
+  bool adds = false;
+};
+
+// [call][slot]: the gradients that share another's buffer, always a later call's (so chains end):
+// - a value's total, when its first reader can add into another reader's gradient
+//   (Layer::backward_adds): then into that of the last reader, whose backward runs first;
+// - a gradient written in place over its call's output gradient (Layer::backward_in_place), of
+//   one element type and size: over the output's total.
+// Never the gradient of a value a concatenation holds, which is columns of the holder's.
+std::vector<std::vector<SharedGradient>> shared_gradients(const CallList& calls,
+                                                          const std::vector<Shape>& shapes,
+                                                          const std::vector<ElementType>& types,
+                                                          const Lifetimes& lifetimes) {
+  const int num_calls = calls.num_calls();
+  std::vector<std::vector<SharedGradient>> shared(num_calls);
+  for (int i = 0; i < num_calls; ++i) shared[i].resize(calls.inputs[i].size());
+  for (int v = 1; v < calls.num_values(); ++v) {
+    const int first = lifetimes.first_reader[v];
+    if (first < 0 || calls.held_by[v] >= 0) continue;
+    const std::vector<int>& read = calls.inputs[first];
+    std::vector<Shape> read_shapes;
+    std::vector<ElementType> read_types;
+    for (int u : read) {
+      read_shapes.push_back(shapes[u]);
+      read_types.push_back(types[u]);
+    }
+    const int slot = total_slot(calls, lifetimes, v);
+    if (!calls.layers[first]->backward_adds(slot, read_shapes, read_types)) continue;
+    for (int i = num_calls - 1; i > first && shared[first][slot].call < 0; --i) {
+      const std::vector<int>& inputs = calls.inputs[i];
+      const auto other = std::find(inputs.begin(), inputs.end(), v);
+      if (other != inputs.end()) {
+        shared[first][slot] = {i, static_cast<int>(other - inputs.begin()), /*adds=*/true};
+      }
+    }
+  }
+  for (int i = 0; i < num_calls; ++i) {
     const int out = i + 1;
     if (lifetimes.first_reader[out] < 0 || calls.held_by[out] >= 0) continue;
     for (size_t slot = 0; slot < calls.inputs[i].size(); ++slot) {
       const int v = calls.inputs[i][slot];
-      if (calls.layers[i]->backward_in_place(static_cast<int>(slot)) &&
+      if (calls.layers[i]->backward_in_place(static_cast<int>(slot)) && shared[i][slot].call < 0 &&
           !lifetimes.input_gradients[i][slot].empty() && calls.held_by[v] < 0 &&
           types[v] == types[out] && shapes[v].numel() == shapes[out].numel()) {
-        in_place[i] = static_cast<int>(slot);
+        shared[i][slot] = {lifetimes.first_reader[out], total_slot(calls, lifetimes, out)};
         break;
       }
     }
   }
-  return in_place;
+  return shared;
 }
 
 // Every buffer of place_buffers added to the layout's planner, not yet placed.
@@ -269,32 +303,38 @@ ArenaLayout request_buffers(const CallList& calls, const std::vector<Shape>& sha
     layout.values.push_back(add(floats, lifetimes.values[v]));
     layout.rebuilt_copies.push_back(add(floats, lifetimes.rebuilt_copies[v]));
   }
-  const std::vector<int> in_place = in_place_slots(calls, shapes, types, lifetimes);
+  // Each gradient's own buffer, in call order; then, later calls first, a shared one takes its
+  // root's, whose life grows to cover it.
+  const std::vector<std::vector<SharedGradient>> shared =
+      shared_gradients(calls, shapes, types, lifetimes);
   layout.input_gradients.resize(calls.num_calls());
+  layout.adds_to_gradients.resize(calls.num_calls());
   for (int i = 0; i < calls.num_calls(); ++i) {
     for (size_t slot = 0; slot < calls.inputs[i].size(); ++slot) {
       const int v = calls.inputs[i][slot];
-      const bool shared = in_place[i] == static_cast<int>(slot);  // its id comes below
-      layout.input_gradients[i].push_back(shared ? -1
-                                                 : add(floats_for(shapes[v].numel(), types[v]),
-                                                       lifetimes.input_gradients[i][slot]));
+      layout.input_gradients[i].push_back(
+          shared[i][slot].call >= 0
+              ? -1
+              : add(floats_for(shapes[v].numel(), types[v]), lifetimes.input_gradients[i][slot]));
+      layout.adds_to_gradients[i].push_back(shared[i][slot].adds);
     }
   }
-  // A gradient written in place over its call's output gradient takes that one's buffer, which
-  // lives on as long as it. Later calls first: the output gradient may be shared in turn.
-  layout.gradients.assign(calls.num_values(), -1);
-  auto total = [&](int v) {
-    return layout.input_gradients[lifetimes.first_reader[v]][total_slot(calls, lifetimes, v)];
-  };
   for (int i = calls.num_calls() - 1; i >= 0; --i) {
-    if (in_place[i] < 0) continue;
-    const int id = total(i + 1);
-    const Lifetime& live = lifetimes.input_gradients[i][in_place[i]];
-    planner.extend(id, live.first, live.last);
-    layout.input_gradients[i][in_place[i]] = id;
+    for (size_t slot = 0; slot < calls.inputs[i].size(); ++slot) {
+      const SharedGradient& with = shared[i][slot];
+      if (with.call < 0) continue;
+      const int id = layout.input_gradients[with.call][with.slot];
+      const Lifetime& live = lifetimes.input_gradients[i][slot];
+      planner.extend(id, live.first, live.last);
+      layout.input_gradients[i][slot] = id;
+    }
   }
+  layout.gradients.assign(calls.num_values(), -1);
   for (int v = 0; v < calls.num_values(); ++v) {
-    if (lifetimes.first_reader[v] >= 0) layout.gradients[v] = total(v);
+    if (lifetimes.first_reader[v] >= 0) {
+      layout.gradients[v] =
+          layout.input_gradients[lifetimes.first_reader[v]][total_slot(calls, lifetimes, v)];
+    }
   }
   size_t workspace_floats = 0;
   for (int i = 0; i < calls.num_calls(); ++i) {

@@ -114,16 +114,21 @@ struct ArenaLayout {
   std::vector<int> values, rebuilt_copies;        // per value
   std::vector<std::vector<int>> input_gradients;  // [call][slot]
   std::vector<int> gradients;  // per value, its first reader's input gradient (the total)
-  std::vector<int> saved;      // per call
-  int workspace;               // every call's scratch, the largest
-  int thread_scratch;          // Exec::scratch: kernels::thread_scratch_floats() per kernel thread
+  // [call][slot]: the backward adds that gradient into its buffer, which holds another reader's
+  // (Layer::backward_adds).
+  std::vector<std::vector<bool>> adds_to_gradients;
+  std::vector<int> saved;  // per call
+  int workspace;           // every call's scratch, the largest
+  int thread_scratch;      // Exec::scratch: kernels::thread_scratch_floats() per kernel thread
 };
 
 // `kernel_threads`: the most threads the plan's calls will run on. Values, their rebuilt copies
 // and their gradients take their element type's bytes. A gradient that its call's backward writes
 // over the output's gradient (Layer::backward_in_place: BatchNorm's) shares that one's buffer, one
 // gradient fewer live at that backward (ResNet-50 at batch 32: arena 515.1 -> 508.9 MB in
-// bfloat16, 1090.9 -> 1084.8 MB in float32).
+// bfloat16, 1090.9 -> 1084.8 MB in float32). So does a value's total gradient where its first
+// reader adds into another reader's (Layer::backward_adds: a residual block's pointwise conv1
+// adds into the shortcut's gradient), which leaves the plan no sum to run.
 ArenaLayout place_buffers(const CallList& calls, const std::vector<Shape>& shapes,
                           const std::vector<ElementType>& types, const Lifetimes& lifetimes,
                           int kernel_threads);

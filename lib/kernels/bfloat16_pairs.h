@@ -30,6 +30,12 @@ inline void store_rounded(void* dst, __m512 v) {
   _mm256_storeu_si256(static_cast<__m256i*>(dst), (__m256i)_mm512_cvtneps_pbh(v));
 }
 
+// The 16 bfloat16 at src, widened to floats (exactly).
+inline __m512 load_widened(const void* src) {
+  const __m512i bits = _mm512_cvtepu16_epi32(_mm256_loadu_si256(static_cast<const __m256i*>(src)));
+  return _mm512_castsi512_ps(_mm512_slli_epi32(bits, 16));
+}
+
 // The first n of 16 lanes (none for n <= 0, all for n >= 16).
 inline __mmask16 first_lanes(int64_t n) {
   return static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << std::max<int64_t>(n, 0)) - 1);

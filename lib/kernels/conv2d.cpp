@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lib/base/check.h"
 #include "lib/kernels/bfloat16_pairs.h"
 #include "lib/kernels/conv2d_bands.h"
 #include "lib/kernels/conv2d_direct.h"
@@ -249,8 +250,18 @@ void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, 
   }
 }
 
+// A bfloat16 dx only (which exists only in bfloat16 plans): there adding C as the GEMM stores its
+// tiles costs less than a pass summing two bfloat16 gradients after (ResNet-50's layer1 256 -> 64
+// at 56x56, b32, Zen 4: 7.9 + 2.9 -> 8.2 ms), while a float32 dx lost by it (17.9 + 5.5 -> 25.1
+// ms: the GEMM's loads of C stall its stores, where the pass streams).
+bool conv2d_backward_data_adds(const Conv2dShape& s, ElementType dx_type) {
+  return dx_type == ElementType::kBFloat16 && pointwise_dx_rounded_by_gemm(s, Precision::kBFloat16);
+}
+
 void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight, Elements dx,
-                          float* workspace, const Exec& ex, Precision precision) {
+                          float* workspace, const Exec& ex, Precision precision, bool add) {
+  XTRAIN_CHECK(!add || conv2d_backward_data_adds(s, dx.type),
+               "conv2d_backward_data: this layer's dx cannot be added into");
   if (direct_backward_data(s, precision)) {
     conv2d_direct_backward_data(s, dy, weight, dx, workspace, ex, precision);
     return;
@@ -258,8 +269,8 @@ void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* w
   const int64_t m = s.rows(), k = s.patch();
   if (s.is_pointwise() &&
       (dx.type == ElementType::kFloat32 || pointwise_dx_rounded_by_gemm(s, precision))) {
-    gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, 0.0f, dx, k, ex,
-         precision);
+    gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, add ? 1.0f : 0.0f, dx, k,
+         ex, precision);
     return;
   }
   if (dx.type == ElementType::kBFloat16) {

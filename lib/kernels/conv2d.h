@@ -54,11 +54,16 @@ void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, 
 // dy and dx are float32 or (in bfloat16 precision only) bfloat16, as the values they are the
 // gradients of: a bfloat16 plan keeps those gradients in bfloat16 too.
 
-// dx = conv_transpose(dy, weight). dx is overwritten; a bfloat16 dx is summed in float32 and
-// rounded once.
+// dx = conv_transpose(dy, weight), or with `add`, dx += conv_transpose(dy, weight) (only where
+// conv2d_backward_data_adds). dx is overwritten; a bfloat16 dx is summed in float32 and rounded
+// once (with `add`, after its old value is added).
 void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight, Elements dx,
                           float* workspace, const Exec& ex,
-                          Precision precision = Precision::kFloat32);
+                          Precision precision = Precision::kFloat32, bool add = false);
+
+// Whether conv2d_backward_data can add into a dx of dx_type: a pointwise layer's bfloat16 dx, which
+// its one GEMM adds to as it stores it, in less time than a pass summing the two after.
+bool conv2d_backward_data_adds(const Conv2dShape& s, ElementType dx_type);
 
 // dweight += im2col(x)^T * dy; dbias += column sums of dy (dbias may be null). Accumulates.
 void conv2d_backward_weight(const Conv2dShape& s, ConstElements x, ConstElements dy, float* dweight,

@@ -212,7 +212,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
                    (a.type == ElementType::kFloat32 && b.type == ElementType::kFloat32),
                "gemm: bfloat16 operands need bfloat16 products");
   const bool rounded = c.type == ElementType::kBFloat16;
-  XTRAIN_CHECK(!rounded || (beta == 0.0f && k > 0 && k <= gemm_max_rounded_k(precision)),
+  XTRAIN_CHECK(!rounded || (k > 0 && k <= gemm_max_rounded_k(precision)),
                "gemm: a bfloat16 C takes one block of k's finished sums");
   const gemm_tile::Operand op_a{a, lda, trans_a}, op_b{b, ldb, trans_b};
   AlignedBuffer own;  // only outside plans, which hand every thread its blocks

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "lib/kernels/bfloat16_pairs.h"
@@ -137,8 +138,8 @@ inline RowsAhead rows_ahead(const Operand& a, const Operand& b, int64_t i0, int6
 
 // C[i0 : i1, j0 : j1] = alpha * op(A) op(B) + beta * C on the calling thread, k in blocks `depth`
 // deep (kKC or, for k up to kWholeK, all of k) in order; `blocks` holds kBlockFloats. With
-// beta = 0, C is not read. C is float32, or bfloat16 for a product of one block of k (beta = 0),
-// rounded as its tiles are stored.
+// beta = 0, C is not read. C is float32, or bfloat16 for a product of one block of k, rounded as
+// its tiles are stored.
 template <typename Out>
 void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
                       int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,
@@ -178,23 +179,26 @@ inline void store_tile(const Vec (&acc)[kMR][2], float alpha, float c_scale, flo
 }
 
 // The same tile rounded to bfloat16, as to_bfloat16 rounds (a bfloat16 C holds finished sums
-// only, so c_scale is 0): a full tile by the CPU's converts as it is stored where the build has
-// AVX512_BF16, otherwise through a float32 tile. Its alpha is 1 (a convolution's output or dx):
+// only: c_scale * C is added to the whole product, as a convolution adds its dx to another
+// gradient): a full tile by the CPU's converts as it is stored where the build has AVX512_BF16,
+// otherwise through a float32 tile. Its alpha is 1 (a convolution's output or dx):
 // skipping the multiplies took 2-4% off ResNet-50's bfloat16 pointwise layers over 64 channels
 // (64 -> 256 at 56x56 forward 7.80 -> 7.61 ms, b32, issue 15's Zen 4): 12 of a 32-deep tile's
 // 400-odd vector operations.
-inline void store_tile(const Vec (&acc)[kMR][2], float alpha, float /*c_scale*/, BFloat16* c,
+inline void store_tile(const Vec (&acc)[kMR][2], float alpha, float c_scale, BFloat16* c,
                        int64_t ldc, int rows, int cols) {
 #if defined(__AVX512BF16__)
   if (rows == kMR && cols == kNR) {
-    const Vec alpha_v = simd::broadcast(&alpha);
+    const Vec alpha_v = simd::broadcast(&alpha), scale_v = simd::broadcast(&c_scale);
     const bool scaled = alpha != 1.0f;
 #pragma GCC unroll 6
     for (int r = 0; r < kMR; ++r) {
 #pragma GCC unroll 2
       for (int h = 0; h < 2; ++h) {
-        store_rounded(c + r * ldc + h * simd::kLanes,
-                      scaled ? simd::mul(alpha_v, acc[r][h]) : acc[r][h]);
+        BFloat16* dst = c + r * ldc + h * simd::kLanes;
+        Vec v = scaled ? simd::mul(alpha_v, acc[r][h]) : acc[r][h];
+        if (c_scale != 0.0f) v = simd::fma(scale_v, load_widened(dst), v);
+        store_rounded(dst, v);
       }
     }
     return;
@@ -203,7 +207,11 @@ inline void store_tile(const Vec (&acc)[kMR][2], float alpha, float /*c_scale*/,
   float tile[kMR * kNR];
   store_tile(acc, alpha, 0.0f, tile, kNR, kMR, kNR);
   for (int r = 0; r < rows; ++r) {
-    convert_to_bfloat16(tile + r * kNR, cols, reinterpret_cast<uint16_t*>(c + r * ldc));
+    float* row = tile + r * kNR;
+    if (c_scale != 0.0f) {
+      for (int j = 0; j < cols; ++j) row[j] = std::fma(c_scale, to_float(c[r * ldc + j]), row[j]);
+    }
+    convert_to_bfloat16(row, cols, reinterpret_cast<uint16_t*>(c + r * ldc));
   }
 }
 

@@ -56,6 +56,11 @@ size_t Conv2d::workspace_floats(const std::vector<Shape>& inputs,
   return kernels::conv2d_workspace_floats(kernel_shape(inputs[0]), types[0]);
 }
 
+bool Conv2d::backward_adds(int slot, const std::vector<Shape>& inputs,
+                           const std::vector<ElementType>& types) const {
+  return kernels::conv2d_backward_data_adds(kernel_shape(inputs[0]), types[0]);
+}
+
 int64_t Conv2d::macs(const std::vector<Shape>& inputs) const {
   const kernels::Conv2dShape k = kernel_shape(inputs[0]);
   return k.rows() * k.patch() * k.c_out;
@@ -70,8 +75,9 @@ void Conv2d::forward(const LayerCall& s) const {
 void Conv2d::backward(const LayerCall& s) const {
   const kernels::Conv2dShape k = kernel_shape(s.inputs[0].shape);
   if (!s.dinputs[0].empty()) {
+    const bool add = !s.adds_to_dinputs.empty() && s.adds_to_dinputs[0];
     kernels::conv2d_backward_data(k, s.doutput.elements(), s.params[0], s.dinputs[0].elements(),
-                                  s.workspace, s.ex, s.precision);
+                                  s.workspace, s.ex, s.precision, add);
   }
   float* dbias = bias_ ? s.grads[1] : nullptr;
   kernels::conv2d_backward_weight(k, s.inputs[0].elements(), s.doutput.elements(), s.grads[0],

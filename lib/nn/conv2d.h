@@ -53,6 +53,8 @@ class Conv2d : public Layer {
                           const std::vector<ElementType>& types) const override;
   bool writes_bfloat16() const override { return true; }
   bool reads_bfloat16(int slot) const override { return true; }
+  bool backward_adds(int slot, const std::vector<Shape>& inputs,
+                     const std::vector<ElementType>& types) const override;
   int64_t macs(const std::vector<Shape>& inputs) const override;
   void forward(const LayerCall& s) const override;
   void backward(const LayerCall& s) const override;

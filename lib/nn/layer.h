@@ -43,6 +43,9 @@ struct LayerCall {
   std::vector<TensorView> inputs;
   TensorView output;
   std::vector<TensorView> dinputs;  // an empty view: that gradient is not needed (the stem's image)
+  // Parallel to dinputs (or empty: none): backward adds that gradient into what its view holds
+  // instead of overwriting it (Layer::backward_adds).
+  std::vector<bool> adds_to_dinputs;
   TensorView doutput;
   std::vector<float*> params;
   std::vector<float*> grads;  // parallel to params
@@ -119,9 +122,18 @@ class Layer {
   // dinputs[slot]. A training plan then gives them one buffer, a gradient fewer live at the
   // layer's backward (place_buffers in plan_phases.h). BatchNorm2d does.
   virtual bool backward_in_place(int slot) const { return false; }
+  // Whether backward can add dinputs[slot] into what its view holds (LayerCall::adds_to_dinputs)
+  // for these inputs stored so. A training plan then sums the gradients of a value several layers
+  // read by letting the last backward add into another's, not in a pass of its own
+  // (place_buffers in plan_phases.h). Conv2d's pointwise layers can.
+  virtual bool backward_adds(int slot, const std::vector<Shape>& inputs,
+                             const std::vector<ElementType>& types) const {
+    return false;
+  }
 
   virtual void forward(const LayerCall& s) const = 0;
-  // Writes every non-empty dinput (overwriting) and accumulates into grads.
+  // Writes every non-empty dinput (overwriting, or adding where adds_to_dinputs says so) and
+  // accumulates into grads.
   virtual void backward(const LayerCall& s) const = 0;
 
  private:

@@ -205,6 +205,11 @@ class KeepsOutput : public Layer {
   bool backward_reads_output() const override { return inner_.backward_reads_output(); }
   bool writes_bfloat16() const override { return inner_.writes_bfloat16(); }
   bool reads_bfloat16(int slot) const override { return inner_.reads_bfloat16(slot); }
+  bool backward_in_place(int slot) const override { return inner_.backward_in_place(slot); }
+  bool backward_adds(int slot, const std::vector<Shape>& inputs,
+                     const std::vector<ElementType>& types) const override {
+    return inner_.backward_adds(slot, inputs, types);
+  }
   bool writes_columns() const override { return in_place_ && inner_.writes_columns(); }
   bool is_concatenation() const override { return in_place_ && inner_.is_concatenation(); }
   void forward(const LayerCall& s) const override { inner_.forward(s); }

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "lib/base/check.h"
 #include "lib/kernels/conv2d.h"
 #include "lib/kernels/conv2d_direct.h"
 #include "lib/kernels/reference/conv2d.h"
@@ -194,6 +195,36 @@ TEST(Conv2dBFloat16, ABFloat16OutputIsTheFloat32OutputRounded) {
                               d.workspace.data(), two.exec(), Precision::kBFloat16);
       expect_rounded(rounded, y, bias != nullptr ? "y with bias" : "y");
     }
+  }
+}
+
+// A pointwise layer's bfloat16 dx can be added into another gradient as its one GEMM stores it:
+// it holds its old value plus the float32 sums, rounded once, bit for bit; every other path and a
+// float32 dx refuse to add.
+TEST(Conv2dBFloat16, PointwiseDxAddsIntoAnotherGradient) {
+  testing::PoolExec two(2);
+  for (const Conv2dShape& s : kShapes) {
+    SCOPED_TRACE(describe(s));
+    ConvData d(s, 67);
+    const std::vector<float> old = testing::random_floats(size_t(s.n) * s.h * s.w * s.c_in, 68);
+    auto backward_data = [&](Elements dx, Precision precision, bool add) {
+      kernels::conv2d_backward_data(s, d.dy.data(), d.weight.data(), dx, d.workspace.data(),
+                                    two.exec(), precision, add);
+    };
+    EXPECT_FALSE(kernels::conv2d_backward_data_adds(s, ElementType::kFloat32));
+    std::vector<float> dx = old;
+    EXPECT_THROW(backward_data(dx.data(), Precision::kBFloat16, /*add=*/true), Error);
+    EXPECT_EQ(kernels::conv2d_backward_data_adds(s, ElementType::kBFloat16), s.is_pointwise());
+    std::vector<BFloat16> added = as_bfloat16(old);
+    if (!s.is_pointwise()) {
+      EXPECT_THROW(backward_data(added.data(), Precision::kBFloat16, /*add=*/true), Error);
+      continue;
+    }
+    std::vector<float> sums(old.size());
+    backward_data(sums.data(), Precision::kBFloat16, /*add=*/false);
+    for (size_t i = 0; i < sums.size(); ++i) sums[i] += to_float(added[i]);
+    backward_data(added.data(), Precision::kBFloat16, /*add=*/true);
+    expect_rounded(added, sums, "bfloat16 dx");
   }
 }
 
