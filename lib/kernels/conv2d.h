@@ -54,9 +54,9 @@ void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, 
 // dy and dx are float32 or (in bfloat16 precision only) bfloat16, as the values they are the
 // gradients of: a bfloat16 plan keeps those gradients in bfloat16 too.
 
-// dx = conv_transpose(dy, weight), or with `add`, dx += conv_transpose(dy, weight) (only where
-// conv2d_backward_data_adds). dx is overwritten; a bfloat16 dx is summed in float32 and rounded
-// once (with `add`, after its old value is added).
+// dx = conv_transpose(dy, weight), overwriting dx, or with `add` (only where
+// conv2d_backward_data_adds) dx += conv_transpose(dy, weight). A bfloat16 dx is summed in float32
+// and rounded once (with `add`, after its old value is added).
 void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight, Elements dx,
                           float* workspace, const Exec& ex,
                           Precision precision = Precision::kFloat32, bool add = false);
