@@ -250,12 +250,13 @@ void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, 
   }
 }
 
-// A bfloat16 dx only (which exists only in bfloat16 plans): there adding C as the GEMM stores its
-// tiles costs less than a pass summing two bfloat16 gradients after (ResNet-50's layer1 256 -> 64
-// at 56x56, b32, Zen 4: 7.9 + 2.9 -> 8.2 ms), while a float32 dx lost by it (17.9 + 5.5 -> 25.1
-// ms: the GEMM's loads of C stall its stores, where the pass streams).
+// The GEMM adds C as it stores its tiles, asking for C's lines a tile ahead, in less time than a
+// pass summing the two gradients after (ResNet-50's layer1 256 -> 64 at 56x56, b32, Zen 4:
+// float32 15.8 + 5.8 -> 16.8 ms, bfloat16 7.7 + 2.9 -> 8.0 ms). A bfloat16 dx (only in bfloat16
+// plans) must be rounded by that GEMM.
 bool conv2d_backward_data_adds(const Conv2dShape& s, ElementType dx_type) {
-  return dx_type == ElementType::kBFloat16 && pointwise_dx_rounded_by_gemm(s, Precision::kBFloat16);
+  return s.is_pointwise() && (dx_type == ElementType::kFloat32 ||
+                              pointwise_dx_rounded_by_gemm(s, Precision::kBFloat16));
 }
 
 void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight, Elements dx,

@@ -61,8 +61,8 @@ void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* w
                           float* workspace, const Exec& ex,
                           Precision precision = Precision::kFloat32, bool add = false);
 
-// Whether conv2d_backward_data can add into a dx of dx_type: a pointwise layer's bfloat16 dx, which
-// its one GEMM adds to as it stores it, in less time than a pass summing the two after.
+// Whether conv2d_backward_data can add into a dx of dx_type: a pointwise layer's, which its one
+// GEMM adds to as it stores it, in less time than a pass summing the two after.
 bool conv2d_backward_data_adds(const Conv2dShape& s, ElementType dx_type);
 
 // dweight += im2col(x)^T * dy; dbias += column sums of dy (dbias may be null). Accumulates.

@@ -108,6 +108,9 @@ void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1
             const int cols = static_cast<int>(std::min<int64_t>(kNR, nc - jr));
             ahead.ask_some();
             Out* c_tile = c + (ic + ir) * ldc + jc + jr;
+            if (c_scale != 0.0f) {
+              ask_for_next_c_tile(c_tile, ldc, ir + kMR >= mc, c + ic * ldc + jc + jr + kNR);
+            }
             if (ir >= packed_from) {
               float32_tile<APanel::kPacked>(kc, pa + (ir - packed_from) * kc, kMR, pb + jr * kc,
                                             alpha, c_scale, c_tile, ldc, rows, cols);

@@ -275,6 +275,9 @@ void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i
             const int cols = static_cast<int>(std::min<int64_t>(kNR, nc - jr));
             ahead.ask_some();
             Out* c_tile = c + (ic + ir) * ldc + jc + jr;
+            if (c_scale != 0.0f) {
+              ask_for_next_c_tile(c_tile, ldc, ir + kMR >= mc, c + ic * ldc + jc + jr + kNR);
+            }
             if (!a.transposed) {
               bfloat16_tile<false>(pairs, pa + ir * slots, slots, pb + jr * slots, alpha, c_scale,
                                    c_tile, ldc, rows, cols);

@@ -149,6 +149,22 @@ void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i
                        int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,
                        int64_t ldc, float* blocks);
 
+// Where tiles add C (c_scale != 0), asks for the lines of the tile after c_tile: the next one down
+// C's rows in the strip (its last: the first of the next strip, `strip_step` columns on) while
+// this one multiplies. The tiles walk C a strip of rows at a time, which no hardware prefetcher
+// follows, and their loads of C would otherwise wait on memory as they are stored.
+template <typename Out>
+inline void ask_for_next_c_tile(const Out* c_tile, int64_t ldc, bool last_in_strip,
+                                const Out* next_strip) {
+  const Out* next = last_in_strip ? next_strip : c_tile + kMR * ldc;
+  constexpr int kBytes = kNR * static_cast<int>(sizeof(Out));
+  for (int r = 0; r < kMR; ++r) {
+    const char* row = reinterpret_cast<const char*>(next + r * ldc);
+    for (int b = 0; b < kBytes; b += 64) __builtin_prefetch(row + b);
+    __builtin_prefetch(row + kBytes - 1);
+  }
+}
+
 // C tile [rows, cols] (at most kMR x kNR) = alpha * acc + c_scale * C; c_scale = 0: C is not
 // read. An edge tile goes through a full-size buffer, so lanes outside C are never touched.
 inline void store_tile(const Vec (&acc)[kMR][2], float alpha, float c_scale, float* c, int64_t ldc,

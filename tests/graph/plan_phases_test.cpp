@@ -265,11 +265,10 @@ TEST(PlanPhases, BatchNormWritesItsInputGradientOverItsOutputGradient) {
 }
 
 // Calls: 0 stem, 1 pointwise conv, 2 bn (BatchNorm + Add + ReLU of the pointwise conv's output and
-// the stem's), 3 3x3 conv, 4 add(bn, 3x3), then avgpool, fc and the loss. In bfloat16 (the stem's
-// output stored so) the pointwise conv, the stem's first reader, adds its input gradient into
-// bn's residual gradient (the last reader's: its backward runs first), and that buffer is the
-// stem's total; the 3x3 conv, the first reader of bn's output, writes its own. In float32 every
-// reader writes its own.
+// the stem's), 3 3x3 conv, 4 add(bn, 3x3), then avgpool, fc and the loss. The pointwise conv, the
+// stem's first reader, adds its input gradient into bn's residual gradient (the last reader's: its
+// backward runs first), and that buffer is the stem's total; the 3x3 conv, the first reader of
+// bn's output, writes its own. Both precisions (in bfloat16 the stem's output is stored so).
 TEST(PlanPhases, APointwiseFirstReaderAddsIntoTheLastReadersGradient) {
   GraphBuilder g(3);
   const Value stem = g.conv2d("stem", g.input(), 16, 3, 1, 1);
@@ -277,20 +276,19 @@ TEST(PlanPhases, APointwiseFirstReaderAddsIntoTheLastReadersGradient) {
   g.linear("fc",
            g.global_avg_pool_flatten("avgpool", g.add(sum, g.conv2d("3x3", sum, 16, 3, 1, 1))), 5);
   const std::shared_ptr<const Graph> graph = g.finish();
-  const ArenaLayout bf16 =
-      layout_of(*graph, Shape{2, 8, 8, 3}, PlanMode::kTrain, &kLoss, Precision::kBFloat16);
   ASSERT_EQ(element_types(list_calls(*graph, &kLoss), Precision::kBFloat16)[1],
             ElementType::kBFloat16);
-  EXPECT_EQ(bf16.input_gradients[1][0], bf16.input_gradients[2][1]);
-  EXPECT_TRUE(bf16.adds_to_gradients[1][0]);
-  EXPECT_FALSE(bf16.adds_to_gradients[2][1]);
-  EXPECT_EQ(bf16.gradients[1], bf16.input_gradients[2][1]);
-  EXPECT_NE(bf16.input_gradients[3][0], bf16.input_gradients[4][0]);
-  EXPECT_FALSE(bf16.adds_to_gradients[3][0]);
-  expect_live_buffers_disjoint(bf16);
-  const ArenaLayout f32 = layout_of(*graph, Shape{2, 8, 8, 3}, PlanMode::kTrain, &kLoss);
-  EXPECT_NE(f32.input_gradients[1][0], f32.input_gradients[2][1]);
-  EXPECT_FALSE(f32.adds_to_gradients[1][0]);
+  for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
+    const ArenaLayout layout =
+        layout_of(*graph, Shape{2, 8, 8, 3}, PlanMode::kTrain, &kLoss, precision);
+    EXPECT_EQ(layout.input_gradients[1][0], layout.input_gradients[2][1]);
+    EXPECT_TRUE(layout.adds_to_gradients[1][0]);
+    EXPECT_FALSE(layout.adds_to_gradients[2][1]);
+    EXPECT_EQ(layout.gradients[1], layout.input_gradients[2][1]);
+    EXPECT_NE(layout.input_gradients[3][0], layout.input_gradients[4][0]);
+    EXPECT_FALSE(layout.adds_to_gradients[3][0]);
+    expect_live_buffers_disjoint(layout);
+  }
 }
 
 TEST(PlanPhases, EveryBufferHasItsPlace) {

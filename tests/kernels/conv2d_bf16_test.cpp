@@ -198,9 +198,10 @@ TEST(Conv2dBFloat16, ABFloat16OutputIsTheFloat32OutputRounded) {
   }
 }
 
-// A pointwise layer's bfloat16 dx can be added into another gradient as its one GEMM stores it:
-// it holds its old value plus the float32 sums, rounded once, bit for bit; every other path and a
-// float32 dx refuse to add.
+// A pointwise layer's dx can be added into another gradient as its one GEMM stores it: a float32
+// dx holds its old value plus the float32 sums (one rounding, as adding them after: k within one
+// block), a bfloat16 dx that sum rounded once, bit for bit, in both precisions; every other path
+// refuses to add.
 TEST(Conv2dBFloat16, PointwiseDxAddsIntoAnotherGradient) {
   testing::PoolExec two(2);
   for (const Conv2dShape& s : kShapes) {
@@ -211,15 +212,21 @@ TEST(Conv2dBFloat16, PointwiseDxAddsIntoAnotherGradient) {
       kernels::conv2d_backward_data(s, d.dy.data(), d.weight.data(), dx, d.workspace.data(),
                                     two.exec(), precision, add);
     };
-    EXPECT_FALSE(kernels::conv2d_backward_data_adds(s, ElementType::kFloat32));
-    std::vector<float> dx = old;
-    EXPECT_THROW(backward_data(dx.data(), Precision::kBFloat16, /*add=*/true), Error);
+    EXPECT_EQ(kernels::conv2d_backward_data_adds(s, ElementType::kFloat32), s.is_pointwise());
     EXPECT_EQ(kernels::conv2d_backward_data_adds(s, ElementType::kBFloat16), s.is_pointwise());
-    std::vector<BFloat16> added = as_bfloat16(old);
     if (!s.is_pointwise()) {
-      EXPECT_THROW(backward_data(added.data(), Precision::kBFloat16, /*add=*/true), Error);
+      std::vector<float> dx = old;
+      EXPECT_THROW(backward_data(dx.data(), Precision::kFloat32, /*add=*/true), Error);
       continue;
     }
+    for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
+      std::vector<float> sums(old.size()), added = old;
+      backward_data(sums.data(), precision, /*add=*/false);
+      backward_data(added.data(), precision, /*add=*/true);
+      for (size_t i = 0; i < sums.size(); ++i) sums[i] += old[i];
+      expect_bitwise_equal(added, sums, "float32 dx");
+    }
+    std::vector<BFloat16> added = as_bfloat16(old);
     std::vector<float> sums(old.size());
     backward_data(sums.data(), Precision::kBFloat16, /*add=*/false);
     for (size_t i = 0; i < sums.size(); ++i) sums[i] += to_float(added[i]);
