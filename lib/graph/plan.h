@@ -15,7 +15,7 @@
 // instead (choose_rebuilt_values in plan_phases.h). A value read by several layers (a residual
 // block's input) gets one gradient buffer per reader; they are summed, in reader order, as soon as
 // the first reader's backward (the last to run) has written its own, or that reader adds its own
-// into another's as it writes it (a pointwise convolution's bfloat16 dx), and no sum runs; a layer
+// into another's as it writes it (a pointwise convolution's dx), and no sum runs; a layer
 // that can write its input's gradient over its output's (BatchNorm) gets one buffer for both. A
 // concatenation's output holds the inputs that only it reads in place, as its columns
 // (CallList::held_by): their producers write there, and nothing is copied either way.
