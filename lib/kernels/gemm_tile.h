@@ -149,10 +149,11 @@ void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i
                        int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,
                        int64_t ldc, float* blocks);
 
-// Where tiles add C (c_scale != 0), asks for the lines of the tile after c_tile: the next one down
-// C's rows in the strip (its last: the first of the next strip, `strip_step` columns on) while
-// this one multiplies. The tiles walk C a strip of rows at a time, which no hardware prefetcher
-// follows, and their loads of C would otherwise wait on memory as they are stored.
+// Where tiles add C (c_scale != 0), asks for the lines of the tile after c_tile while this one
+// multiplies: the next one down C's rows in the strip, or after the strip's last, next_strip (the
+// next strip's first). The tiles walk C a strip of columns at a time, which no hardware
+// prefetcher follows, and their loads of C would otherwise wait on memory as they are stored.
+// Past C's end it asks for nothing harmful (a hint never faults).
 template <typename Out>
 inline void ask_for_next_c_tile(const Out* c_tile, int64_t ldc, bool last_in_strip,
                                 const Out* next_strip) {
