@@ -233,6 +233,22 @@ Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode, std::vector<bool>
 
 namespace {
 
+// What a call reads, as Layer's questions about it take it: its inputs' shapes and element types.
+struct CallInputs {
+  std::vector<Shape> shapes;
+  std::vector<ElementType> types;
+};
+
+CallInputs inputs_of(const CallList& calls, const std::vector<Shape>& shapes,
+                     const std::vector<ElementType>& types, int call) {
+  CallInputs in;
+  for (int v : calls.inputs[call]) {
+    in.shapes.push_back(shapes[v]);
+    in.types.push_back(types[v]);
+  }
+  return in;
+}
+
 // Where the gradient of one call's input slot has no buffer of its own: the gradient whose buffer
 // it shares (call -1: none), and whether its backward adds into what that holds.
 struct SharedGradient {
@@ -256,15 +272,9 @@ std::vector<std::vector<SharedGradient>> shared_gradients(const CallList& calls,
   for (int v = 1; v < calls.num_values(); ++v) {
     const int first = lifetimes.first_reader[v];
     if (first < 0 || calls.held_by[v] >= 0) continue;
-    const std::vector<int>& read = calls.inputs[first];
-    std::vector<Shape> read_shapes;
-    std::vector<ElementType> read_types;
-    for (int u : read) {
-      read_shapes.push_back(shapes[u]);
-      read_types.push_back(types[u]);
-    }
     const int slot = total_slot(calls, lifetimes, v);
-    if (!calls.layers[first]->backward_adds(slot, read_shapes, read_types)) continue;
+    const CallInputs read = inputs_of(calls, shapes, types, first);
+    if (!calls.layers[first]->backward_adds(slot, read.shapes, read.types)) continue;
     for (int i = num_calls - 1; i > first && shared[first][slot].call < 0; --i) {
       const std::vector<int>& inputs = calls.inputs[i];
       const auto other = std::find(inputs.begin(), inputs.end(), v);
@@ -338,15 +348,10 @@ ArenaLayout request_buffers(const CallList& calls, const std::vector<Shape>& sha
   }
   size_t workspace_floats = 0;
   for (int i = 0; i < calls.num_calls(); ++i) {
-    std::vector<Shape> inputs;
-    std::vector<ElementType> input_types;
-    for (int v : calls.inputs[i]) {
-      inputs.push_back(shapes[v]);
-      input_types.push_back(types[v]);
-    }
-    layout.saved.push_back(add(calls.layers[i]->saved_floats(inputs), lifetimes.saved[i]));
+    const CallInputs in = inputs_of(calls, shapes, types, i);
+    layout.saved.push_back(add(calls.layers[i]->saved_floats(in.shapes), lifetimes.saved[i]));
     workspace_floats =
-        std::max(workspace_floats, calls.layers[i]->workspace_floats(inputs, input_types));
+        std::max(workspace_floats, calls.layers[i]->workspace_floats(in.shapes, in.types));
   }
   layout.workspace = add(workspace_floats, {0, lifetimes.num_ticks - 1});
   layout.thread_scratch =

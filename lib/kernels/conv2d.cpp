@@ -196,6 +196,12 @@ bool pointwise_dx_rounded_by_gemm(const Conv2dShape& s, Precision precision) {
   return s.is_pointwise() && rounded_by_gemm(s.c_out, precision);
 }
 
+// Whether dx is one GEMM's C (dy W^T): a pointwise layer's, float32 or rounded by that GEMM.
+bool dx_by_one_gemm(const Conv2dShape& s, ElementType dx_type, Precision precision) {
+  return s.is_pointwise() &&
+         (dx_type == ElementType::kFloat32 || pointwise_dx_rounded_by_gemm(s, precision));
+}
+
 // dx's elements, [n, h, w, c_in], rounded up to whole cache lines.
 size_t dx_floats(const Conv2dShape& s) {
   return AlignedBuffer::round_up(int64_t{s.n} * s.h * s.w * s.c_in);
@@ -250,13 +256,12 @@ void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, 
   }
 }
 
-// The GEMM adds C as it stores its tiles, asking for C's lines a tile ahead, in less time than a
+// That GEMM adds C as it stores its tiles, asking for C's lines a tile ahead, in less time than a
 // pass summing the two gradients after (ResNet-50's layer1 256 -> 64 at 56x56, b32, Zen 4:
-// float32 15.8 + 5.8 -> 16.8 ms, bfloat16 7.7 + 2.9 -> 8.0 ms). A bfloat16 dx (only in bfloat16
-// plans) must be rounded by that GEMM.
+// float32 15.8 + 5.8 -> 16.8 ms, bfloat16 7.7 + 2.9 -> 8.0 ms). A bfloat16 dx exists only in
+// bfloat16 plans.
 bool conv2d_backward_data_adds(const Conv2dShape& s, ElementType dx_type) {
-  return s.is_pointwise() && (dx_type == ElementType::kFloat32 ||
-                              pointwise_dx_rounded_by_gemm(s, Precision::kBFloat16));
+  return dx_by_one_gemm(s, dx_type, Precision::kBFloat16);
 }
 
 void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight, Elements dx,
@@ -268,8 +273,7 @@ void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* w
     return;
   }
   const int64_t m = s.rows(), k = s.patch();
-  if (s.is_pointwise() &&
-      (dx.type == ElementType::kFloat32 || pointwise_dx_rounded_by_gemm(s, precision))) {
+  if (dx_by_one_gemm(s, dx.type, precision)) {
     gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, add ? 1.0f : 0.0f, dx, k,
          ex, precision);
     return;
