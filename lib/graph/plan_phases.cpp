@@ -1,6 +1,7 @@
 #include "lib/graph/plan_phases.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "lib/base/check.h"
 #include "lib/kernels/gemm.h"
@@ -233,18 +234,22 @@ Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode, std::vector<bool>
 
 namespace {
 
-// What a call reads, as Layer's questions about it take it: its inputs' shapes and element types.
+// What a call reads, as Layer's questions about it take it: its inputs' shapes and element types,
+// and their gradients' types (none for a value without a gradient).
 struct CallInputs {
   std::vector<Shape> shapes;
   std::vector<ElementType> types;
+  std::vector<std::optional<ElementType>> gradient_types;
 };
 
 CallInputs inputs_of(const CallList& calls, const std::vector<Shape>& shapes,
-                     const std::vector<ElementType>& types, int call) {
+                     const std::vector<ElementType>& types, const Lifetimes& lifetimes, int call) {
   CallInputs in;
   for (int v : calls.inputs[call]) {
     in.shapes.push_back(shapes[v]);
     in.types.push_back(types[v]);
+    in.gradient_types.push_back(lifetimes.first_reader[v] >= 0 ? std::optional(types[v])
+                                                               : std::nullopt);
   }
   return in;
 }
@@ -273,7 +278,7 @@ std::vector<std::vector<SharedGradient>> shared_gradients(const CallList& calls,
     const int first = lifetimes.first_reader[v];
     if (first < 0 || calls.held_by[v] >= 0) continue;
     const int slot = total_slot(calls, lifetimes, v);
-    const CallInputs read = inputs_of(calls, shapes, types, first);
+    const CallInputs read = inputs_of(calls, shapes, types, lifetimes, first);
     if (!calls.layers[first]->backward_adds(slot, read.shapes, read.types)) continue;
     for (int i = num_calls - 1; i > first && shared[first][slot].call < 0; --i) {
       const std::vector<int>& inputs = calls.inputs[i];
@@ -348,10 +353,10 @@ ArenaLayout request_buffers(const CallList& calls, const std::vector<Shape>& sha
   }
   size_t workspace_floats = 0;
   for (int i = 0; i < calls.num_calls(); ++i) {
-    const CallInputs in = inputs_of(calls, shapes, types, i);
+    const CallInputs in = inputs_of(calls, shapes, types, lifetimes, i);
     layout.saved.push_back(add(calls.layers[i]->saved_floats(in.shapes), lifetimes.saved[i]));
     workspace_floats =
-        std::max(workspace_floats, calls.layers[i]->workspace_floats(in.shapes, in.types));
+        std::max(workspace_floats, calls.layers[i]->workspace_floats(in.shapes, in.gradient_types));
   }
   layout.workspace = add(workspace_floats, {0, lifetimes.num_ticks - 1});
   layout.thread_scratch =

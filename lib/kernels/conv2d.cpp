@@ -231,10 +231,10 @@ size_t unrounded_workspace_floats(const Conv2dShape& s) {
 
 }  // namespace
 
-size_t conv2d_workspace_floats(const Conv2dShape& s, ElementType dx_type) {
+size_t conv2d_workspace_floats(const Conv2dShape& s, std::optional<ElementType> dx_type) {
   // Only a bfloat16 plan stores a bfloat16 dx: where its direct pass or the GEMM rounds it, no
   // chunk.
-  if (dx_type == ElementType::kFloat32 || direct_backward_data(s, Precision::kBFloat16) ||
+  if (dx_type != ElementType::kBFloat16 || direct_backward_data(s, Precision::kBFloat16) ||
       pointwise_dx_rounded_by_gemm(s, Precision::kBFloat16)) {
     return unrounded_workspace_floats(s);
   }

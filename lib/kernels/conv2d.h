@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "lib/parallel/exec.h"
 #include "lib/tensor/elements.h"
@@ -41,8 +42,9 @@ struct Conv2dShape {
 
 // Floats of scratch the three functions below need when dx is of dx_type (a bfloat16 dx that
 // neither a direct pass nor the GEMM rounds as it stores is summed in float32 a chunk at a time,
-// in this scratch).
-size_t conv2d_workspace_floats(const Conv2dShape& s, ElementType dx_type = ElementType::kFloat32);
+// in this scratch), or when no dx is computed (none: the image's, an evaluation's).
+size_t conv2d_workspace_floats(const Conv2dShape& s,
+                               std::optional<ElementType> dx_type = ElementType::kFloat32);
 
 // x and y are float32 or (in bfloat16 precision only) bfloat16: a bfloat16 plan stores the
 // convolution outputs BatchNorm reads, and BatchNorm's outputs that convolutions read, so.

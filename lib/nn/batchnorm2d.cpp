@@ -84,8 +84,9 @@ Shape BatchNorm2d::output_shape(const std::vector<Shape>& inputs) const {
   return Shape{inputs[0][0], inputs[0][1], inputs[0][2], channels};
 }
 
-size_t BatchNorm2d::workspace_floats(const std::vector<Shape>& inputs,
-                                     const std::vector<ElementType>& types) const {
+size_t BatchNorm2d::workspace_floats(
+    const std::vector<Shape>& inputs,
+    const std::vector<std::optional<ElementType>>& gradient_types) const {
   size_t floats = 0;
   for_each_part(inputs, num_features_, [&](int, const kernels::BatchNormShape& k, int) {
     floats = std::max(floats, kernels::batchnorm_workspace_floats(k));

@@ -48,8 +48,9 @@ class BatchNorm2d : public Layer {
   bool backward_in_place(int slot) const override { return slot == 0; }
   // kernels::batchnorm_forward_train's saved: mean, inv_std, scale, shift [C] each.
   size_t saved_floats(const std::vector<Shape>& inputs) const override;
-  size_t workspace_floats(const std::vector<Shape>& inputs,
-                          const std::vector<ElementType>& types) const override;
+  size_t workspace_floats(
+      const std::vector<Shape>& inputs,
+      const std::vector<std::optional<ElementType>>& gradient_types) const override;
   void forward(const LayerCall& s) const override;
   void recompute_output(const LayerCall& s) const override;
   void backward(const LayerCall& s) const override;

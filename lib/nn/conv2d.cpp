@@ -51,9 +51,10 @@ Shape Conv2d::output_shape(const std::vector<Shape>& inputs) const {
   return Shape{k.n, k.out_h(), k.out_w(), out_channels_};
 }
 
-size_t Conv2d::workspace_floats(const std::vector<Shape>& inputs,
-                                const std::vector<ElementType>& types) const {
-  return kernels::conv2d_workspace_floats(kernel_shape(inputs[0]), types[0]);
+size_t Conv2d::workspace_floats(
+    const std::vector<Shape>& inputs,
+    const std::vector<std::optional<ElementType>>& gradient_types) const {
+  return kernels::conv2d_workspace_floats(kernel_shape(inputs[0]), gradient_types[0]);
 }
 
 bool Conv2d::backward_adds(int slot, const std::vector<Shape>& inputs,

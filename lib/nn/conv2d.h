@@ -49,8 +49,9 @@ class Conv2d : public Layer {
     return (pointwise && in_channels_ <= pointwise_channels) || stem ? Rebuild::kArithmetic
                                                                      : Rebuild::kNo;
   }
-  size_t workspace_floats(const std::vector<Shape>& inputs,
-                          const std::vector<ElementType>& types) const override;
+  size_t workspace_floats(
+      const std::vector<Shape>& inputs,
+      const std::vector<std::optional<ElementType>>& gradient_types) const override;
   bool writes_bfloat16() const override { return true; }
   bool reads_bfloat16(int slot) const override { return true; }
   bool backward_adds(int slot, const std::vector<Shape>& inputs,

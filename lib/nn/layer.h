@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,10 +77,12 @@ class Layer {
   // The output shape for these inputs; throws xtrain::Error naming the layer on a mismatch.
   virtual Shape output_shape(const std::vector<Shape>& inputs) const = 0;
   virtual size_t saved_floats(const std::vector<Shape>& inputs) const { return 0; }
-  // `types`: how the plan stores each input, and so its gradient (a bfloat16 gradient may need
-  // float32 scratch to be summed in).
-  virtual size_t workspace_floats(const std::vector<Shape>& inputs,
-                                  const std::vector<ElementType>& types) const {
+  // `gradient_types`: per input, how the plan stores the gradient the backward writes for it (a
+  // bfloat16 gradient may need float32 scratch to be summed in), or none: no backward writes one
+  // (the image's, an evaluation plan's).
+  virtual size_t workspace_floats(
+      const std::vector<Shape>& inputs,
+      const std::vector<std::optional<ElementType>>& gradient_types) const {
     return 0;
   }
   // Multiply-adds of one forward pass over these inputs (the whole batch).

@@ -2,12 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "lib/base/check.h"
 #include "lib/graph/graph_builder.h"
+#include "lib/kernels/conv2d.h"
 #include "lib/nn/cross_entropy_loss.h"
 #include "lib/tensor/aligned_buffer.h"
 #include "models/registry.h"
@@ -233,6 +236,35 @@ TEST(PlanPhases, BFloat16PlansStoreWhatConvolutionsAndBatchNormPassInBFloat16) {
   EXPECT_EQ(f32.planner.buffer(f32.values[1]).floats, 2u * 8 * 8 * 16);
   EXPECT_EQ(bf16.planner.buffer(bf16.values[Graph::kImage]).floats, 2u * 8 * 8 * 3 / 2);
   expect_live_buffers_disjoint(bf16);
+}
+
+// A convolution's scratch holds the float32 chunk a bfloat16 dx is summed in only where a
+// backward writes that dx: in training the 1x7 conv's (Inception's), never the stem's (the image
+// has no gradient), none in evaluation.
+TEST(PlanPhases, ScratchHoldsARoundingChunkOnlyForAGradientWritten) {
+  GraphBuilder g(3);
+  const Value features = g.conv2d_rect("1x7", g.conv2d("stem", g.input(), 16, 7, 2, 3), 16, 1, 7,
+                                       /*stride=*/1, /*pad_h=*/0, /*pad_w=*/3);
+  g.linear("fc", g.global_avg_pool_flatten("avgpool", features), 5);
+  const std::shared_ptr<const Graph> graph = g.finish();
+  ASSERT_EQ(element_types(list_calls(*graph, &kLoss), Precision::kBFloat16)[1],
+            ElementType::kBFloat16);
+  auto scratch = [](const kernels::Conv2dShape& s, std::optional<ElementType> dx_type) {
+    return kernels::conv2d_workspace_floats(s, dx_type);
+  };
+  const kernels::Conv2dShape stem{2, 32, 32, 3, 16, 7, 7, 2, 3, 3};
+  const kernels::Conv2dShape conv{2, 16, 16, 16, 16, 1, 7, 1, 0, 3};
+  ASSERT_GT(scratch(stem, ElementType::kBFloat16), scratch(stem, std::nullopt));
+  ASSERT_GT(scratch(conv, ElementType::kBFloat16), scratch(conv, std::nullopt));
+
+  const ArenaLayout train =
+      layout_of(*graph, Shape{2, 32, 32, 3}, PlanMode::kTrain, &kLoss, Precision::kBFloat16);
+  EXPECT_EQ(train.planner.buffer(train.workspace).floats,
+            std::max(scratch(stem, std::nullopt), scratch(conv, ElementType::kBFloat16)));
+  const ArenaLayout eval =
+      layout_of(*graph, Shape{2, 32, 32, 3}, PlanMode::kEval, nullptr, Precision::kBFloat16);
+  EXPECT_EQ(eval.planner.buffer(eval.workspace).floats,
+            std::max(scratch(stem, std::nullopt), scratch(conv, std::nullopt)));
 }
 
 // Values: 0 image, 1 conv, 2 bn, 3 relu, 4 avgpool, 5 fc, 6 the loss. BatchNorm writes its

@@ -197,9 +197,10 @@ class KeepsOutput : public Layer {
   size_t saved_floats(const std::vector<Shape>& inputs) const override {
     return inner_.saved_floats(inputs);
   }
-  size_t workspace_floats(const std::vector<Shape>& inputs,
-                          const std::vector<ElementType>& types) const override {
-    return inner_.workspace_floats(inputs, types);
+  size_t workspace_floats(
+      const std::vector<Shape>& inputs,
+      const std::vector<std::optional<ElementType>>& gradient_types) const override {
+    return inner_.workspace_floats(inputs, gradient_types);
   }
   bool backward_reads_input(int slot) const override { return inner_.backward_reads_input(slot); }
   bool backward_reads_output() const override { return inner_.backward_reads_output(); }

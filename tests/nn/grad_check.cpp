@@ -61,7 +61,7 @@ struct LayerHarness {
                      : random_floats(out_shape.numel(), seed++);
     saved.resize(layer.saved_floats(shapes));
     workspace.resize(layer.workspace_floats(
-        shapes, std::vector<ElementType>(shapes.size(), ElementType::kFloat32)));
+        shapes, std::vector<std::optional<ElementType>>(shapes.size(), ElementType::kFloat32)));
     labels.resize(shapes[0][0]);
     for (size_t i = 0; i < labels.size(); ++i) {
       labels[i] =
