@@ -269,24 +269,16 @@ void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i
 #endif
         }
         RowsAhead ahead = rows_ahead(a, b, i0, i1, ic, mc, jc, nc, pc, depth, k);
-        for (int64_t jr = 0; jr < nc; jr += kNR) {
-          for (int64_t ir = 0; ir < mc; ir += kMR) {
-            const int rows = static_cast<int>(std::min<int64_t>(kMR, mc - ir));
-            const int cols = static_cast<int>(std::min<int64_t>(kNR, nc - jr));
-            ahead.ask_some();
-            Out* c_tile = c + (ic + ir) * ldc + jc + jr;
-            if (c_scale != 0.0f) {
-              ask_for_next_c_tile(c_tile, ldc, ir + kMR >= mc, c + ic * ldc + jc + jr + kNR);
-            }
-            if (!a.transposed) {
-              bfloat16_tile<false>(pairs, pa + ir * slots, slots, pb + jr * slots, alpha, c_scale,
-                                   c_tile, ldc, rows, cols);
-            } else {
-              bfloat16_tile<true>(pairs, pa + ir * slots, kMR, pb + jr * slots, alpha, c_scale,
-                                  c_tile, ldc, rows, cols);
-            }
-          }
-        }
+        for_each_tile(c, ldc, ic, mc, jc, nc, c_scale != 0.0f, ahead,
+                      [=](int64_t ir, int64_t jr, int rows, int cols, Out* c_tile) {
+                        if (!a.transposed) {
+                          bfloat16_tile<false>(pairs, pa + ir * slots, slots, pb + jr * slots,
+                                               alpha, c_scale, c_tile, ldc, rows, cols);
+                        } else {
+                          bfloat16_tile<true>(pairs, pa + ir * slots, kMR, pb + jr * slots, alpha,
+                                              c_scale, c_tile, ldc, rows, cols);
+                        }
+                      });
       }
     }
   }
