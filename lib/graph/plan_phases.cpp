@@ -234,11 +234,10 @@ Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode, std::vector<bool>
 
 namespace {
 
-// What a call reads, as Layer's questions about it take it: its inputs' shapes and element types,
-// and their gradients' types (none for a value without a gradient).
+// What a call reads, as Layer's questions about it take it: its inputs' shapes and their
+// gradients' element types (a gradient has its value's; none for a value without one).
 struct CallInputs {
   std::vector<Shape> shapes;
-  std::vector<ElementType> types;
   std::vector<std::optional<ElementType>> gradient_types;
 };
 
@@ -247,7 +246,6 @@ CallInputs inputs_of(const CallList& calls, const std::vector<Shape>& shapes,
   CallInputs in;
   for (int v : calls.inputs[call]) {
     in.shapes.push_back(shapes[v]);
-    in.types.push_back(types[v]);
     in.gradient_types.push_back(lifetimes.first_reader[v] >= 0 ? std::optional(types[v])
                                                                : std::nullopt);
   }
@@ -279,7 +277,7 @@ std::vector<std::vector<SharedGradient>> shared_gradients(const CallList& calls,
     if (first < 0 || calls.held_by[v] >= 0) continue;
     const int slot = total_slot(calls, lifetimes, v);
     const CallInputs read = inputs_of(calls, shapes, types, lifetimes, first);
-    if (!calls.layers[first]->backward_adds(slot, read.shapes, read.types)) continue;
+    if (!calls.layers[first]->backward_adds(slot, read.shapes, read.gradient_types)) continue;
     for (int i = num_calls - 1; i > first && shared[first][slot].call < 0; --i) {
       const std::vector<int>& inputs = calls.inputs[i];
       const auto other = std::find(inputs.begin(), inputs.end(), v);

@@ -58,8 +58,9 @@ size_t Conv2d::workspace_floats(
 }
 
 bool Conv2d::backward_adds(int slot, const std::vector<Shape>& inputs,
-                           const std::vector<ElementType>& types) const {
-  return kernels::conv2d_backward_data_adds(kernel_shape(inputs[0]), types[0]);
+                           const std::vector<std::optional<ElementType>>& gradient_types) const {
+  const std::optional<ElementType> dx_type = gradient_types[0];
+  return dx_type && kernels::conv2d_backward_data_adds(kernel_shape(inputs[0]), *dx_type);
 }
 
 int64_t Conv2d::macs(const std::vector<Shape>& inputs) const {

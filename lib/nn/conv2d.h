@@ -55,7 +55,7 @@ class Conv2d : public Layer {
   bool writes_bfloat16() const override { return true; }
   bool reads_bfloat16(int slot) const override { return true; }
   bool backward_adds(int slot, const std::vector<Shape>& inputs,
-                     const std::vector<ElementType>& types) const override;
+                     const std::vector<std::optional<ElementType>>& gradient_types) const override;
   int64_t macs(const std::vector<Shape>& inputs) const override;
   void forward(const LayerCall& s) const override;
   void backward(const LayerCall& s) const override;

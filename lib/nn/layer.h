@@ -126,11 +126,12 @@ class Layer {
   // layer's backward (place_buffers in plan_phases.h). BatchNorm2d does.
   virtual bool backward_in_place(int slot) const { return false; }
   // Whether backward can add dinputs[slot] into what its view holds (LayerCall::adds_to_dinputs)
-  // for these inputs stored so. A training plan then sums the gradients of a value several layers
-  // read by letting the last backward add into another's, not in a pass of its own
-  // (place_buffers in plan_phases.h). Conv2d's pointwise layers can.
+  // for these inputs and gradients (gradient_types as in workspace_floats). A training plan then
+  // sums the gradients of a value several layers read by letting the last backward add into
+  // another's, not in a pass of its own (place_buffers in plan_phases.h). Conv2d's pointwise
+  // layers can.
   virtual bool backward_adds(int slot, const std::vector<Shape>& inputs,
-                             const std::vector<ElementType>& types) const {
+                             const std::vector<std::optional<ElementType>>& gradient_types) const {
     return false;
   }
 

@@ -208,8 +208,8 @@ class KeepsOutput : public Layer {
   bool reads_bfloat16(int slot) const override { return inner_.reads_bfloat16(slot); }
   bool backward_in_place(int slot) const override { return inner_.backward_in_place(slot); }
   bool backward_adds(int slot, const std::vector<Shape>& inputs,
-                     const std::vector<ElementType>& types) const override {
-    return inner_.backward_adds(slot, inputs, types);
+                     const std::vector<std::optional<ElementType>>& gradient_types) const override {
+    return inner_.backward_adds(slot, inputs, gradient_types);
   }
   bool writes_columns() const override { return in_place_ && inner_.writes_columns(); }
   bool is_concatenation() const override { return in_place_ && inner_.is_concatenation(); }
