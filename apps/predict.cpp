@@ -159,6 +159,10 @@ int predict(const PredictFlags& flags) {
   check_image_size(flags.model, *model, flags.image_size);
   Replica replica(model, pool.num_threads());
   load_pretrained(flags.checkpoint, replica, /*skip_mismatched_fc=*/false);
+  // As train scores them: a diverged model's answers mean nothing, finite or not.
+  XTRAIN_CHECK(weights_finite(replica.store()),
+               "{}: its weights or BatchNorm statistics are not finite (a diverged checkpoint)",
+               flags.checkpoint);
 
   int problems = 0;   // unreadable images and empty folders
   int nonfinite = 0;  // images whose outputs had a NaN or an infinity

@@ -1,11 +1,13 @@
 // train: the driver. Parses flags, builds the model and the data, trains on the emulated cores,
 // and prints the lines test_train_imagenet.py prints (on a terminal, with a status line between
-// them). Every error ends here as one line and a non-zero exit. Ctrl-C or SIGTERM (a scheduler's
-// stop) stops every core after the current step or test batch; a second one ends the process at
-// once. Started by mpirun or srun, it is one process of a job (ProcessGroup): every process
+// them). Every error ends here as one line and a non-zero exit. Ctrl-C, SIGTERM (a scheduler's
+// stop) or SIGHUP (a closed terminal) stops every core after the current step or test batch; a
+// second one ends the process at once. A closed stdout (`train | head`) does not end the run. Started by mpirun or srun, it is one process of a job (ProcessGroup): every process
 // trains its own cores, and the first prints the job's lines and keeps the logdir.
 #include <spdlog/spdlog.h>
 #include <unistd.h>
+
+#include <time.h>
 
 #include <atomic>
 #include <csignal>
@@ -13,6 +15,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <vector>
 
 #include "apps/run_reporting_errors.h"
 #include "apps/train_flags.h"
@@ -36,16 +39,29 @@ constexpr int kTargetMissedExitCode = 21;  // as test_train_imagenet.py
 constexpr int kNonFiniteExitCode = 22;     // the last evaluation had NaN or infinite outputs
 constexpr int kImageNetClasses = 1000;     // --fake_data's default --num_classes
 
-// Set by the first SIGINT or SIGTERM; the trainer polls it. Lock-free, so a handler may touch it.
+// Set by the first stop signal; the trainer polls it. Lock-free, so a handler may touch it.
 std::atomic<bool> stop_requested{false};
 std::atomic<int> stop_signal{0};
+std::atomic<int64_t> first_stop_ns{0};  // CLOCK_MONOTONIC when the first stop signal came
 // Set when a status line may be on the terminal: the stop notice erases it first.
 std::atomic<bool> status_line_shown{false};
 // Cleared in the processes of a job but the first, so the job says it once.
 std::atomic<bool> stop_notice{true};
 // Set in a job, where a SIGINT or SIGTERM comes from its launcher (see stop_cause).
 std::atomic<bool> in_job{false};
-static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free &&
+              std::atomic<int64_t>::is_always_lock_free);
+
+// Stop signals closer than this to the first are the same stop: a wrapper such as `timeout`
+// signals both its child and the child's process group, and a terminal's Ctrl-C reaches every
+// process of the job.
+constexpr int64_t kSameStopNs = 1'000'000'000;
+
+int64_t monotonic_ns() {  // async-signal-safe
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+}
 
 // In a job, SIGUSR1 and SIGUSR2 are scripts/train_dist relaying a SIGTERM and a Ctrl-C: Open
 // MPI's mpirun forwards them to every process, but kills the processes a second after a SIGTERM
@@ -56,14 +72,30 @@ int stop_cause(int signal) {
   return signal == SIGUSR2 ? SIGINT : signal;
 }
 
-// 128 + the signal, as shells report a process the signal ended: SIGINT 130, SIGTERM 143.
+// 128 + the signal, as shells report a process the signal ended: SIGHUP 129, SIGINT 130,
+// SIGTERM 143.
 int signal_exit_code(int signal) { return 128 + stop_cause(signal); }
 
+const char* signal_name(int signal) {
+  switch (stop_cause(signal)) {
+    case SIGHUP: return "SIGHUP";
+    case SIGINT: return "SIGINT";
+    default: return "SIGTERM";
+  }
+}
+
 // Async-signal-safe: the first signal asks for a stop and says so (a step can take seconds); a
-// second one ends the process at once. Files are written to a temporary and renamed, so _exit
-// leaves no half file under a real name.
+// second one, a second or more later, ends the process at once. Files are written to a temporary
+// and renamed, so _exit leaves no half file under a real name.
 extern "C" void request_stop(int signal) {
-  if (stop_signal.exchange(signal) != 0) _exit(signal_exit_code(signal));
+  const int64_t now = monotonic_ns();
+  int none = 0;
+  if (!stop_signal.compare_exchange_strong(none, signal)) {
+    const int64_t first = first_stop_ns;
+    if (first == 0 || now - first < kSameStopNs) return;
+    _exit(signal_exit_code(signal));
+  }
+  first_stop_ns = now;
   stop_requested = true;
   static constexpr char kErase[] = "\r\033[K";
   static constexpr char kNotice[] =
@@ -83,15 +115,20 @@ extern "C" void request_stop(int signal) {
 void handle_stop_signals(const ProcessGroup& processes) {
   stop_notice = processes.rank() == 0;
   in_job = processes.size() > 1;
+  std::vector<int> signals = {SIGINT, SIGTERM, SIGHUP};
+  if (processes.size() > 1) signals.insert(signals.end(), {SIGUSR1, SIGUSR2});
   struct sigaction action {};
   action.sa_handler = request_stop;
-  sigemptyset(&action.sa_mask);
+  sigemptyset(&action.sa_mask);  // one handler at a time: the second sees the first's time
+  for (int signal : signals) sigaddset(&action.sa_mask, signal);
   action.sa_flags = SA_RESTART;
-  for (int signal : {SIGINT, SIGTERM}) sigaction(signal, &action, nullptr);
-  if (processes.size() > 1) {
-    for (int signal : {SIGUSR1, SIGUSR2}) sigaction(signal, &action, nullptr);
-  }
+  for (int signal : signals) sigaction(signal, &action, nullptr);
 }
+
+// A reader that closes stdout (`train ... | head -1`) leaves the run going: writes to the pipe
+// fail with EPIPE and are dropped, and metrics and checkpoints still reach --logdir. Set from the
+// start, before any line is written.
+void ignore_closed_stdout() { std::signal(SIGPIPE, SIG_IGN); }
 
 // On a terminal, a status line between the log lines, redrawn after every step at most once a
 // second; none when stdout is a pipe or a file.
@@ -123,7 +160,7 @@ struct FlushLogAtExit {
   spdlog::default_logger()->flush();  // and erases a status line, before stderr's line
   std::cout.flush();
   if (processes.rank() == 0) {
-    std::cerr << "train: interrupted (" << (stop_cause(signal) == SIGTERM ? "SIGTERM" : "SIGINT")
+    std::cerr << "train: interrupted (" << signal_name(signal)
               << "): stopped every core after the current step" << std::endl;
   }
   processes.finalize();  // every process stopped at the same step: leave the job cleanly
@@ -135,6 +172,19 @@ void check_weights_file(const char* flag, const std::string& path) {
   if (path.empty()) return;
   XTRAIN_CHECK(std::filesystem::is_regular_file(path), "--{}: {}: {}", flag, path,
                std::filesystem::exists(path) ? "not a file" : "no such file");
+}
+
+// --resume's file. --resume=auto takes --logdir's checkpoint-last, or starts afresh with a note
+// where there is none yet: a requeued job may have been stopped before its first save.
+std::string resume_path(const TrainFlags& flags, const ProcessGroup& processes) {
+  if (flags.resume != "auto") return flags.resume;
+  const std::string& logdir = flags.trainer.logdir;
+  std::string last = LogDir::latest_checkpoint(logdir);
+  if (last.empty() && processes.rank() == 0) {
+    spdlog::info("Note: --resume=auto: no checkpoint in --logdir {} yet: starting from scratch",
+                 escape_bytes(logdir));
+  }
+  return last;
 }
 
 // The processes of a job meet in every all-reduce with their cores, so all must have as many.
@@ -216,9 +266,7 @@ struct StartUp {
 // Collective-free, so that each process of a job can fail here on its own.
 StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
   TrainerOptions& options = flags.trainer;
-  // Before anything is read or created: --resume=auto on a new --logdir must leave no folder.
-  const std::string resume =
-      flags.resume == "auto" ? LogDir::latest_checkpoint(options.logdir) : flags.resume;
+  const std::string resume = resume_path(flags, processes);
   check_weights_file("resume", resume);
   check_weights_file("pretrained", flags.pretrained);
   BatchSourceFactory train_data, test_data;
@@ -322,18 +370,27 @@ int train(TrainFlags& flags, ProcessGroup& processes) {
   check_same_cores(processes, run.fit.num_cores);
   handle_stop_signals(processes);
   Trainer& trainer = *run.trainer;
-  if (speaks_for_job) {
-    print_outline(flags, trainer, *run.model, run.fit, run.available, run.max_cores,
-                  run.reinitialized);
+  TrainResult result;
+  if (!flags.evaluate && trainer.finished()) {
+    // A requeued run that had already ended: its logdir, summary.json included, stays as it is.
+    if (speaks_for_job) spdlog::info(nothing_to_do_line(options.num_epochs, trainer.best_top1()));
+    result.max_top1 = trainer.best_top1();
+  } else {
+    if (speaks_for_job) {
+      print_outline(flags, trainer, *run.model, run.fit, run.available, run.max_cores,
+                    run.reinitialized);
+    }
+    result = flags.evaluate ? trainer.evaluate() : trainer.run();
   }
-  const TrainResult result = flags.evaluate ? trainer.evaluate() : trainer.run();
   if (result.interrupted) exit_interrupted(processes);
   if (result.final_nonfinite > 0) {
     if (speaks_for_job) {
-      std::cerr << fmt::format(
-          "train: error: the last evaluation had non-finite outputs for {} of {} samples (the "
-          "model diverged)\n",
-          result.final_nonfinite, result.final_samples);
+      std::cerr << (result.final_weights_nonfinite
+                        ? "train: error: the last evaluation's weights or BatchNorm statistics "
+                          "are not finite (the model diverged)\n"
+                        : fmt::format("train: error: the last evaluation had non-finite outputs "
+                                      "for {} of {} samples (the model diverged)\n",
+                                      result.final_nonfinite, result.final_samples));
     }
     return kNonFiniteExitCode;
   }
@@ -348,6 +405,7 @@ int train(TrainFlags& flags, ProcessGroup& processes) {
 }  // namespace xtrain
 
 int main(int argc, char** argv) {
+  xtrain::ignore_closed_stdout();
   spdlog::set_pattern("%v");
   spdlog::flush_on(spdlog::level::info);  // each line reaches a pipe at once, as print(flush=True)
   xtrain::TrainFlags flags;

@@ -9,6 +9,11 @@ bool all_finite(const float* values, int64_t n) {
   return std::all_of(values, values + n, [](float v) { return std::isfinite(v); });
 }
 
+bool weights_finite(ParamStore& store) {
+  return all_finite(store.params(), static_cast<int64_t>(store.num_params())) &&
+         all_finite(store.buffers(), static_cast<int64_t>(store.num_buffers()));
+}
+
 int64_t count_top_k_correct(const float* logits, const int32_t* labels, int n, int classes, int k) {
   int64_t correct = 0;
   for (int i = 0; i < n; ++i) {

@@ -31,7 +31,8 @@ ResumePoint resume_point(const CheckpointInfo& info, const std::string& path,
                path, info.global_step, info.epoch, steps);
   XTRAIN_CHECK(info.best_top1 >= 0.0 && info.best_top1 <= 100.0,
                "{}: best_top1 is {}, not a percentage", path, info.best_top1);
-  return {static_cast<int>(epochs_done) + 1, step_in_epoch, info.global_step, info.best_top1};
+  return {static_cast<int>(epochs_done) + 1, step_in_epoch, info.global_step, info.best_top1,
+          /*evaluation_pending=*/epochs_done == info.epoch + 1};
 }
 
 }  // namespace xtrain

@@ -20,6 +20,8 @@ struct ResumePoint {
   int64_t first_step = 0;   // steps of first_epoch already taken (a mid-epoch checkpoint)
   int64_t global_step = 0;  // optimizer steps taken
   double best_top1 = 0.0;   // Max Accuracy so far, percent
+  // The epoch before first_epoch was trained but its test pass was stopped: it runs first.
+  bool evaluation_pending = false;
 };
 
 CheckpointInfo checkpoint_info(const std::string& model, const std::string& flags,

@@ -42,7 +42,7 @@ class LogDir {
   void save_last(Replica& replica, const CheckpointInfo& info);
   void write_summary(const RunSummary& summary);
 
-  // The newest checkpoint-last.safetensors in dir, for --resume=auto; throws if there is none.
+  // The newest checkpoint-last.safetensors in dir, for --resume=auto; "" if there is none yet.
   static std::string latest_checkpoint(const std::string& dir);
 
  private:

@@ -141,8 +141,22 @@ std::string epoch_nonfinite_line(int epoch, int64_t nonfinite, int64_t samples) 
                      epoch, nonfinite, samples);
 }
 
+std::string epoch_nonfinite_weights_line(int epoch, int64_t samples) {
+  return fmt::format(
+      "Epoch {} test: the weights or BatchNorm statistics are not finite: all {} samples counted "
+      "as non-finite (wrong)",
+      epoch, samples);
+}
+
 std::string epoch_skipped_line(int epoch, int64_t count) {
   return fmt::format("Epoch {} skipped {} unreadable image{}", epoch, count, count == 1 ? "" : "s");
+}
+
+std::string nothing_to_do_line(int num_epochs, double max_accuracy) {
+  return fmt::format(
+      "Nothing to do: every epoch of --num_epochs={} is trained and tested (raise it to train "
+      "on). {}",
+      num_epochs, max_accuracy_line(max_accuracy));
 }
 
 std::string max_accuracy_line(double accuracy) {

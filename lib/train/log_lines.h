@@ -70,8 +70,14 @@ std::string epoch_test_end_line(int epoch, const std::string& time, double accur
 std::string epoch_top5_line(int epoch, double accuracy);
 // "Epoch 1 test: 37 of 100 samples had non-finite outputs (counted wrong)"
 std::string epoch_nonfinite_line(int epoch, int64_t nonfinite, int64_t samples);
+// "Epoch 1 test: the weights or BatchNorm statistics are not finite: all 100 samples counted as
+// non-finite (wrong)"
+std::string epoch_nonfinite_weights_line(int epoch, int64_t samples);
 // "Epoch 1 skipped 3 unreadable images"
 std::string epoch_skipped_line(int epoch, int64_t count);
+// "Nothing to do: every epoch of --num_epochs=18 is trained and tested (raise it to train on).
+// Max Accuracy: 76.10%"
+std::string nothing_to_do_line(int num_epochs, double max_accuracy);
 // "Max Accuracy: 100.00%"
 std::string max_accuracy_line(double accuracy);
 // "Accuracy 12.34 is below target 50.00"

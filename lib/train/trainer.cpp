@@ -111,6 +111,11 @@ void Trainer::resume(const std::string& path) {
   first_epoch_ = point.first_epoch;  // goes on with that epoch's next batch
   first_step_ = point.first_step;
   best_top1_ = point.best_top1;
+  evaluation_pending_ = point.evaluation_pending && tests_after(first_epoch_ - 1);
+}
+
+bool Trainer::finished() const {
+  return first_epoch_ > options_.num_epochs && !evaluation_pending_;
 }
 
 int64_t Trainer::steps_per_epoch() const {
@@ -185,65 +190,77 @@ TrainResult Trainer::run() {
 }
 
 void Trainer::run_core(Core& core, TrainResult& result) {
-  double max_top1 = best_top1_, max_top5 = 0.0;
+  RunScores scores;
+  scores.max_top1 = best_top1_;
+  // A resumed run's logdir already holds model_best once an evaluation of it has scored.
+  scores.has_best = first_epoch_ - (evaluation_pending_ ? 1 : 0) > 1;
   core.best_top1 = best_top1_;
-  TestCounts last;  // the last evaluation
-  int64_t skipped_before = 0;
-  bool has_best = first_epoch_ > 1;  // a resumed run's logdir already holds model_best
+  // A run stopped in a test pass evaluates that epoch before it trains the next.
+  if (evaluation_pending_ && !end_epoch(core, first_epoch_ - 1, scores)) {
+    return stop_core(core, first_epoch_ - 1, result);
+  }
   for (int epoch = first_epoch_; epoch <= options_.num_epochs; ++epoch) {
     print_once(core, epoch_train_begin_line(epoch, clock_time()));
-    bool stopped = !train_epoch(core, epoch);
+    const bool trained = train_epoch(core, epoch);
     print_once(core, epoch_train_end_line(epoch, clock_time()));
-    const bool test = !options_.test_only_at_end || epoch == options_.num_epochs;
-    TestCounts counts;
-    if (!stopped && test) {
-      counts = test_epoch(core, epoch);
-      stopped = counts.interrupted;  // an interrupted pass is no evaluation
-    }
-    if (stopped) {
-      // The replicas hold the last step every core took; a resume goes on from there.
-      if (log_dir_ != nullptr && core.rank == 0) save_mid_epoch(core, epoch);
-      if (core.rank == 0) result.interrupted = true;
-      return;
-    }
-    bool improved = false;
-    if (test) {
-      last = counts;
-      report_test(core, epoch, counts);
-      const bool scored = counts.scores(core.replica);
-      const double top1 = counts.percent(counts.top1), top5 = counts.percent(counts.top5);
-      improved = scored && (!has_best || top1 > max_top1);
-      has_best = has_best || improved;
-      if (scored) {
-        max_top1 = std::max(max_top1, top1);
-        max_top5 = std::max(max_top5, top5);
-      }
-      core.best_top1 = max_top1;
-    }
-    const int64_t skipped = report_skipped(core, epoch, skipped_before);
-    skipped_before = skipped;
-    if (log_dir_ != nullptr && core.rank == 0) {
-      // Replicas are bitwise equal, so core 0's is the model; the others wait at the next
-      // collective while it writes.
-      log_dir_->append(EvalRecord{epoch, last.percent(last.top1), last.percent(last.top5), skipped,
-                                  static_cast<int64_t>(last.nonfinite)});
-      log_dir_->save_epoch(
-          core.replica,
-          checkpoint_info(options_.model, options_.flags, epoch, core.global_step, max_top1),
-          improved);
-    }
-    if (options_.metrics_debug)
-      print_once(core, core.rank == 0 ? metrics_report(metrics_, options_.precision) : "");
+    if (!trained || !end_epoch(core, epoch, scores)) return stop_core(core, epoch, result);
   }
-  print_once(core, max_accuracy_line(max_top1));
+  print_once(core, max_accuracy_line(scores.max_top1));
   if (core.rank == 0) {
-    result.max_top1 = max_top1;
-    result.max_top5 = max_top5;
+    const TestCounts& last = scores.last;
+    result.max_top1 = scores.max_top1;
+    result.max_top5 = scores.max_top5;
     result.final_top1 = last.percent(last.top1);
     result.final_top5 = last.percent(last.top5);
     result.final_samples = static_cast<int64_t>(last.total);
     result.final_nonfinite = static_cast<int64_t>(last.nonfinite);
+    result.final_weights_nonfinite = last.weights_nonfinite;
   }
+}
+
+bool Trainer::tests_after(int epoch) const {
+  return !options_.test_only_at_end || epoch == options_.num_epochs;
+}
+
+bool Trainer::end_epoch(Core& core, int epoch, RunScores& scores) {
+  bool improved = false;
+  if (tests_after(epoch)) {
+    const TestCounts counts = test_epoch(core, epoch);
+    if (counts.interrupted) return false;  // an interrupted pass is no evaluation
+    scores.last = counts;
+    report_test(core, epoch, counts);
+    const double top1 = counts.percent(counts.top1), top5 = counts.percent(counts.top5);
+    improved = counts.scores() && (!scores.has_best || top1 > scores.max_top1);
+    scores.has_best = scores.has_best || improved;
+    if (counts.scores()) {
+      scores.max_top1 = std::max(scores.max_top1, top1);
+      scores.max_top5 = std::max(scores.max_top5, top5);
+    }
+    core.best_top1 = scores.max_top1;
+  }
+  const int64_t skipped = report_skipped(core, epoch, scores.skipped_images);
+  scores.skipped_images = skipped;
+  if (log_dir_ != nullptr && core.rank == 0) {
+    // Replicas are bitwise equal, so core 0's is the model; the others wait at the next
+    // collective while it writes.
+    const TestCounts& last = scores.last;
+    log_dir_->append(EvalRecord{epoch, last.percent(last.top1), last.percent(last.top5), skipped,
+                                static_cast<int64_t>(last.nonfinite)});
+    log_dir_->save_epoch(core.replica,
+                         checkpoint_info(options_.model, options_.flags, epoch, core.global_step,
+                                         scores.max_top1),
+                         improved);
+  }
+  if (options_.metrics_debug)
+    print_once(core, core.rank == 0 ? metrics_report(metrics_, options_.precision) : "");
+  return true;
+}
+
+// After a stop in `epoch`: the replicas hold the last step every core took, and core 0 saves them
+// as checkpoint-last, from which a resume goes on.
+void Trainer::stop_core(Core& core, int epoch, TrainResult& result) {
+  if (log_dir_ != nullptr && core.rank == 0) save_mid_epoch(core, epoch);
+  if (core.rank == 0) result.interrupted = true;
 }
 
 // The unreadable images skipped so far by every core, and a line for those new since `before`.
@@ -284,9 +301,17 @@ float Trainer::train_step(Core& core, Plan& plan, float lr, int epoch, int64_t s
   metrics_.record(Metric::kExecuteTime, seconds_since(start));
 
   start = Metrics::Clock::now();
-  const double across_processes =
+  double across_processes =
       bucketed_mean_ ? bucketed_mean_->finish(core.rank)
                      : mesh_.all_reduce_mean(core.rank, store.grads(), store.num_params());
+  // Each core's forward moved its BatchNorm running statistics towards its own batch's. Their
+  // mean over the job keeps the replicas bitwise equal, so every checkpoint holds the whole
+  // state and an evaluation sees every core's batches. The running averages are linear in the
+  // batch statistics, so this is the mean of each core's own averages that timm's distribute_bn
+  // takes before an evaluation, kept at every step.
+  if (world_size() > 1 && store.num_buffers() > 0) {
+    across_processes += mesh_.all_reduce_mean(core.rank, store.buffers(), store.num_buffers());
+  }
   metrics_.record(Metric::kAllReduceTime, seconds_since(start));
   if (across_processes > 0)
     metrics_.record(Metric::kAllReduceAcrossProcessesTime, across_processes);

@@ -77,6 +77,9 @@ struct TrainResult {
   double final_top5 = 0.0;      // top-5 of the last evaluation, percent
   int64_t final_samples = 0;    // samples of the last evaluation
   int64_t final_nonfinite = 0;  // of them, those whose outputs had a NaN or an infinity
+  // The last evaluation's weights or BatchNorm statistics were not finite: every sample of it
+  // counted as non-finite, whatever its outputs.
+  bool final_weights_nonfinite = false;
   bool interrupted = false;     // stopped by stop_requested
 };
 
@@ -105,15 +108,25 @@ class Trainer {
   // What run() will do, for the Run line: the first epoch it trains (later after a resume), the
   // training steps of an epoch and the test batches per core of one evaluation.
   int first_epoch() const { return first_epoch_; }
+  // Whether a resumed run has nothing left to do: every epoch trained and evaluated.
+  bool finished() const;
+  // The best test top-1 before this run (a resumed run's Max Accuracy so far), percent.
+  double best_top1() const { return best_top1_; }
   int64_t steps_per_epoch() const;
   int64_t test_steps_per_epoch() const;
 
  private:
   struct Core;
   struct TestCounts;
+  struct RunScores;
 
   void run_on_cores(const std::function<void(Core&)>& fn);
   void run_core(Core& core, TrainResult& result);
+  bool tests_after(int epoch) const;
+  // After `epoch`'s training: its test pass when one is due, the lines, the metrics record and
+  // the checkpoints. False when a stop ended the test pass.
+  bool end_epoch(Core& core, int epoch, RunScores& scores);
+  void stop_core(Core& core, int epoch, TrainResult& result);
   void evaluate_core(Core& core, TrainResult& result);
   void report_test(Core& core, int epoch, const TestCounts& counts);
   int64_t report_skipped(Core& core, int epoch, int64_t before);
@@ -137,6 +150,7 @@ class Trainer {
   int first_epoch_ = 1;
   int64_t first_step_ = 0;  // steps of first_epoch_ already taken (a mid-epoch resume)
   double best_top1_ = 0.0;  // the best top-1 before this run (resume)
+  bool evaluation_pending_ = false;  // first_epoch_ - 1 was trained, its test pass stopped
   std::vector<std::unique_ptr<Core>> cores_;
 };
 

@@ -45,12 +45,22 @@ struct Trainer::Core {
 struct Trainer::TestCounts {
   double top1 = 0.0, top5 = 0.0, total = 0.0;
   double nonfinite = 0.0;    // samples whose outputs had a NaN or an infinity (never correct)
+  // The weights or BatchNorm statistics were not finite: every sample counts as non-finite.
+  bool weights_nonfinite = false;
   bool interrupted = false;  // a stop ended the pass: no counts
 
   double percent(double correct) const { return total > 0 ? 100.0 * correct / total : 0.0; }
-  // Whether the pass counts towards the best accuracy and model_best: only with finite outputs
-  // from finite weights and statistics, so that a diverged model never scores.
-  bool scores(Replica& replica) const;
+  // Whether the pass counts towards the best accuracy and model_best: only when every output
+  // was finite, so that a diverged model never scores.
+  bool scores() const { return nonfinite == 0; }
+};
+
+// What a core's epochs keep across epochs: the best scores so far and the last evaluation.
+struct Trainer::RunScores {
+  double max_top1 = 0.0, max_top5 = 0.0;
+  bool has_best = false;       // model_best exists: a later evaluation must beat max_top1
+  TestCounts last;             // the last evaluation
+  int64_t skipped_images = 0;  // unreadable images skipped so far, over every core
 };
 
 }  // namespace xtrain

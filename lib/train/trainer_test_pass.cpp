@@ -8,11 +8,6 @@
 
 namespace xtrain {
 
-bool Trainer::TestCounts::scores(Replica& replica) const {
-  ParamStore& store = replica.store();
-  return nonfinite == 0 && all_finite(store.params(), static_cast<int64_t>(store.num_params())) &&
-         all_finite(store.buffers(), static_cast<int64_t>(store.num_buffers()));
-}
 
 TrainResult Trainer::evaluate() {
   TrainResult result;
@@ -33,7 +28,8 @@ void Trainer::evaluate_core(Core& core, TrainResult& result) {
     result.final_top5 = counts.percent(counts.top5);
     result.final_samples = static_cast<int64_t>(counts.total);
     result.final_nonfinite = static_cast<int64_t>(counts.nonfinite);
-    result.max_top1 = counts.scores(core.replica) ? result.final_top1 : 0.0;
+    result.final_weights_nonfinite = counts.weights_nonfinite;
+    result.max_top1 = counts.scores() ? result.final_top1 : 0.0;
   }
 }
 
@@ -41,9 +37,12 @@ void Trainer::evaluate_core(Core& core, TrainResult& result) {
 void Trainer::report_test(Core& core, int epoch, const TestCounts& counts) {
   print_once(core, epoch_test_end_line(epoch, clock_time(), counts.percent(counts.top1)));
   print_once(core, epoch_top5_line(epoch, counts.percent(counts.top5)));
-  if (counts.nonfinite > 0) {
-    print_once(core, epoch_nonfinite_line(epoch, static_cast<int64_t>(counts.nonfinite),
-                                          static_cast<int64_t>(counts.total)));
+  const auto total = static_cast<int64_t>(counts.total);
+  if (counts.weights_nonfinite) {
+    print_once(core, epoch_nonfinite_weights_line(epoch, total));
+  } else if (counts.nonfinite > 0) {
+    print_once(core,
+               epoch_nonfinite_line(epoch, static_cast<int64_t>(counts.nonfinite), total));
   }
 }
 
@@ -82,7 +81,15 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
   }
   // Exact over all samples: sums of counts, not a mean of per-core percentages.
   mesh_.all_reduce_sum(core.rank, counts, 4);
-  return {counts[0], counts[1], counts[2], counts[3]};
+  TestCounts result{counts[0], counts[1], counts[2], counts[3]};
+  // Weights that are not finite can still give finite outputs (an infinite running_var scales a
+  // channel to 0): such a model has diverged all the same, and none of its answers counts.
+  if (!weights_finite(core.replica.store())) {
+    result.weights_nonfinite = true;
+    result.top1 = result.top5 = 0.0;
+    result.nonfinite = result.total;
+  }
+  return result;
 }
 
 }  // namespace xtrain

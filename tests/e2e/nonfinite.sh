@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# A diverged model never scores. The issue's command (--lr=10 on a small Fashion-MNIST folder)
-# leaves NaN weights after two steps whose losses were finite: its evaluation must count every
-# sample wrong and say so, write no model_best, and exit 22; a resumed run whose one step at a
-# huge LR diverges must not replace a good model_best. A checkpoint with a NaN in fc.bias must not score 100% under
-# --evaluate (it did: compared with NaN no class is larger), and predict must mark its images.
+# A diverged model never scores. --lr=10 on a small Fashion-MNIST folder leaves non-finite outputs
+# after two steps whose losses were finite: its evaluation must count every sample wrong and say so,
+# write no model_best, and exit 22; a resumed run whose one step at a huge LR diverges must not
+# replace a good model_best. A checkpoint with a NaN in fc.bias must not score 100% under
+# --evaluate (it did: compared with NaN no class is larger), nor one with an infinite
+# running_var, whose outputs stay finite; predict refuses both.
 set -uo pipefail
 train="$1"
 predict="$(dirname "$train")/predict"
@@ -27,21 +28,26 @@ run() {
   [ "$code" -eq "$expected" ] ||
     { cat "$dir/$name.out" "$dir/$name.err"; fail "$name: exit $code, expected $expected"; }
 }
-# expect_nonfinite NAME EPOCH: the evaluation counted all 100 samples wrong and said so.
+# expect_nonfinite NAME EPOCH outputs|weights: the evaluation counted all 100 samples wrong and
+# said why: non-finite outputs, or weights that are not all finite (whatever the outputs).
 expect_nonfinite() {
-  local name="$1" epoch="$2"
-  grep -qx "Epoch $epoch test: 100 of 100 samples had non-finite outputs (counted wrong)" \
-    "$dir/$name.out" || { cat "$dir/$name.out"; fail "$name: no non-finite line"; }
+  local name="$1" epoch="$2" line error
+  if [ "$3" = outputs ]; then
+    line="Epoch $epoch test: 100 of 100 samples had non-finite outputs (counted wrong)"
+    error="train: error: the last evaluation had non-finite outputs for 100 of 100 samples (the model diverged)"
+  else
+    line="Epoch $epoch test: the weights or BatchNorm statistics are not finite: all 100 samples counted as non-finite (wrong)"
+    error="train: error: the last evaluation's weights or BatchNorm statistics are not finite (the model diverged)"
+  fi
+  grep -qxF "$line" "$dir/$name.out" || { cat "$dir/$name.out"; fail "$name: no non-finite line"; }
   grep -qE "^Epoch $epoch test end .*, Accuracy=0\.00$" "$dir/$name.out" ||
     { cat "$dir/$name.out"; fail "$name: the accuracy is not 0.00"; }
-  grep -qx "train: error: the last evaluation had non-finite outputs for 100 of 100 samples (the model diverged)" \
-    "$dir/$name.err" || { cat "$dir/$name.err"; fail "$name: no error line"; }
+  grep -qxF "$error" "$dir/$name.err" || { cat "$dir/$name.err"; fail "$name: no error line"; }
   echo "ok: $name: $(grep 'non-finite' "$dir/$name.out")"
 }
 
-# The issue's command.
 run diverged 22 "${args[@]}" --num_steps=2 --num_epochs=1 --lr=10 --logdir="$dir/diverged"
-expect_nonfinite diverged 1
+expect_nonfinite diverged 1 outputs
 [ ! -e "$dir/diverged/model_best.safetensors" ] || fail "NaN weights became model_best"
 [ "$(jq -s '[.[] | select(.kind == "eval") | .nonfinite] == [100]' "$dir/diverged/metrics.jsonl")" = true ] ||
   fail "the eval record does not count 100 non-finite samples"
@@ -54,32 +60,35 @@ run good 0 "${args[@]}" --num_steps=1 --num_epochs=1 --lr=0.05 --logdir="$dir/go
 cp "$dir/good/model_best.safetensors" "$dir/best_before.safetensors"
 run resumed 22 "${args[@]}" --num_steps=1 --num_epochs=2 --lr=1e30 --logdir="$dir/good" \
   --resume=auto
-expect_nonfinite resumed 2
+expect_nonfinite resumed 2 outputs
 cmp -s "$dir/good/model_best.safetensors" "$dir/best_before.safetensors" ||
   fail "the resumed run replaced model_best with a diverged model"
 echo "ok: model_best kept"
 
-# A NaN in fc.bias makes every logit NaN.
+# poisoned NAME TENSOR BYTES: a copy of the good epoch's checkpoint, $dir/NAME.safetensors, whose
+# TENSOR's first float is the 4 little-endian BYTES (printf escapes).
 checkpoint="$dir/good/checkpoint-epoch-1.safetensors"
 header="$(od -An -t u8 -N8 "$checkpoint" | tr -d ' ')"
-bias_start="$(head -c $((8 + header)) "$checkpoint" | tail -c "$header" |
-              jq '.["fc.bias"].data_offsets[0]')"
-cp "$checkpoint" "$dir/nan.safetensors"
-printf '\377\377\377\377' |  # a NaN float
-  dd of="$dir/nan.safetensors" bs=1 seek=$((8 + header + bias_start)) conv=notrunc 2>/dev/null
+poisoned() {
+  local start
+  start="$(head -c $((8 + header)) "$checkpoint" | tail -c "$header" |
+           jq --arg name "$2" '.[$name].data_offsets[0]')"
+  cp "$checkpoint" "$dir/$1.safetensors"
+  printf "$3" | dd of="$dir/$1.safetensors" bs=1 seek=$((8 + header + start)) conv=notrunc 2>/dev/null
+}
+poisoned nan fc.bias '\377\377\377\377'           # NaN: every logit NaN
+poisoned inf bn1.running_var '\000\000\200\177'   # +inf: that channel scaled to 0, outputs finite
 
-run evaluate 22 "${args[@]}" --evaluate --pretrained="$dir/nan.safetensors"
-expect_nonfinite evaluate 0
-grep -q "Accuracy=100.00" "$dir/evaluate.out" && fail "--evaluate scored a NaN model 100%"
-
-"$predict" --checkpoint="$dir/nan.safetensors" --model=resnet20 --image_size=28 --augment=cifar \
-  "$dir/fm/val/Bag" >"$dir/predict.jsonl" 2>"$dir/predict.err"
-code=$?
-[ "$code" -ne 0 ] || fail "predict exited 0 on non-finite outputs"
-[ "$(wc -l <"$dir/predict.jsonl")" -eq 10 ] || { cat "$dir/predict.jsonl"; fail "expected 10 lines"; }
-jq -e -s 'all(.[]; keys_unsorted == ["path", "error"] and .error == "non-finite outputs")' \
-  "$dir/predict.jsonl" >/dev/null || { head -n 2 "$dir/predict.jsonl"; fail "images not marked"; }
-grep -qx "predict: warning: 10 of 10 images had non-finite outputs (a diverged checkpoint?)" \
-  "$dir/predict.err" || { cat "$dir/predict.err"; fail "predict: no warning"; }
-echo "ok: predict (exit $code): $(head -n 1 "$dir/predict.jsonl")"
+for poison in nan inf; do
+  run "evaluate_$poison" 22 "${args[@]}" --evaluate --pretrained="$dir/$poison.safetensors"
+  expect_nonfinite "evaluate_$poison" 0 weights
+  "$predict" --checkpoint="$dir/$poison.safetensors" --model=resnet20 --image_size=28 \
+    --augment=cifar "$dir/fm/val/Bag" >"$dir/predict.jsonl" 2>"$dir/predict.err"
+  code=$?
+  [ "$code" -eq 1 ] || fail "predict exited $code on a $poison checkpoint"
+  [ ! -s "$dir/predict.jsonl" ] || { head -n 2 "$dir/predict.jsonl"; fail "predict answered"; }
+  grep -qx "predict: error: $dir/$poison.safetensors: its weights or BatchNorm statistics are not finite (a diverged checkpoint)" \
+    "$dir/predict.err" || { cat "$dir/predict.err"; fail "predict: no error line"; }
+  echo "ok: predict refuses the $poison checkpoint"
+done
 echo "PASS"

@@ -2,7 +2,8 @@
 # Stops from outside, as Ctrl-C and schedulers (Slurm, Kubernetes: SIGTERM) send them. A stop
 # ends the test pass within one batch (exit 130, no accuracy logged); SIGTERM on a 2-core run
 # saves checkpoint-last (exit 143) and --resume=auto ends exactly where an uninterrupted run
-# ends; a second signal ends the process at once, without the graceful stop's message or files.
+# ends; a second signal ends the process at once, without the graceful stop's message or files;
+# SIGHUP stops as SIGTERM does, two signals at once are one stop, and a closed stdout is no stop.
 set -uo pipefail
 train="$1"
 dir="$(mktemp -d)"
@@ -10,36 +11,7 @@ pid=""
 trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# start NAME ARGS...: train in the background, output in $dir/NAME.out and .err, pid in $pid.
-start() {
-  local name="$1"
-  shift
-  "$train" "$@" >"$dir/$name.out" 2>"$dir/$name.err" &
-  pid=$!
-}
-# wait_for PATTERN FILE: until a line of FILE matches (a hang guard of 120 s, not a timing goal).
-wait_for() {
-  for _ in $(seq 1200); do
-    grep -qE "$1" "$2" && return 0
-    kill -0 "$pid" 2>/dev/null || { cat "$2"; fail "train ended before printing '$1'"; }
-    sleep 0.1
-  done
-  fail "no '$1' in $2 after 120 s"
-}
-# finish NAME EXPECTED_EXIT: waits for $pid (a hang guard of 120 s) and checks its exit code.
-finish() {
-  local name="$1" expected="$2"
-  for _ in $(seq 1200); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -0 "$pid" 2>/dev/null && { kill -KILL "$pid"; fail "$name: still running 120 s after the stop"; }
-  wait "$pid"
-  local code=$?
-  pid=""
-  [ "$code" -eq "$expected" ] ||
-    { tail -n 3 "$dir/$name.out"; cat "$dir/$name.err"; fail "$name: exit $code, expected $expected"; }
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib/background.bash"
 
 # Ctrl-C during a test pass of 12,500 batches: it ends within a batch, logs no accuracy.
 start test_pass --model=resnet20 --num_classes=10 --fake_data --image_size=28 --batch_size=4 \
@@ -79,14 +51,16 @@ tensors() { tail -c +$(($(od -An -t u8 -N8 "$1" | tr -d ' ') + 9)) "$1" | md5sum
   fail "the resumed run's final weights differ from the uninterrupted run's"
 echo "ok: SIGTERM after $steps of 400 training lines, resumed to the same losses and weights"
 
-# A second signal while the first waits for a long step (resnet50 at 224) ends it at once: no
-# graceful message, no checkpoint, the second signal's exit code.
+# A second signal, a second or more after the first, while the first waits for a long step
+# (resnet50 at 224) ends it at once: no graceful message, no checkpoint, the second signal's exit
+# code.
 for signal in INT TERM; do
   start "twice_$signal" --model=resnet50 --num_classes=10 --fake_data --batch_size=8 \
     --num_epochs=1 --log_steps=1 --num_cores=1 --logdir="$dir/twice_$signal"
   wait_for '^\| Training Device=xla:0/0 Epoch=1 Step=0 ' "$dir/twice_$signal.out"
   kill -"$signal" "$pid"
   wait_for '^train: stopping after the current step' "$dir/twice_$signal.err"
+  sleep 1.2  # signals closer than a second to the first are the same stop (below)
   kill -"$signal" "$pid"
   finish "twice_$signal" "$([ "$signal" = INT ] && echo 130 || echo 143)"
   grep -q "interrupted" "$dir/twice_$signal.err" &&
@@ -96,4 +70,35 @@ for signal in INT TERM; do
     { ls "$dir/twice_$signal"; fail "SIG$signal twice: files besides metrics.jsonl and the events"; }
   echo "ok: SIG$signal twice: exit at once"
 done
+
+# The other stops a run meets, each on one core, stopped after step 2 of 100: SIGHUP (a closed
+# terminal) as SIGTERM; two SIGTERMs at once (`timeout` signals its child and the child's process
+# group) as one stop. Each saves checkpoint-last and says so.
+quick=(--model=resnet20 --num_classes=10 --fake_data --image_size=16 --batch_size=4
+       --num_epochs=1 --num_steps=100 --num_test_steps=1 --log_steps=1 --num_cores=1)
+for stop in HUP TERM_TWICE; do
+  start "$stop" "${quick[@]}" --logdir="$dir/$stop"
+  wait_for '^\| Training Device=xla:0/0 Epoch=1 Step=2 ' "$dir/$stop.out"
+  if [ "$stop" = HUP ]; then
+    kill -HUP "$pid"
+    finish "$stop" 129
+  else
+    kill -TERM "$pid"
+    kill -TERM "$pid"
+    finish "$stop" 143
+  fi
+  grep -qx "train: interrupted (SIG${stop%_TWICE}): stopped every core after the current step" \
+    "$dir/$stop.err" || { cat "$dir/$stop.err"; fail "$stop: no interrupted line"; }
+  [ -f "$dir/$stop/checkpoint-last.safetensors" ] || fail "$stop: no checkpoint-last"
+  echo "ok: SIG$stop stops after the current step and saves checkpoint-last"
+done
+
+# A reader that closes stdout (`train | head -1`) leaves the run going to its end.
+"$train" "${quick[@]}" --num_steps=20 --logdir="$dir/pipe" | head -n 1 >/dev/null
+codes=("${PIPESTATUS[@]}")
+[ "${codes[0]}" -eq 0 ] || fail "train | head -1: train exited ${codes[0]}"
+[ -f "$dir/pipe/summary.json" ] || fail "train | head -1: the run did not reach its end"
+[ "$(grep -c '"kind":"train"' "$dir/pipe/metrics.jsonl")" -eq 20 ] ||
+  fail "train | head -1: not every step was logged"
+echo "ok: a closed stdout does not end the run"
 echo "PASS"

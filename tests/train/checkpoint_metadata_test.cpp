@@ -27,11 +27,18 @@ TEST(CheckpointMetadata, AMidEpochCheckpointGoesOnWithItsNextStep) {
   EXPECT_EQ(p.first_step, 7);
 }
 
-// A stop after an epoch's last step but before its test: the epoch is trained, not counted done.
-TEST(CheckpointMetadata, AStopBeforeAnEpochsTestGoesOnAfterIt) {
+// A stop after an epoch's last step but before its test ended: the epoch is trained, not counted
+// done, and its evaluation runs before the next epoch trains.
+TEST(CheckpointMetadata, AStopBeforeAnEpochsTestEndedEvaluatesItFirst) {
   const ResumePoint p = resume_point(saved(2, 30), "ckpt", "resnet20", kSteps);
   EXPECT_EQ(p.first_epoch, 4);
   EXPECT_EQ(p.first_step, 0);
+  EXPECT_TRUE(p.evaluation_pending);
+}
+
+TEST(CheckpointMetadata, NoEvaluationIsPendingAfterAnEpochsEndOrMidEpoch) {
+  EXPECT_FALSE(resume_point(saved(2, 20), "ckpt", "resnet20", kSteps).evaluation_pending);
+  EXPECT_FALSE(resume_point(saved(2, 27), "ckpt", "resnet20", kSteps).evaluation_pending);
 }
 
 TEST(CheckpointMetadata, RefusesWhatThisRunCouldNotHaveWritten) {

@@ -152,6 +152,25 @@ TEST(Trainer, ReplicasStayBitwiseEqual) {
 
 // Without BatchNorm the loss of a batch is the mean of per-sample losses, so the mean of N
 // cores' gradients over B samples each is the gradient over all N*B: the same SGD step.
+// Each core's BatchNorm running statistics follow its own batches; the job keeps their mean,
+// so the replicas stay equal in every byte, statistics included, and a checkpoint holds them all.
+TEST(Trainer, ReplicasAgreeOnBatchNormStatistics) {
+  for (int n : {2, 3}) {
+    SCOPED_TRACE(n);
+    Trainer trainer(build_model("resnet20", kClasses), small_options(n, 2), slices(2, 3),
+                    slices(2, 1));
+    trainer.run();
+    ParamStore& first = trainer.replica(0).store();
+    const std::vector<float> statistics(first.buffers(), first.buffers() + first.num_buffers());
+    for (int rank = 1; rank < n; ++rank) {
+      ParamStore& other = trainer.replica(rank).store();
+      EXPECT_EQ(std::vector<float>(other.buffers(), other.buffers() + other.num_buffers()),
+                statistics)
+          << "replica " << rank;
+    }
+  }
+}
+
 std::shared_ptr<const Graph> model_without_batchnorm() {
   GraphBuilder g(3);
   Value x = g.relu(g.conv2d("conv1", g.input(), 6, 3, 1, 1, /*bias=*/true));
@@ -442,6 +461,58 @@ TEST(Trainer, EvaluatingNaNWeightsScoresNothingAndCountsEverySample) {
   EXPECT_EQ(result.final_nonfinite, 12);
 }
 
+// The same test samples whatever the epoch: an evaluation of epoch 0 (--evaluate) sees what the
+// test pass of epoch 1 saw.
+class SameSamplesEveryEpoch : public SliceSource {
+ public:
+  using SliceSource::SliceSource;
+  void start_epoch(int) override { SliceSource::start_epoch(1); }
+};
+
+BatchSourceFactory same_samples(int batch_size, int64_t batches) {
+  return [=](int rank, int n) {
+    return std::make_unique<SameSamplesEveryEpoch>(rank, n, batch_size, batches);
+  };
+}
+
+// --evaluate of a checkpoint reproduces the accuracy logged when it was saved, on any number of
+// cores: the checkpoint holds the statistics every core evaluated with.
+TEST(Trainer, EvaluatingACheckpointReproducesItsLoggedAccuracy) {
+  TrainerOptions o = small_options(2, 2);
+  o.model = "resnet20";
+  o.logdir = temp_dir("evaluate_checkpoint");
+  Trainer(build_model("resnet20", kClasses), o, slices(2, 4), same_samples(2, 8)).run();
+  const nlohmann::json logged = eval_records(o.logdir).at(0);
+  for (int cores : {1, 2, 4}) {
+    SCOPED_TRACE(cores);
+    Trainer evaluator(build_model("resnet20", kClasses), small_options(cores, 2), slices(2, 1),
+                      same_samples(2, 16 / cores));
+    evaluator.load_pretrained(o.logdir + "/checkpoint-epoch-1.safetensors");
+    const TrainResult result = evaluator.evaluate();
+    EXPECT_EQ(result.final_samples, 32);
+    EXPECT_EQ(result.final_top1, logged["top1"].get<double>());
+    EXPECT_EQ(result.final_top5, logged["top5"].get<double>());
+  }
+}
+
+// An infinite running_var (as a too-large learning rate leaves) scales its channels to 0: the
+// outputs stay finite, but the model has diverged and scores nothing, as NaN outputs would.
+TEST(Trainer, InfiniteStatisticsWithFiniteOutputsScoreNothing) {
+  Trainer trainer(build_model("resnet20", kClasses), small_options(2, 2), slices(2, 1),
+                  slices(2, 3));
+  for (int rank = 0; rank < trainer.num_cores(); ++rank) {
+    ParamStore& store = trainer.replica(rank).store();
+    std::fill_n(store.data(*store.find("bn1.running_var")), 16,
+                std::numeric_limits<float>::infinity());
+  }
+  const TrainResult result = trainer.evaluate();
+  EXPECT_TRUE(result.final_weights_nonfinite);
+  EXPECT_EQ(result.final_nonfinite, 12);
+  EXPECT_EQ(result.final_samples, 12);
+  EXPECT_EQ(result.final_top1, 0.0);
+  EXPECT_EQ(result.max_top1, 0.0);
+}
+
 TEST(Trainer, NonFiniteOutputsNeverReplaceModelBest) {
   TrainerOptions o = small_options(2, 2);
   o.num_epochs = 2;
@@ -533,6 +604,60 @@ TEST(Trainer, AStopEndsTheTestPassWithinOneBatch) {
   EXPECT_TRUE(eval_records(o.logdir).empty());
   EXPECT_FALSE(std::filesystem::exists(o.logdir + "/model_best.safetensors"));
   EXPECT_TRUE(std::filesystem::exists(o.logdir + "/checkpoint-last.safetensors"));
+}
+
+// A requeued run stopped in its last test pass evaluates that epoch on resume, as the run never
+// stopped would have: the same accuracy, an eval record, model_best.
+TEST(Trainer, AStopInTheTestPassIsEvaluatedOnResume) {
+  TrainerOptions o = small_options(2, 2);
+  o.model = "resnet20";
+  o.logdir = temp_dir("straight_test");
+  const TrainResult straight =
+      Trainer(build_model("resnet20", kClasses), o, slices(2, 2), slices(2, 6)).run();
+
+  std::atomic<bool> stop{false};
+  std::atomic<int> given_after_stop{0};
+  const BatchSourceFactory stop_at_3 = [&](int rank, int n) {
+    return std::make_unique<StopAtBatch>(std::make_unique<SliceSource>(rank, n, 2, 6),
+                                         /*at_batch=*/3, &stop, &given_after_stop);
+  };
+  TrainerOptions stopped = o;
+  stopped.logdir = temp_dir("stopped_in_test");
+  stopped.stop_requested = &stop;
+  ASSERT_TRUE(
+      Trainer(build_model("resnet20", kClasses), stopped, slices(2, 2), stop_at_3).run().interrupted);
+  TrainerOptions rest = o;
+  rest.logdir = stopped.logdir;
+  Trainer resumed(build_model("resnet20", kClasses), rest, slices(2, 2), slices(2, 6));
+  resumed.resume(LogDir::latest_checkpoint(rest.logdir));
+  EXPECT_FALSE(resumed.finished());
+  const TrainResult result = resumed.run();
+
+  EXPECT_FALSE(result.interrupted);
+  EXPECT_EQ(result.max_top1, straight.max_top1);
+  EXPECT_EQ(result.final_top5, straight.final_top5);
+  EXPECT_EQ(result.final_samples, 24);  // 2 cores x 6 batches x 2 images
+  ASSERT_EQ(eval_records(rest.logdir).size(), 1u);
+  EXPECT_EQ(train_records(rest.logdir), train_records(o.logdir));  // no step trained twice
+  EXPECT_TRUE(std::filesystem::exists(rest.logdir + "/model_best.safetensors"));
+  EXPECT_TRUE(std::filesystem::exists(rest.logdir + "/checkpoint-epoch-1.safetensors"));
+}
+
+// A requeue of a run that ended finds nothing to do; one with more epochs goes on.
+TEST(Trainer, AResumedRunThatEndedHasNothingToDo) {
+  TrainerOptions o = small_options(1, 2);
+  o.model = "resnet20";
+  o.logdir = temp_dir("ended");
+  const TrainResult ended =
+      Trainer(build_model("resnet20", kClasses), o, slices(2, 2), slices(2, 1)).run();
+  Trainer again(build_model("resnet20", kClasses), o, slices(2, 2), slices(2, 1));
+  again.resume(LogDir::latest_checkpoint(o.logdir));
+  EXPECT_TRUE(again.finished());
+  EXPECT_EQ(again.best_top1(), ended.max_top1);
+  o.num_epochs = 2;
+  Trainer longer(build_model("resnet20", kClasses), o, slices(2, 2), slices(2, 1));
+  longer.resume(LogDir::latest_checkpoint(o.logdir));
+  EXPECT_FALSE(longer.finished());
 }
 
 TEST(Trainer, AStopEndsEvaluateWithinOneBatch) {
