@@ -25,11 +25,29 @@ bool is_truncated_jpeg(const std::vector<uint8_t>& bytes) {
   return true;
 }
 
+// PIL reads a 16-bit color sample by its high byte.
+cv::Mat high_bytes(const cv::Mat& image) {
+  cv::Mat out(image.size(), CV_MAKETYPE(CV_8U, image.channels()));
+  const int samples = image.cols * image.channels();
+  for (int y = 0; y < image.rows; ++y) {
+    const uint16_t* in = image.ptr<uint16_t>(y);
+    uint8_t* row = out.ptr<uint8_t>(y);
+    for (int i = 0; i < samples; ++i) row[i] = static_cast<uint8_t>(in[i] >> 8);
+  }
+  return out;
+}
+
+// 8 bits per sample as PIL's convert("RGB") makes them. PIL reads 16-bit grayscale as 32-bit
+// integers (mode I), which the conversion clips to 255; 16-bit color keeps its high bytes.
 cv::Mat to_8_bits(const cv::Mat& image) {
   if (image.depth() == CV_8U) return image;
   cv::Mat converted;
-  if (image.depth() == CV_16U) image.convertTo(converted, CV_8U, 255.0 / 65535.0);  // rounds
-  return converted;  // other depths (float TIFFs) stay empty: unsupported
+  if (image.depth() != CV_16U) return converted;  // other depths (float TIFFs): unsupported
+  if (image.channels() == 1) {
+    image.convertTo(converted, CV_8U);  // saturates: values over 255 become 255
+    return converted;
+  }
+  return high_bytes(image);
 }
 
 cv::Mat to_rgb(const cv::Mat& image) {
@@ -73,8 +91,8 @@ cv::Mat decode_image(const std::vector<uint8_t>& bytes, int64_t max_pixels, std:
   const std::string out_of_memory =
       fmt::format("out of memory decoding {}x{} pixels", size.width, size.height);
   try {
-    // IMREAD_UNCHANGED keeps 16-bit depth (IMREAD_COLOR would shift it down by 8 bits instead of
-    // scaling) and, like PIL, does not apply EXIF orientation.
+    // IMREAD_UNCHANGED keeps 16-bit depth and whether the image is grayscale, which PIL treats
+    // differently, and, like PIL, does not apply EXIF orientation.
     const cv::Mat decoded = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
     if (decoded.empty()) {
       *problem = "not a decodable image";
