@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <new>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -37,8 +39,27 @@ cv::Mat high_bytes(const cv::Mat& image) {
   return out;
 }
 
-// 8 bits per sample as PIL's convert("RGB") makes them. PIL reads 16-bit grayscale as 32-bit
-// integers (mode I), which the conversion clips to 255; 16-bit color keeps its high bytes.
+// PIL scales a PNM's samples from 0..maxval, rounding as Python's round() does (half to even):
+// to 0..255, but 16-bit grayscale (mode I) to 0..65535, which convert("RGB") then clips to 255.
+// OpenCV keeps the samples as the file holds them.
+cv::Mat scale_pnm(const cv::Mat& image, int64_t max_value) {
+  const double top = image.depth() == CV_16U && image.channels() == 1 ? 65535 : 255;
+  cv::Mat out(image.size(), CV_MAKETYPE(CV_8U, image.channels()));
+  const int samples = image.cols * image.channels();
+  for (int y = 0; y < image.rows; ++y) {
+    uint8_t* row = out.ptr<uint8_t>(y);
+    for (int i = 0; i < samples; ++i) {
+      const double sample =
+          image.depth() == CV_16U ? image.ptr<uint16_t>(y)[i] : image.ptr<uint8_t>(y)[i];
+      const double scaled = std::min(top, std::nearbyint(sample / max_value * top));
+      row[i] = static_cast<uint8_t>(std::min(255.0, scaled));
+    }
+  }
+  return out;
+}
+
+// 8 bits per sample as PIL's convert("RGB") makes them (PNMs aside). PIL reads 16-bit grayscale as
+// 32-bit integers (mode I), which the conversion clips to 255; 16-bit color keeps its high bytes.
 cv::Mat to_8_bits(const cv::Mat& image) {
   if (image.depth() == CV_8U) return image;
   cv::Mat converted;
@@ -98,7 +119,8 @@ cv::Mat decode_image(const std::vector<uint8_t>& bytes, int64_t max_pixels, std:
       *problem = "not a decodable image";
       return {};
     }
-    cv::Mat rgb = to_rgb(to_8_bits(decoded));
+    const bool scaled_pnm = size.pnm_max_value > 0 && decoded.depth() <= CV_16U;
+    cv::Mat rgb = to_rgb(scaled_pnm ? scale_pnm(decoded, size.pnm_max_value) : to_8_bits(decoded));
     if (rgb.empty()) *problem = "unsupported pixel format";
     return rgb;
   } catch (const std::bad_alloc&) {

@@ -56,6 +56,15 @@ def write_png(values, color_type, bit_depth):
             png_chunk(b"IDAT", zlib.compress(b"".join(rows))) + png_chunk(b"IEND", b""))
 
 
+def write_pnm(magic, values, max_value):
+    """A PNM of `values` [H, W, C]: binary (P5, P6) as bytes or big-endian 16-bit samples, plain
+    (P2, P3) as decimal text."""
+    header = b"%s\n%d %d\n%d\n" % (magic, WIDTH, HEIGHT, max_value)
+    if magic in (b"P2", b"P3"):
+        return header + b" ".join(b"%d" % v for v in values.reshape(-1)) + b"\n"
+    return header + values.astype(">u2" if max_value > 255 else np.uint8).tobytes()
+
+
 def saved(image, format, **options):
     out = io.BytesIO()
     image.save(out, format, **options)
@@ -73,6 +82,8 @@ def fixtures():
     gray16 = pixels(1, 65535)
     gray16[1, :4, 0] = [1, 254, 255, 256]  # around PIL's clip to 255
     rgb8 = pixels(3, 255).astype(np.uint8)
+    rgb1000 = pixels(3, 1000)
+    rgb1000[1, 0, :] = [100, 300, 500]  # v / 1000 * 255 lands near halves: rounding matters
     return {
         "gray16.png": saved(Image.fromarray(gray16[:, :, 0].astype(np.uint16)), "PNG"),
         "rgb16.png": write_png(pixels(3, 65535), color_type=2, bit_depth=16),
@@ -86,6 +97,13 @@ def fixtures():
         "rgba.png": saved(Image.fromarray(pixels(4, 255).astype(np.uint8), "RGBA"), "PNG"),
         "palette.png": saved(palette_image(), "PNG"),
         "palette_transparent.png": saved(palette_image(), "PNG", transparency=1),
+        "gray16.pgm": write_pnm(b"P5", gray16, 65535),
+        "gray_max1000.pgm": write_pnm(b"P5", pixels(1, 1000), 1000),
+        "gray_max15.pgm": write_pnm(b"P5", pixels(1, 15), 15),
+        "rgb16.ppm": write_pnm(b"P6", pixels(3, 65535), 65535),
+        "rgb_max1000.ppm": write_pnm(b"P6", rgb1000, 1000),
+        "rgb_max1000_plain.ppm": write_pnm(b"P3", rgb1000, 1000),
+        "bilevel.pbm": saved(Image.fromarray(pixels(1, 1)[:, :, 0].astype(bool)), "PPM"),
         "rgb.jpg": saved(Image.fromarray(rgb8, "RGB"), "JPEG", quality=90, subsampling=2),
         "gray.jpg": saved(Image.fromarray(rgb8[:, :, 1], "L"), "JPEG", quality=90),
         "cmyk.jpg": saved(Image.fromarray(pixels(4, 255).astype(np.uint8), "CMYK"), "JPEG",

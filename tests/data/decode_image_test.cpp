@@ -122,6 +122,13 @@ TEST(DecodeImage, EveryModeGivesThePixelsOfPil) {
       {"rgba.png", 0},
       {"palette.png", 0},
       {"palette_transparent.png", 0},
+      {"gray16.pgm", 0},
+      {"gray_max1000.pgm", 0},
+      {"gray_max15.pgm", 0},
+      {"rgb16.ppm", 0},
+      {"rgb_max1000.ppm", 0},
+      {"rgb_max1000_plain.ppm", 0},
+      {"bilevel.pbm", 0},
       {"rgb.jpg", 0},
       {"gray.jpg", 0},
       // OpenCV turns CMYK into BGR itself, dividing by 256 where PIL divides by 255 and rounds.
