@@ -1,7 +1,6 @@
 #include "data/batch_ring.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "lib/base/check.h"
 
@@ -74,8 +73,8 @@ void BatchRing::finish(const Claim& claim, std::exception_ptr error) {
   if (--writing_ == 0) idle_.notify_all();
 }
 
-int BatchRing::next(const std::function<void(const uint8_t* images, int n)>& take,
-                    int32_t* labels) {
+int BatchRing::next(
+    const std::function<void(const uint8_t* images, const int32_t* labels, int n)>& take) {
   std::unique_lock<std::mutex> lock(mutex_);
   const int64_t batch = taken_;
   const int slot = static_cast<int>(batch % num_slots_);
@@ -88,8 +87,7 @@ int BatchRing::next(const std::function<void(const uint8_t* images, int n)>& tak
   lock.unlock();
   // No worker writes this slot until taken_ moves past it, so reading it needs no lock.
   const int n = batch_size_of(batch);
-  take(images_[slot].data(), n);
-  std::memcpy(labels, labels_[slot].data(), sizeof(int32_t) * n);
+  take(images_[slot].data(), labels_[slot].data(), n);
   lock.lock();
   ++taken_;
   lock.unlock();

@@ -40,10 +40,10 @@ class BatchRing {
   // Worker: the claimed sample is written, or failed with `error` (rethrown by next()).
   void finish(const Claim& claim, std::exception_ptr error = nullptr);
 
-  // Consumer: waits for the next batch of the epoch, hands its n images (n * image_bytes bytes) to
-  // `take`, which no worker writes meanwhile, copies its labels into `labels` and returns n; 0
-  // once the epoch is over or the ring is closed.
-  int next(const std::function<void(const uint8_t* images, int n)>& take, int32_t* labels);
+  // Consumer: waits for the next batch of the epoch, hands its n images (n * image_bytes bytes)
+  // and n labels to `take`, which no worker writes meanwhile, and returns n; 0 once the epoch is
+  // over or the ring is closed.
+  int next(const std::function<void(const uint8_t* images, const int32_t* labels, int n)>& take);
 
   // Any thread: wakes every waiting thread; claim() and next() return false/0 from now on.
   void close();

@@ -16,7 +16,8 @@ class BatchSource {
  public:
   virtual ~BatchSource() = default;
 
-  // Batches this source yields in one epoch.
+  // Batches this source yields in one epoch; fewer when a test source leaves unreadable images
+  // out (see next()).
   virtual int64_t batches_per_epoch() const = 0;
   // Begins epoch `epoch` (1-based): a source that shuffles reshuffles here, from its seed and
   // the epoch, so every run sees the same order.
@@ -24,7 +25,10 @@ class BatchSource {
   // Writes the next batch of the epoch: images [n, H, W, C] as normalized floats into `images`
   // (room for a full batch; rounded as write_floats does where they are bfloat16, as a
   // bfloat16 plan stores its input) and labels [n] into `labels`. Returns n, which is below the
-  // batch size only for a last partial batch; 0 when the epoch is over.
+  // batch size only for a last partial batch; 0 when the epoch is over, and only then. A training
+  // source replaces an unreadable image, so every sample of its epoch fills a slot. A test
+  // source scores each readable image once and leaves the unreadable ones out: its batches are
+  // the next readable images, so the epoch may end early and its last batch be smaller.
   virtual int next(Elements images, int32_t* labels) = 0;
   // Ends the source early (another core failed, or the run was interrupted): a next() that is
   // waiting, or any later one, returns 0 at once. Safe to call from any thread.

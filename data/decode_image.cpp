@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <new>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -25,11 +27,48 @@ bool is_truncated_jpeg(const std::vector<uint8_t>& bytes) {
   return true;
 }
 
+// PIL reads a 16-bit color sample by its high byte.
+cv::Mat high_bytes(const cv::Mat& image) {
+  cv::Mat out(image.size(), CV_MAKETYPE(CV_8U, image.channels()));
+  const int samples = image.cols * image.channels();
+  for (int y = 0; y < image.rows; ++y) {
+    const uint16_t* in = image.ptr<uint16_t>(y);
+    uint8_t* row = out.ptr<uint8_t>(y);
+    for (int i = 0; i < samples; ++i) row[i] = static_cast<uint8_t>(in[i] >> 8);
+  }
+  return out;
+}
+
+// PIL scales a PNM's samples from 0..maxval, rounding as Python's round() does (half to even):
+// to 0..255, but 16-bit grayscale (mode I) to 0..65535, which convert("RGB") then clips to 255.
+// OpenCV keeps the samples as the file holds them.
+cv::Mat scale_pnm(const cv::Mat& image, int64_t max_value) {
+  const double top = image.depth() == CV_16U && image.channels() == 1 ? 65535 : 255;
+  cv::Mat out(image.size(), CV_MAKETYPE(CV_8U, image.channels()));
+  const int samples = image.cols * image.channels();
+  for (int y = 0; y < image.rows; ++y) {
+    uint8_t* row = out.ptr<uint8_t>(y);
+    for (int i = 0; i < samples; ++i) {
+      const double sample =
+          image.depth() == CV_16U ? image.ptr<uint16_t>(y)[i] : image.ptr<uint8_t>(y)[i];
+      const double scaled = std::min(top, std::nearbyint(sample / max_value * top));
+      row[i] = static_cast<uint8_t>(std::min(255.0, scaled));
+    }
+  }
+  return out;
+}
+
+// 8 bits per sample as PIL's convert("RGB") makes them (PNMs aside). PIL reads 16-bit grayscale as
+// 32-bit integers (mode I), which the conversion clips to 255; 16-bit color keeps its high bytes.
 cv::Mat to_8_bits(const cv::Mat& image) {
   if (image.depth() == CV_8U) return image;
   cv::Mat converted;
-  if (image.depth() == CV_16U) image.convertTo(converted, CV_8U, 255.0 / 65535.0);  // rounds
-  return converted;  // other depths (float TIFFs) stay empty: unsupported
+  if (image.depth() != CV_16U) return converted;  // other depths (float TIFFs): unsupported
+  if (image.channels() == 1) {
+    image.convertTo(converted, CV_8U);  // saturates: values over 255 become 255
+    return converted;
+  }
+  return high_bytes(image);
 }
 
 cv::Mat to_rgb(const cv::Mat& image) {
@@ -73,14 +112,15 @@ cv::Mat decode_image(const std::vector<uint8_t>& bytes, int64_t max_pixels, std:
   const std::string out_of_memory =
       fmt::format("out of memory decoding {}x{} pixels", size.width, size.height);
   try {
-    // IMREAD_UNCHANGED keeps 16-bit depth (IMREAD_COLOR would shift it down by 8 bits instead of
-    // scaling) and, like PIL, does not apply EXIF orientation.
+    // IMREAD_UNCHANGED keeps 16-bit depth and whether the image is grayscale, which PIL treats
+    // differently, and, like PIL, does not apply EXIF orientation.
     const cv::Mat decoded = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
     if (decoded.empty()) {
       *problem = "not a decodable image";
       return {};
     }
-    cv::Mat rgb = to_rgb(to_8_bits(decoded));
+    const bool scaled_pnm = size.pnm_max_value > 0 && decoded.depth() <= CV_16U;
+    cv::Mat rgb = to_rgb(scaled_pnm ? scale_pnm(decoded, size.pnm_max_value) : to_8_bits(decoded));
     if (rgb.empty()) *problem = "unsupported pixel format";
     return rgb;
   } catch (const std::bad_alloc&) {

@@ -126,10 +126,15 @@ bool read_pnm_number(HeaderBytes& bytes, uint64_t* at, int64_t* value) {
   return true;
 }
 
-// "P1".."P6", whitespace, then width and height as decimal fields.
+// "P1".."P6", whitespace, then width, height and, but in bitmaps (P1, P4), the largest sample
+// value as decimal fields.
 bool read_pnm_size(HeaderBytes& bytes, ImageSize* size) {
   uint64_t at = 2;
-  return read_pnm_number(bytes, &at, &size->width) && read_pnm_number(bytes, &at, &size->height);
+  if (!read_pnm_number(bytes, &at, &size->width) || !read_pnm_number(bytes, &at, &size->height)) {
+    return false;
+  }
+  const uint8_t kind = bytes.byte(1);
+  return kind == '1' || kind == '4' || read_pnm_number(bytes, &at, &size->pnm_max_value);
 }
 
 // "RIFF", size (4), "WEBP", then the first chunk: its FourCC (4), size (4) and data from byte 20.

@@ -18,6 +18,13 @@ int loader_ring_slots(const LoaderOptions& o) {
   return std::min(o.loader_prefetch_size, o.num_workers * o.prefetch_factor);
 }
 
+namespace {
+
+// The label of a test sample that could not be read: a hole in its batch of the ring.
+constexpr int32_t kUnreadable = -1;
+
+}  // namespace
+
 Loader::Loader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<UnreadableImages> unreadable,
                const SamplerOptions& sampler, const LoaderOptions& options)
     : dataset_(std::move(dataset)),
@@ -26,7 +33,12 @@ Loader::Loader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<Unreadabl
       sampler_(sampler),
       options_(options),
       ring_(loader_ring_slots(options), options.batch_size, dataset_->image_bytes()),
-      workers_(options.num_workers, [this](int) { work(); }) {}
+      workers_(options.num_workers, [this](int) { work(); }) {
+  if (!sampler_options_.train) {
+    readable_images_.resize(size_t(options_.batch_size) * dataset_->image_bytes());
+    readable_labels_.reserve(options_.batch_size);
+  }
+}
 
 Loader::~Loader() { ring_.close(); }  // every worker returns, then workers_ joins them
 
@@ -44,14 +56,64 @@ void Loader::start_epoch(int epoch) {
   if (!ring_.stop()) return;  // closed: next() returns 0, and a stuck worker may still read order_
   epoch_ = epoch;
   order_ = sampler_.indices(epoch);
+  readable_labels_.clear();
+  readable_begin_ = 0;
+  scored_any_ = false;
   ring_.start(samples_per_epoch());
 }
 
+void Loader::close() {
+  closed_ = true;
+  ring_.close();
+}
+
 int Loader::next(Elements images, int32_t* labels) {
+  if (!sampler_options_.train) return next_readable(images, labels);
   const int64_t image_bytes = dataset_->image_bytes();
-  return ring_.next(
-      [&](const uint8_t* pixels, int n) { normalize_pixels(pixels, n * image_bytes, images); },
-      labels);
+  return ring_.next([&](const uint8_t* pixels, const int32_t* batch_labels, int n) {
+    normalize_pixels(pixels, n * image_bytes, images);
+    std::copy_n(batch_labels, n, labels);
+  });
+}
+
+// Fills the batch with the next readable samples of the epoch, taking the ring's batches as it
+// needs them: a batch of the ring whose samples are all unreadable is passed over.
+int Loader::next_readable(Elements images, int32_t* labels) {
+  const int64_t image_bytes = dataset_->image_bytes();
+  int n = 0;
+  while (n < options_.batch_size && !closed_) {
+    if (readable_begin_ == readable_labels_.size()) {
+      if (!take_readable_batch()) break;
+      continue;
+    }
+    const int rows = static_cast<int>(
+        std::min<size_t>(options_.batch_size - n, readable_labels_.size() - readable_begin_));
+    normalize_pixels(readable_images_.data() + readable_begin_ * image_bytes, rows * image_bytes,
+                     images.at(n * image_bytes));
+    std::copy_n(readable_labels_.data() + readable_begin_, rows, labels + n);
+    readable_begin_ += rows;
+    n += rows;
+    scored_any_ = true;
+  }
+  return closed_ ? 0 : n;
+}
+
+// Copies the readable samples of the ring's next batch; false once the epoch is over.
+bool Loader::take_readable_batch() {
+  const int64_t image_bytes = dataset_->image_bytes();
+  readable_labels_.clear();
+  readable_begin_ = 0;
+  const int taken = ring_.next([&](const uint8_t* pixels, const int32_t* labels, int n) {
+    for (int i = 0; i < n; ++i) {
+      if (labels[i] == kUnreadable) continue;
+      std::copy_n(pixels + i * image_bytes, image_bytes,
+                  readable_images_.data() + readable_labels_.size() * image_bytes);
+      readable_labels_.push_back(labels[i]);
+    }
+  });
+  XTRAIN_CHECK(taken > 0 || scored_any_ || closed_ || samples_per_epoch() == 0,
+               "no readable image among the {} samples of this core's epoch", samples_per_epoch());
+  return taken > 0;
 }
 
 void Loader::work() {
@@ -67,18 +129,27 @@ void Loader::work() {
   }
 }
 
-// Fills the claimed slot with the sample at its position, or when that one is unreadable with
-// the next readable one of the epoch (wrapping around).
+// Fills the claimed slot with the sample at its position. When that one is unreadable, a
+// training slot takes the next readable one of the epoch (wrapping around); a test slot is left
+// a hole, marked by its label.
 void Loader::load(const BatchRing::Claim& claim) {
   // The slot's position in the epoch over all replicas keys its random generator: unique in the
   // epoch, and independent of the workers.
   const uint64_t global_position =
       static_cast<uint64_t>(claim.position) * sampler_options_.num_replicas + sampler_options_.rank;
-  const int64_t n = static_cast<int64_t>(order_.size());
-  for (int64_t offset = 0; offset < n; ++offset) {
+  auto load_sample = [&](int64_t index) {
     Rng rng({sampler_options_.seed, static_cast<uint64_t>(epoch_), global_position});
-    if (try_load(order_[(claim.position + offset) % n], rng, claim.image, claim.label)) return;
-    if (offset == 0) ++skipped_;
+    return try_load(index, rng, claim.image, claim.label);
+  };
+  if (load_sample(order_[claim.position])) return;
+  ++skipped_;
+  if (!sampler_options_.train) {
+    *claim.label = kUnreadable;
+    return;
+  }
+  const int64_t n = static_cast<int64_t>(order_.size());
+  for (int64_t offset = 1; offset < n; ++offset) {
+    if (load_sample(order_[(claim.position + offset) % n])) return;
   }
   XTRAIN_CHECK(false, "no readable image among the {} samples of this core's epoch", n);
 }

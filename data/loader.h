@@ -5,9 +5,11 @@
 // normalizes a batch as it copies it out (a quarter of the bytes held as normalized floats).
 // Deterministic: the sample at epoch position p gets the random generator (seed, epoch, global
 // position), so the batches are the same whatever the number of workers or their timing.
-// An unreadable sample is skipped and counted: its slot takes the next readable sample of the
-// epoch (the batch stays full), and the file is reported once per data set; with `strict` the
-// first one ends the run instead, as an UnreadableImage from next().
+// An unreadable sample is skipped and counted, and its file reported once per data set; with
+// `strict` the first one ends the run instead, as an UnreadableImage from next(). In training its
+// slot takes the next readable sample of the epoch, so the batch stays full. The test set scores
+// every readable sample once: its batches are the readable samples in epoch order, batch_size at
+// a time, so they stay full (one plan size) and the last may be smaller than planned.
 // Not here: which samples (DistributedSampler), what a sample is (Dataset), threads (lib/parallel).
 #pragma once
 
@@ -46,7 +48,7 @@ class Loader : public BatchSource {
   int64_t batches_per_epoch() const override;
   void start_epoch(int epoch) override;
   int next(Elements images, int32_t* labels) override;
-  void close() override { ring_.close(); }
+  void close() override;
   int64_t skipped_images() const override { return skipped_; }
 
  private:
@@ -54,6 +56,8 @@ class Loader : public BatchSource {
   void work();
   void load(const BatchRing::Claim& claim);
   bool try_load(int64_t index, Rng& rng, uint8_t* image, int32_t* label);
+  int next_readable(Elements images, int32_t* labels);
+  bool take_readable_batch();
 
   std::shared_ptr<const Dataset> dataset_;
   std::shared_ptr<UnreadableImages> unreadable_;
@@ -65,6 +69,14 @@ class Loader : public BatchSource {
   int epoch_ = 0;
   std::vector<int64_t> order_;
   std::atomic<int64_t> skipped_{0};
+  std::atomic<bool> closed_{false};
+  // Test set: the readable samples of the last batch taken from the ring that no next() has
+  // returned yet, from row readable_begin_ on (8-bit pixels, as in the ring), and whether this
+  // epoch has scored any sample yet.
+  std::vector<uint8_t> readable_images_;
+  std::vector<int32_t> readable_labels_;
+  size_t readable_begin_ = 0;
+  bool scored_any_ = false;
   WorkerThreads workers_;  // last: starts once everything above exists
 };
 

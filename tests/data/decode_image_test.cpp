@@ -9,7 +9,9 @@
 
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <opencv2/imgcodecs.hpp>
+#include <sstream>
 
 #include "data/image_limits.h"
 
@@ -63,18 +65,86 @@ TEST(DecodeImage, AlphaIsDropped) {
   EXPECT_EQ(pixel(decode_ok(encode(".png", bgra)), 0, 0), cv::Vec3b(3, 2, 1));
 }
 
-TEST(DecodeImage, SixteenBitsAreScaledTo8) {
-  cv::Mat gray16(1, 3, CV_16UC1);
+// As PIL reads them: 16-bit grayscale as 32-bit integers that convert("RGB") clips to 255, and
+// 16-bit color by its high bytes.
+TEST(DecodeImage, SixteenBitsBecome8AsPilMakesThem) {
+  cv::Mat gray16(1, 4, CV_16UC1);
   gray16.at<uint16_t>(0, 0) = 65535;
-  gray16.at<uint16_t>(0, 1) = 257 * 100;
-  gray16.at<uint16_t>(0, 2) = 257 * 100 + 129;  // 100.50...: rounds up
+  gray16.at<uint16_t>(0, 1) = 255;
+  gray16.at<uint16_t>(0, 2) = 256;
+  gray16.at<uint16_t>(0, 3) = 7;
   const cv::Mat rgb = decode_ok(encode(".png", gray16));
   EXPECT_EQ(pixel(rgb, 0, 0), cv::Vec3b(255, 255, 255));
-  EXPECT_EQ(pixel(rgb, 0, 1), cv::Vec3b(100, 100, 100));
-  EXPECT_EQ(pixel(rgb, 0, 2), cv::Vec3b(101, 101, 101));
+  EXPECT_EQ(pixel(rgb, 0, 1), cv::Vec3b(255, 255, 255));
+  EXPECT_EQ(pixel(rgb, 0, 2), cv::Vec3b(255, 255, 255));
+  EXPECT_EQ(pixel(rgb, 0, 3), cv::Vec3b(7, 7, 7));
 
-  cv::Mat bgr16(1, 1, CV_16UC3, cv::Scalar(0, 257 * 20, 65535));
+  cv::Mat bgr16(1, 1, CV_16UC3, cv::Scalar(255, 256 * 20 + 255, 65535));
   EXPECT_EQ(pixel(decode_ok(encode(".png", bgr16)), 0, 0), cv::Vec3b(255, 20, 0));
+}
+
+// The bytes of a file under tests/data/fixtures/modes/.
+std::vector<uint8_t> fixture(const std::string& name) {
+  std::ifstream in(XTRAIN_SOURCE_DIR "/tests/data/fixtures/modes/" + name, std::ios::binary);
+  EXPECT_TRUE(in) << name;
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A binary PPM's pixels as an 8-bit RGB Mat.
+cv::Mat read_ppm(const std::vector<uint8_t>& bytes) {
+  std::istringstream in(std::string(bytes.begin(), bytes.end()));
+  std::string magic;
+  int width = 0, height = 0, max_value = 0;
+  in >> magic >> width >> height >> max_value;
+  in.get();  // the one whitespace byte before the pixels
+  cv::Mat rgb(height, width, CV_8UC3);
+  in.read(reinterpret_cast<char*>(rgb.data), static_cast<std::streamsize>(rgb.total() * 3));
+  EXPECT_TRUE(magic == "P6" && max_value == 255 && in) << "not an 8-bit binary PPM";
+  return rgb;
+}
+
+// Every mode an ImageFolder may hold decodes to the pixels of torchvision's PIL loader,
+// Image.open(f).convert("RGB"), saved beside each file by scripts/make_image_mode_fixtures.py.
+TEST(DecodeImage, EveryModeGivesThePixelsOfPil) {
+  struct Case {
+    const char* file;
+    int tolerance;
+  };
+  const Case cases[] = {
+      {"gray16.png", 0},
+      {"rgb16.png", 0},
+      {"rgba16.png", 0},
+      {"gray_alpha16.png", 0},
+      {"gray4.png", 0},
+      {"bilevel.png", 0},
+      {"gray_alpha.png", 0},
+      {"gray_transparent.png", 0},
+      {"rgba.png", 0},
+      {"palette.png", 0},
+      {"palette_transparent.png", 0},
+      {"gray16.pgm", 0},
+      {"gray_max1000.pgm", 0},
+      {"gray_max15.pgm", 0},
+      {"rgb16.ppm", 0},
+      {"rgb_max1000.ppm", 0},
+      {"rgb_max1000_plain.ppm", 0},
+      {"bilevel.pbm", 0},
+      {"rgb.jpg", 0},
+      {"gray.jpg", 0},
+      // OpenCV turns CMYK into BGR itself, dividing by 256 where PIL divides by 255 and rounds.
+      {"cmyk.jpg", 2},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.file);
+    const cv::Mat expected = read_ppm(fixture(std::string(c.file) + ".ppm"));
+    const cv::Mat rgb = decode_ok(fixture(c.file));
+    ASSERT_EQ(rgb.size(), expected.size());
+    cv::Mat difference;
+    cv::absdiff(rgb, expected, difference);
+    double largest = 0;
+    cv::minMaxLoc(difference.reshape(1), nullptr, &largest);
+    EXPECT_LE(largest, c.tolerance);
+  }
 }
 
 TEST(DecodeImage, PaletteBecomesItsColors) {

@@ -1,6 +1,6 @@
 // Loader over a scripted Dataset: batches follow the sampler, are the same for any number of
-// workers, skip unreadable samples while staying full, stop at the first one under strict, and
-// never leave a thread waiting once closed.
+// workers, replace unreadable training samples and leave unreadable test samples out, stop at the
+// first one under strict, and never leave a thread waiting once closed.
 #include "data/loader.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +12,8 @@
 #include <mutex>
 #include <set>
 #include <thread>
+
+#include "data/transforms.h"
 
 namespace xtrain {
 namespace {
@@ -43,6 +45,7 @@ class ScriptedDataset : public Dataset {
     ++done_;
   }
 
+  bool is_unreadable(int64_t index) const { return unreadable_.count(index) > 0; }
   void release() const {
     std::lock_guard<std::mutex> lock(mutex_);
     released_ = true;
@@ -174,16 +177,65 @@ TEST(Loader, ReplicasSplitTheEpoch) {
   EXPECT_EQ(seen, (std::multiset<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
 }
 
-TEST(Loader, UnreadableSamplesAreSkippedAndTheBatchStaysFull) {
+// Training replaces an unreadable sample, so a training batch stays full.
+TEST(Loader, AnUnreadableTrainingSampleIsReplacedByTheNextReadableOne) {
+  auto data = std::make_shared<ScriptedDataset>(12, std::set<int64_t>{2, 5});
+  auto loader = make_loader(data, sampler(12), loader_options(4, 3));
+  const std::vector<Batch> epoch = read_epoch(*loader, 1, 4);
+  ASSERT_EQ(epoch.size(), 3u);
+  std::vector<int32_t> expected;
+  const std::vector<int64_t> order = DistributedSampler(sampler(12)).indices(1);
+  for (size_t i = 0; i < order.size(); ++i) {  // a bad sample's slot takes the next good one
+    size_t good = i;
+    while (data->is_unreadable(order[good])) good = (good + 1) % order.size();
+    expected.push_back(static_cast<int32_t>(order[good]));
+  }
+  EXPECT_EQ(all_labels(epoch), expected);
+  EXPECT_EQ(loader->skipped_images(), 2);
+  read_epoch(*loader, 2, 4);
+  EXPECT_EQ(loader->skipped_images(), 4);  // counted every epoch they are skipped
+}
+
+// The test set scores each readable sample once: unreadable ones are left out, and the batches
+// are the readable samples in order, full but for the last.
+TEST(Loader, UnreadableTestSamplesAreLeftOutAndTheBatchesRefilled) {
   auto data = std::make_shared<ScriptedDataset>(12, std::set<int64_t>{2, 5});
   auto loader = make_loader(data, sampler(12, /*train=*/false), loader_options(4, 3));
   const std::vector<Batch> epoch = read_epoch(*loader, 1, 4);
   ASSERT_EQ(epoch.size(), 3u);
-  // In order 0..11, sample 2's slot takes the next readable sample (3), and 5's takes 6.
-  EXPECT_EQ(all_labels(epoch), (std::vector<int32_t>{0, 1, 3, 3, 4, 6, 6, 7, 8, 9, 10, 11}));
+  EXPECT_EQ(epoch[0].labels, (std::vector<int32_t>{0, 1, 3, 4}));
+  EXPECT_EQ(epoch[1].labels, (std::vector<int32_t>{6, 7, 8, 9}));
+  EXPECT_EQ(epoch[2].labels, (std::vector<int32_t>{10, 11}));
+  const uint8_t sample_6[kPixelBytes] = {6, 0, 7};  // its first byte is its index
+  float normalized[kPixelBytes];
+  normalize_pixels(sample_6, kPixelBytes, normalized);
+  EXPECT_EQ(epoch[1].images[0], normalized[0]) << "pixels move with their labels";
   EXPECT_EQ(loader->skipped_images(), 2);
-  read_epoch(*loader, 2, 4);
-  EXPECT_EQ(loader->skipped_images(), 4);  // counted every epoch they are skipped
+  EXPECT_EQ(all_labels(read_epoch(*loader, 2, 4)), all_labels(epoch));  // known: left out again
+  EXPECT_EQ(loader->skipped_images(), 4);
+}
+
+// A batch of the ring whose every sample is unreadable ends neither the epoch nor a batch early.
+TEST(Loader, AWholeBatchOfUnreadableTestSamplesIsPassedOver) {
+  auto data = std::make_shared<ScriptedDataset>(10, std::set<int64_t>{0, 1, 2, 3, 4, 5, 8});
+  auto loader = make_loader(data, sampler(10, /*train=*/false), loader_options(2, 2));
+  EXPECT_EQ(loader->batches_per_epoch(), 5);  // an upper bound once samples are left out
+  const std::vector<Batch> epoch = read_epoch(*loader, 1, 2);
+  ASSERT_EQ(epoch.size(), 2u);
+  EXPECT_EQ(epoch[0].labels, (std::vector<int32_t>{6, 7}));
+  EXPECT_EQ(epoch[1].labels, (std::vector<int32_t>{9}));
+  EXPECT_EQ(loader->skipped_images(), 7);
+}
+
+// Over every replica's shard, each readable test sample is scored exactly once.
+TEST(Loader, ReplicasScoreEachReadableTestSampleOnce) {
+  auto data = std::make_shared<ScriptedDataset>(11, std::set<int64_t>{1, 4, 5, 9});
+  std::multiset<int32_t> seen;
+  for (int rank = 0; rank < 3; ++rank) {
+    auto loader = make_loader(data, sampler(11, /*train=*/false, rank, 3), loader_options(2, 2));
+    for (int32_t label : all_labels(read_epoch(*loader, 1, 2))) seen.insert(label);
+  }
+  EXPECT_EQ(seen, (std::multiset<int32_t>{0, 2, 3, 6, 7, 8, 10}));
 }
 
 TEST(Loader, StrictMakesTheFirstUnreadableSampleAnError) {
@@ -203,11 +255,14 @@ TEST(Loader, StrictMakesTheFirstUnreadableSampleAnError) {
 
 TEST(Loader, AllUnreadableIsAnErrorNotAHang) {
   auto data = std::make_shared<ScriptedDataset>(3, std::set<int64_t>{0, 1, 2});
-  auto loader = make_loader(data, sampler(3, false), loader_options(2, 2));
-  loader->start_epoch(1);
-  std::vector<float> images(2 * kPixelBytes);
-  std::vector<int32_t> labels(2);
-  EXPECT_THROW(loader->next(images.data(), labels.data()), Error);
+  for (bool train : {true, false}) {
+    SCOPED_TRACE(train ? "training" : "test");
+    auto loader = make_loader(data, sampler(3, train), loader_options(2, 2));
+    loader->start_epoch(1);
+    std::vector<float> images(2 * kPixelBytes);
+    std::vector<int32_t> labels(2);
+    EXPECT_THROW(loader->next(images.data(), labels.data()), Error);
+  }
 }
 
 TEST(Loader, ASlowSampleHoldsOnlyItsOwnBatch) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Bad --datadir input: one line on stderr naming the path and the problem, a non-zero exit, no
-# crash; an unreadable image is skipped with a warning, or fatal under --strict.
+# crash; an unreadable image is skipped with a warning, or fatal under --strict, and an unreadable
+# val image is left out of the accuracy.
 set -uo pipefail
 train="$1"
 dir="$(mktemp -d)"
@@ -51,4 +52,31 @@ grep -qF "skipping unreadable image $dir/train/dog/corrupt.jpg: not a decodable 
 grep -q "^Max Accuracy" "$out" || fail "the run did not finish"
 expect_error "unreadable image $dir/train/dog/corrupt.jpg: not a decodable image (--strict)" \
   --datadir="$dir" --strict
+
+# Unreadable val images are left out of the accuracy, not replaced by readable ones counted twice.
+# The 7 readable val images have the same pixels, so the model gives them all one class: 4 are
+# cat and 3 dog, and the top-1 accuracy is 4/7 or 3/7 (scoring 10 samples would give k/10).
+scored="$dir/scored"
+mkdir -p "$scored/train/cat" "$scored/train/dog" "$scored/val/cat" "$scored/val/dog"
+image "$scored/train/cat/a.pgm"
+image "$scored/train/dog/a.pgm"
+for i in 1 2 3 4; do image "$scored/val/cat/$i.pgm"; done
+for i in 1 2 3; do
+  image "$scored/val/dog/$i.pgm"
+  echo "not an image" >"$scored/val/dog/bad$i.jpg"
+done
+# On 2 cores in batches of 1, one core scores 4 samples and the other 3, in fewer batches.
+for cores_and_batch in 1:10 2:1; do  # --num_cores:--test_set_batch_size
+  "$train" --model=resnet20 --image_size=8 --batch_size=2 --num_epochs=1 --augment=cifar \
+    --num_cores="${cores_and_batch%:*}" --test_set_batch_size="${cores_and_batch#*:}" \
+    --datadir="$scored" >"$out" 2>"$err" ||
+    { cat "$out" "$err"; fail "unreadable val images stopped the run"; }
+  accuracy="$(sed -n 's/^Epoch 1 test end .*, Accuracy=//p' "$out" "$err")"
+  case "$accuracy" in
+    57.14 | 42.86) echo "ok: $cores_and_batch: 7 of 10 val images scored, Accuracy=$accuracy" ;;
+    *) cat "$out" "$err"; fail "Accuracy=$accuracy is not 4/7 or 3/7: not 7 samples scored" ;;
+  esac
+  grep -qx "Epoch 1 skipped 3 unreadable images" "$out" "$err" ||
+    { cat "$out" "$err"; fail "no 'Epoch 1 skipped 3 unreadable images' line"; }
+done
 echo "PASS"
