@@ -4,6 +4,8 @@
 // tensorboard_scalars below), checkpoint-epoch-N.safetensors for the last
 // --keep_checkpoints epochs, checkpoint-last and model_best (hard links to an epoch's file, so
 // they cost no extra write and replace the old ones atomically), and summary.json at the end.
+// One run at a time: the run holds the folder's lock (run.lock, see folder_lock.h) from before
+// its first write to its end.
 // Safe to call from every core's thread. Not here: the formats (lib/io), when to call (Trainer).
 #pragma once
 
@@ -14,6 +16,7 @@
 #include "lib/graph/replica.h"
 #include "lib/io/checkpoint.h"
 #include "lib/io/event_file.h"
+#include "lib/io/folder_lock.h"
 #include "lib/io/metrics_log.h"
 
 namespace xtrain {
@@ -27,8 +30,9 @@ std::vector<Scalar> tensorboard_scalars(const EvalRecord& record);
 
 class LogDir {
  public:
-  // Creates `dir` if needed, and removes the temporary files that killed writes of this class's
-  // files left there (see stale_temporary_target in atomic_file.h). keep_checkpoints >= 1.
+  // Creates `dir` if needed and takes its lock, or throws naming the run that holds it. Then
+  // removes the temporary files that killed writes of this class's files left there: with the
+  // lock held, no writer of them is alive, here or on another host. keep_checkpoints >= 1.
   LogDir(std::string dir, int keep_checkpoints);
 
   // To metrics.jsonl, and to the event file for core 0's lines (one writer, as on a pod).
@@ -49,6 +53,7 @@ class LogDir {
   std::string path(const std::string& name) const;
 
   std::string dir_;
+  FolderLock lock_;  // before the members that write in dir_
   int keep_checkpoints_;
   std::mutex mutex_;
   MetricsLog metrics_;

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 
+#include "lib/base/check.h"
 #include "tests/io/io_test_util.h"
 #include "tests/io/tf_records.h"
 
@@ -14,20 +16,22 @@ namespace {
 
 using Names = std::vector<std::string>;
 
-// A killed run left temporary files of checkpoints and the summary (its pid is gone); a new run
-// removes those and nothing else: not a live writer's, not another program's files.
+// A killed run left temporary files of checkpoints and the summary; a new run, holding the
+// folder's lock, removes those and nothing else: not another program's files. The pid in a name
+// does not matter: no writer of these files outlives the lock, and one on another host of a
+// shared file system would have a pid this host knows nothing of.
 TEST(LogDir, RemovesTheTemporaryFilesOfKilledWritesAtStart) {
   testing::TempDir dir;
   const std::string dead = std::to_string(testing::dead_pid());
   const std::string live = std::to_string(::getppid());
   const Names stale = {"checkpoint-epoch-12.safetensors.tmp." + dead + ".3",
                        "checkpoint-last.safetensors.tmp." + dead + ".0",
+                       "checkpoint-last.safetensors.tmp." + live + ".0",
                        "model_best.safetensors.tmp." + dead + ".1",
                        "summary.json.tmp." + dead + ".7"};
   const Names kept = {
       "checkpoint-last.safetensors",
-      "checkpoint-last.safetensors.tmp." + live + ".0",  // a writer still at work
-      "checkpoint-last.safetensors.tmp." + dead,         // not our naming
+      "checkpoint-last.safetensors.tmp." + dead,  // not our naming
       "checkpoint-epoch-x.safetensors.tmp." + dead + ".0",
       "metrics.jsonl.tmp." + dead + ".0",  // metrics.jsonl is appended, never written whole
       "notes.txt.tmp." + dead + ".0",
@@ -42,6 +46,7 @@ TEST(LogDir, RemovesTheTemporaryFilesOfKilledWritesAtStart) {
 
   Names expected = kept;
   expected.push_back("metrics.jsonl");
+  expected.push_back("run.lock");
   std::sort(expected.begin(), expected.end());
   Names names = dir.names();
   const auto is_event_file = [](const std::string& name) {
@@ -50,6 +55,36 @@ TEST(LogDir, RemovesTheTemporaryFilesOfKilledWritesAtStart) {
   EXPECT_EQ(std::count_if(names.begin(), names.end(), is_event_file), 1);  // this run's
   names.erase(std::remove_if(names.begin(), names.end(), is_event_file), names.end());
   EXPECT_EQ(names, expected);
+}
+
+// One run per logdir: a second one is refused before it writes anything (no event file, no
+// metrics line, no temporary file of the first removed); once the first ends, it may start.
+TEST(LogDir, ASecondRunIsRefusedBeforeItWritesAnything) {
+  testing::TempDir dir;
+  auto first = std::make_unique<LogDir>(dir.file(""), /*keep_checkpoints=*/1);
+  first->append(EvalRecord{1, 75, 90, 0, 0});
+  const std::string writing =
+      "checkpoint-last.safetensors.tmp." + std::to_string(::getpid()) + ".0";
+  testing::write_bytes(dir.file(writing), "x");
+  const Names names = dir.names();
+  const std::string metrics = testing::read_bytes(dir.file("metrics.jsonl"));
+
+  try {
+    LogDir second(dir.file(""), /*keep_checkpoints=*/1);
+    ADD_FAILURE() << "two runs share " << dir.file("");
+  } catch (const Error& e) {
+    EXPECT_EQ(
+        std::string(e.what()).rfind("--logdir " + dir.file("") + " is in use by the run of PID " +
+                                        std::to_string(::getpid()) + " on host ",
+                                    0),
+        0u)
+        << e.what();
+  }
+  EXPECT_EQ(dir.names(), names);
+  EXPECT_EQ(testing::read_bytes(dir.file("metrics.jsonl")), metrics);
+
+  first.reset();
+  LogDir second(dir.file(""), /*keep_checkpoints=*/1);
 }
 
 // The event file holds core 0's training lines (one writer, as the XLA script writes only on the
