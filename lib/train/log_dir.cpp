@@ -119,7 +119,7 @@ void LogDir::save_epoch(Replica& replica, const CheckpointInfo& info, bool impro
   const std::string file = path(epoch_file(info.epoch));
   save_checkpoint(file, replica, info);
   replace_with_link(file, path(kLast));
-  if (improved) replace_with_link(file, path(kBest));
+  if (improved) save_model(path(kBest), replica, info);
   std::error_code ignored;  // an old file already gone is fine
   fs::remove(path(epoch_file(info.epoch - keep_checkpoints_)), ignored);
 }

@@ -8,6 +8,8 @@
 #include <memory>
 
 #include "lib/base/check.h"
+#include "lib/io/safetensors.h"
+#include "tests/graph/tiny_resnet.h"
 #include "tests/io/io_test_util.h"
 #include "tests/io/tf_records.h"
 
@@ -85,6 +87,37 @@ TEST(LogDir, ASecondRunIsRefusedBeforeItWritesAnything) {
 
   first.reset();
   LogDir second(dir.file(""), /*keep_checkpoints=*/1);
+}
+
+// model_best is the model alone, for PyTorch's strict load_state_dict; checkpoints keep the
+// optimizer's momentum for resuming.
+TEST(LogDir, ModelBestHoldsTheModelAloneAndCheckpointsTheMomentum) {
+  testing::TempDir dir;
+  Replica replica(testing::tiny_resnet(5));
+  replica.store().initialize(1);
+  CheckpointInfo info;
+  info.model = "tiny_resnet";
+  info.epoch = 1;
+  {
+    LogDir log_dir(dir.file(""), /*keep_checkpoints=*/1);
+    log_dir.save_epoch(replica, info, /*improved=*/true);
+  }
+  const auto momentum_keys = [&](const std::string& name) {
+    int count = 0;
+    for (const auto& [key, tensor] : read_safetensors(dir.file(name)).tensors) {
+      count += key.rfind("optimizer.", 0) == 0;
+    }
+    return count;
+  };
+  EXPECT_EQ(momentum_keys("model_best.safetensors"), 0);
+  int parameters = 0;
+  for (const ParamEntry& e : replica.store().entries())
+    parameters += e.spec.kind == ParamKind::kParameter;
+  EXPECT_EQ(read_safetensors(dir.file("model_best.safetensors")).tensors.size(),
+            replica.store().entries().size());
+  EXPECT_EQ(momentum_keys("checkpoint-last.safetensors"), parameters);
+  EXPECT_EQ(testing::read_bytes(dir.file("checkpoint-last.safetensors")),
+            testing::read_bytes(dir.file("checkpoint-epoch-1.safetensors")));
 }
 
 // The event file holds core 0's training lines (one writer, as the XLA script writes only on the
