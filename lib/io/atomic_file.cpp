@@ -6,7 +6,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <regex>
@@ -31,9 +30,6 @@ void sync_folder(const std::string& folder) {
   ::close(fd);
 }
 
-// Signal 0 only asks; EPERM means the process exists but is another user's.
-bool process_is_alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
-
 }  // namespace
 
 std::string temporary_path_for(const std::string& path) {
@@ -41,14 +37,11 @@ std::string temporary_path_for(const std::string& path) {
   return fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter++);
 }
 
-std::string stale_temporary_target(const std::string& name) {
-  // Exactly what temporary_path_for writes; at most 9 pid digits, so it fits a pid_t.
-  static const std::regex kTemporaryName(R"((.+)\.tmp\.([1-9][0-9]{0,8})\.(0|[1-9][0-9]*))");
+std::string temporary_target(const std::string& name) {
+  // Exactly what temporary_path_for writes; a pid has at most 9 digits.
+  static const std::regex kTemporaryName(R"((.+)\.tmp\.[1-9][0-9]{0,8}\.(0|[1-9][0-9]*))");
   std::smatch match;
-  if (!std::regex_match(name, match, kTemporaryName)) return "";
-  const pid_t pid = static_cast<pid_t>(std::stol(match[2]));
-  if (pid == ::getpid() || process_is_alive(pid)) return "";
-  return match[1];
+  return std::regex_match(name, match, kTemporaryName) ? match[1].str() : "";
 }
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {

@@ -2,7 +2,7 @@
 // one. Bytes go to a temporary file in the same folder; commit() flushes and fsyncs it, then
 // renames it over the target. Until then the target is untouched, and a writer destroyed
 // without commit() (an exception, a full disk) removes its temporary file; a writer killed
-// first leaves it, and stale_temporary_target() tells such left-overs apart.
+// first leaves it, and temporary_target() tells such left-overs apart.
 // Not here: what the bytes are (safetensors.h, metrics_log.h).
 #pragma once
 
@@ -37,9 +37,9 @@ class AtomicFile {
 // call, so concurrent writers of one target never share a temporary file.
 std::string temporary_path_for(const std::string& path);
 
-// For a file name (no folder) made by temporary_path_for whose writer is gone (no live process
-// has its pid): the name of the file it was meant to become. "" for any other name, and for
-// temporary files of this process or of another live one.
-std::string stale_temporary_target(const std::string& name);
+// For a file name (no folder) made by temporary_path_for: the name of the file it was meant to
+// become; "" for any other name. Whether its writer is gone is for the caller to know (a pid
+// says nothing of a writer on another host of a shared file system): see FolderLock.
+std::string temporary_target(const std::string& name);
 
 }  // namespace xtrain

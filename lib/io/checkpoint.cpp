@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -158,29 +159,41 @@ int64_t parse_int(const std::map<std::string, std::string>& metadata, const std:
   return value;
 }
 
-}  // namespace
-
-void save_checkpoint(const std::string& path, Replica& replica, const CheckpointInfo& info) {
+Safetensors file_of(Replica& replica, const CheckpointInfo& info, bool with_momentum) {
   Safetensors file;
-  for (const Slot& slot : slots_of(replica, /*with_momentum=*/true)) {
-    file.tensors[slot.name] = to_file(slot);
-  }
+  for (const Slot& slot : slots_of(replica, with_momentum)) file.tensors[slot.name] = to_file(slot);
   file.metadata = {{"format_version", std::to_string(kCheckpointFormatVersion)},
                    {"model", info.model},
                    {"epoch", std::to_string(info.epoch)},
                    {"global_step", std::to_string(info.global_step)},
                    {"flags", info.flags},
                    {"best_top1", fmt::format("{:.17g}", info.best_top1)}};
-  write_safetensors(path, file);
+  return file;
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, Replica& replica, const CheckpointInfo& info) {
+  write_safetensors(path, file_of(replica, info, /*with_momentum=*/true));
+}
+
+void save_model(const std::string& path, Replica& replica, const CheckpointInfo& info) {
+  write_safetensors(path, file_of(replica, info, /*with_momentum=*/false));
 }
 
 CheckpointInfo load_checkpoint(const std::string& path, Replica& replica) {
   const Safetensors file = read_safetensors(path);
+  const bool has_momentum =
+      std::any_of(file.tensors.begin(), file.tensors.end(),
+                  [](const auto& tensor) { return is_momentum(tensor.first); });
+  XTRAIN_CHECK(has_momentum,
+               "{} holds a model's weights alone, no optimizer state: to go on with a run, resume "
+               "from its checkpoint-last.safetensors; to start from these weights, pass them as "
+               "--pretrained",
+               path);
   const auto& metadata = file.metadata;
   XTRAIN_CHECK(metadata.count("format_version") > 0,
-               "{}: not an xtrain checkpoint (no format_version in __metadata__); a weights-only "
-               "file can only be loaded as pretrained weights",
-               path);
+               "{}: not an xtrain checkpoint (no format_version in __metadata__)", path);
   const int64_t version = parse_int(metadata, "format_version", path);
   XTRAIN_CHECK(version == kCheckpointFormatVersion,
                "{}: checkpoint format version {}, this build reads version {}", path, version,

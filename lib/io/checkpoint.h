@@ -30,6 +30,11 @@ struct CheckpointInfo {
 // Writes parameters, buffers, counters and momentum atomically (the old file survives a failure).
 void save_checkpoint(const std::string& path, Replica& replica, const CheckpointInfo& info);
 
+// Writes the model alone (parameters, buffers, counters: exactly a PyTorch state_dict, which
+// load_state_dict takes strictly), atomically, with a checkpoint's metadata. Such a file is for
+// --pretrained, predict and PyTorch; load_checkpoint refuses it, having no momentum to resume.
+void save_model(const std::string& path, Replica& replica, const CheckpointInfo& info);
+
 // For --resume: restores everything save_checkpoint wrote and returns its metadata. The file must
 // hold exactly the model's tensors plus momentum; the caller compares info.model with its own.
 CheckpointInfo load_checkpoint(const std::string& path, Replica& replica);

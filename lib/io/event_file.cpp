@@ -8,7 +8,9 @@
 #include <cstring>
 #include <filesystem>
 
+#include "lib/base/check.h"
 #include "lib/io/crc32c.h"
+#include "lib/io/host_name.h"
 
 namespace xtrain {
 namespace {
@@ -49,11 +51,6 @@ std::string event_header(double wall_time) {
   put_key(event, kEventWallTime, kFixed64);
   put_little_endian(event, wall_time);
   return event;
-}
-
-std::string host_name() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof(name) - 1) == 0 && name[0] != '\0' ? name : "localhost";
 }
 
 std::string new_event_file_path(const std::string& dir, double wall_time) {
@@ -104,7 +101,12 @@ std::string tf_record(std::string_view data) {
 
 EventFile::EventFile(const std::string& dir, double wall_time)
     : file_(new_event_file_path(dir, wall_time), AppendFile::Mode::kCreateNew) {
-  file_.append(tf_record(file_version_event(wall_time)));
+  try {
+    file_.append(tf_record(file_version_event(wall_time)));
+  } catch (const Error&) {
+    ::unlink(file_.path().c_str());  // an empty file would stay, listed as a run by TensorBoard
+    throw;
+  }
 }
 
 void EventFile::add_scalars(int64_t step, const std::vector<Scalar>& scalars, double wall_time) {

@@ -30,7 +30,7 @@ class EventFile {
  public:
   // Creates events.out.tfevents.<seconds, 10 digits>.<host> in `dir` (an existing folder), with
   // a numeric suffix when a file of that name exists (a run restarted within the second), and
-  // writes the file_version event.
+  // writes the file_version event. Throws, leaving no file, if that write fails (a full disk).
   EventFile(const std::string& dir, double wall_time);
 
   // One event: the scalars at `step`, stamped with wall_time.

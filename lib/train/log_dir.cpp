@@ -30,12 +30,13 @@ bool is_written_here(const std::string& name) {
 }
 
 // A writer killed mid-write (a checkpoint-sized file, often) leaves its temporary file; those of
-// the files written here, and only those, are removed. Returns how many.
+// the files written here, and only those, are removed. Only for the holder of the folder's lock,
+// which no other writer of them outlives. Returns how many.
 int remove_stale_temporary_files(const std::string& dir) {
   int removed = 0;
   std::error_code error, not_removed;
   for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
-    const std::string target = stale_temporary_target(it->path().filename().string());
+    const std::string target = temporary_target(it->path().filename().string());
     if (target.empty() || !is_written_here(target)) continue;
     if (it->symlink_status().type() == fs::file_type::regular && fs::remove(*it, not_removed)) {
       ++removed;
@@ -85,6 +86,7 @@ std::vector<Scalar> tensorboard_scalars(const EvalRecord& r) {
 
 LogDir::LogDir(std::string dir, int keep_checkpoints)
     : dir_(make_dir(dir)),
+      lock_(dir_, "--logdir"),
       keep_checkpoints_(keep_checkpoints),
       metrics_(path("metrics.jsonl")),
       events_(dir_, wall_time_now()) {
@@ -117,7 +119,7 @@ void LogDir::save_epoch(Replica& replica, const CheckpointInfo& info, bool impro
   const std::string file = path(epoch_file(info.epoch));
   save_checkpoint(file, replica, info);
   replace_with_link(file, path(kLast));
-  if (improved) replace_with_link(file, path(kBest));
+  if (improved) save_model(path(kBest), replica, info);
   std::error_code ignored;  // an old file already gone is fine
   fs::remove(path(epoch_file(info.epoch - keep_checkpoints_)), ignored);
 }

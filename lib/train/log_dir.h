@@ -2,8 +2,10 @@
 // line per training log line and per evaluation), a TensorBoard event file per run
 // (events.out.tfevents.*: core 0's training lines and every evaluation as scalars, see
 // tensorboard_scalars below), checkpoint-epoch-N.safetensors for the last
-// --keep_checkpoints epochs, checkpoint-last and model_best (hard links to an epoch's file, so
-// they cost no extra write and replace the old ones atomically), and summary.json at the end.
+// --keep_checkpoints epochs, checkpoint-last (a hard link to an epoch's file, so it costs no
+// extra write and replaces the old one atomically), model_best (the model alone, as PyTorch
+// loads a state_dict), and summary.json at the end. One run at a time: the run holds the
+// folder's lock (run.lock, see folder_lock.h) from before its first write to its end.
 // Safe to call from every core's thread. Not here: the formats (lib/io), when to call (Trainer).
 #pragma once
 
@@ -14,6 +16,7 @@
 #include "lib/graph/replica.h"
 #include "lib/io/checkpoint.h"
 #include "lib/io/event_file.h"
+#include "lib/io/folder_lock.h"
 #include "lib/io/metrics_log.h"
 
 namespace xtrain {
@@ -27,16 +30,18 @@ std::vector<Scalar> tensorboard_scalars(const EvalRecord& record);
 
 class LogDir {
  public:
-  // Creates `dir` if needed, and removes the temporary files that killed writes of this class's
-  // files left there (see stale_temporary_target in atomic_file.h). keep_checkpoints >= 1.
+  // Creates `dir` if needed and takes its lock, or throws naming the run that holds it. Then
+  // removes the temporary files that killed writes of this class's files left there: with the
+  // lock held, no writer of them is alive, here or on another host. keep_checkpoints >= 1.
   LogDir(std::string dir, int keep_checkpoints);
 
   // To metrics.jsonl, and to the event file for core 0's lines (one writer, as on a pod).
   void append(const TrainRecord& record);
   // To metrics.jsonl and the event file.
   void append(const EvalRecord& record);
-  // Saves the replica after an epoch as checkpoint-epoch-N and checkpoint-last, and as
-  // model_best when `improved`; removes epoch files older than the last keep_checkpoints.
+  // Saves the replica after an epoch as checkpoint-epoch-N and checkpoint-last, and its model
+  // alone as model_best when `improved`; removes epoch files older than the last
+  // keep_checkpoints.
   void save_epoch(Replica& replica, const CheckpointInfo& info, bool improved);
   // Saves checkpoint-last alone, in the middle of an epoch (--checkpoint_steps, Ctrl-C).
   void save_last(Replica& replica, const CheckpointInfo& info);
@@ -49,6 +54,7 @@ class LogDir {
   std::string path(const std::string& name) const;
 
   std::string dir_;
+  FolderLock lock_;  // before the members that write in dir_
   int keep_checkpoints_;
   std::mutex mutex_;
   MetricsLog metrics_;

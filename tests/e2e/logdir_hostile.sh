@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # --logdir and --profile against what goes wrong around real runs: a --profile path the trace
 # cannot go to, temporary files left by killed checkpoint writes, a metrics line cut off by a
-# crash, a disk that fills up in the middle of a metrics line. Each either fails at once with one
-# line, or is repaired and said so; no half-written line or file stays.
+# crash, a disk that fills up in the middle of a metrics line or before the first TensorBoard
+# record. Each either fails at once with one line, or is repaired and said so; no half-written
+# line or file stays.
 set -uo pipefail
 train="$1"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dir="$(mktemp -d)"
-trap 'rm -rf "$dir"' EXIT
+trap 'umount "$dir/tmpfs" 2>/dev/null; rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 source "$(dirname "${BASH_SOURCE[0]}")/lib/expect_error.bash"
 
@@ -27,21 +28,22 @@ jq -e '.traceEvents | length > 0' "$dir/trace.json" >/dev/null || fail "no trace
 compgen -G "$dir/trace.json.tmp*" >/dev/null && fail "--profile left a temporary file"
 echo "ok: --profile"
 
-# Temporary files of killed writes of this logdir's files (the writer's pid is gone) are removed
-# at start; a live writer's and anything not named like ours stay.
+# Temporary files of killed writes of this logdir's files are removed at start, whatever pid they
+# name (the run holds the logdir's lock: no writer of them is alive); anything not named like
+# ours stays.
 run="$dir/run"
 mkdir "$run"
 true &
 dead=$!
 wait "$dead"
 stale=("checkpoint-last.safetensors.tmp.$dead.0" "checkpoint-epoch-3.safetensors.tmp.$dead.2"
-       "model_best.safetensors.tmp.$dead.1" "summary.json.tmp.$dead.5")
-kept=("checkpoint-last.safetensors.tmp.$$.0" "checkpoint-last.safetensors.tmp.$dead"
-      "notes.txt.tmp.$dead.0" "metrics.jsonl.tmp.$dead.0")
+       "model_best.safetensors.tmp.$dead.1" "summary.json.tmp.$dead.5"
+       "checkpoint-last.safetensors.tmp.$$.0")
+kept=("checkpoint-last.safetensors.tmp.$dead" "notes.txt.tmp.$dead.0" "metrics.jsonl.tmp.$dead.0")
 for name in "${stale[@]}"; do head -c 100000 /dev/zero >"$run/$name"; done
 for name in "${kept[@]}"; do echo "not ours" >"$run/$name"; done
 "$train" "${tiny[@]}" --num_epochs=1 --logdir="$run" >"$dir/first.log" 2>&1 || { cat "$dir/first.log"; fail "run"; }
-grep -qxF "Note: removed 4 temporary files of killed writes from --logdir $run" "$dir/first.log" ||
+grep -qxF "Note: removed 5 temporary files of killed writes from --logdir $run" "$dir/first.log" ||
   { cat "$dir/first.log"; fail "no note of the removed files"; }
 for name in "${stale[@]}"; do [ ! -e "$run/$name" ] || fail "$name was left"; done
 for name in "${kept[@]}"; do [ -e "$run/$name" ] || fail "$name was removed"; done
@@ -77,4 +79,19 @@ grep -qF "cannot append to $full/metrics.jsonl: 40 of " "$dir/full.err" ||
   { cat "$dir/full.err"; fail "the error does not name metrics.jsonl"; }
 cmp "$full/metrics.jsonl" "$dir/metrics.before" || fail "metrics.jsonl changed on a full disk"
 echo "ok: a full disk: $(cat "$dir/full.err")"
+
+# A disk that is full but for the page the logdir's lock record takes (a 64 KiB tmpfs, 15 of its
+# 16 pages filled; needs root): the TensorBoard event file's first record does not fit. One line
+# naming it, and no empty event file left.
+mkdir "$dir/tmpfs"
+if mount -t tmpfs -o size=64k tmpfs "$dir/tmpfs" 2>/dev/null; then
+  head -c $((15 * 4096)) /dev/zero >"$dir/tmpfs/filler"
+  expect_error 1 "train: error: cannot append to $dir/tmpfs/run/events.out.tfevents." \
+    "$train" "${tiny[@]}" --num_epochs=1 --logdir="$dir/tmpfs/run"
+  grep -qF ": No space left on device" "$dir/expect.err" || fail "the error does not say why"
+  compgen -G "$dir/tmpfs/run/events.out.tfevents.*" >/dev/null && fail "an event file was left"
+  echo "ok: no event file on a full disk"
+else
+  echo "skip: cannot mount a tmpfs here (needs root): the full disk before the event file not tried"
+fi
 echo "PASS"

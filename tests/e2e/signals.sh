@@ -65,8 +65,9 @@ for signal in INT TERM; do
   finish "twice_$signal" "$([ "$signal" = INT ] && echo 130 || echo 143)"
   grep -q "interrupted" "$dir/twice_$signal.err" &&
     fail "SIG$signal twice: the first stop finished before the second signal ended the run"
-  # metrics.jsonl and the event file are appended as the run goes; nothing else was written.
-  [ "$(ls "$dir/twice_$signal" | grep -v '^events\.out\.tfevents\.')" = "metrics.jsonl" ] ||
+  # metrics.jsonl and the event file are appended as the run goes, run.lock holds the logdir;
+  # nothing else was written.
+  [ "$(ls "$dir/twice_$signal" | grep -v '^events\.out\.tfevents\.')" = "$(printf 'metrics.jsonl\nrun.lock')" ] ||
     { ls "$dir/twice_$signal"; fail "SIG$signal twice: files besides metrics.jsonl and the events"; }
   echo "ok: SIG$signal twice: exit at once"
 done

@@ -9,6 +9,7 @@
 #include "models/registry.h"
 #include "tests/graph/tiny_resnet.h"
 #include "tests/io/io_test_util.h"
+#include "tests/models/golden_file.h"
 #include "tests/test_util.h"
 
 namespace xtrain {
@@ -235,6 +236,48 @@ TEST(Checkpoint, PretrainedSkipsTheModelsOwnClassifier) {
   EXPECT_EQ(std::memcmp(replica.store().data(squeeze), source.store().data(squeeze),
                         squeeze.spec.shape.numel() * sizeof(float)),
             0);
+}
+
+// model_best's format: exactly a state_dict, so PyTorch's load_state_dict(strict=True) takes it.
+TEST(Checkpoint, ModelFileHoldsTorchvisionsStateDictAlone) {
+  testing::TempDir dir;
+  Replica replica(build_model("resnet18", 1000));
+  save_model(dir.file("model.safetensors"), replica, sample_info());
+  const Safetensors file = read_safetensors(dir.file("model.safetensors"));
+  std::map<std::string, std::vector<int64_t>> torchvision;
+  const nlohmann::json golden = testing::load_golden_file("state_dict_keys.json");
+  for (const auto& key : golden["resnet18"]) {
+    torchvision[key[0].get<std::string>()] = key[1].get<std::vector<int64_t>>();
+  }
+  std::map<std::string, std::vector<int64_t>> ours;
+  for (const auto& [name, tensor] : file.tensors) ours[name] = tensor.shape;
+  EXPECT_EQ(ours, torchvision);
+  EXPECT_EQ(file.metadata.at("model"), "tiny_resnet");  // a checkpoint's metadata
+  EXPECT_EQ(file.metadata.at("epoch"), "3");
+}
+
+// model_best starts other runs (--pretrained) but resumes none: one line says where to resume.
+TEST(Checkpoint, ModelFileLoadsAsPretrainedAndNotForResuming) {
+  testing::TempDir dir;
+  auto saved = filled_replica(5, 1);
+  save_model(dir.file("model_best.safetensors"), *saved, sample_info());
+  auto loaded = filled_replica(5, 2);
+  const std::string momentum(reinterpret_cast<const char*>(loaded->momentum()),
+                             loaded->store().num_params() * sizeof(float));
+  const std::string before = state_bytes(*loaded);
+
+  const std::string error =
+      error_of([&] { load_checkpoint(dir.file("model_best.safetensors"), *loaded); });
+  EXPECT_EQ(error, dir.file("model_best.safetensors") +
+                       " holds a model's weights alone, no optimizer state: to go on with a run, "
+                       "resume from its checkpoint-last.safetensors; to start from these weights, "
+                       "pass them as --pretrained");
+  EXPECT_EQ(state_bytes(*loaded), before);
+
+  EXPECT_TRUE(load_pretrained(dir.file("model_best.safetensors"), *loaded, false).empty());
+  std::string expected = state_bytes(*saved);
+  expected.replace(expected.size() - momentum.size(), momentum.size(), momentum);  // untouched
+  EXPECT_EQ(state_bytes(*loaded), expected);
 }
 
 TEST(Checkpoint, ResumeNeedsACheckpointWithMomentumAndMetadata) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/base/check.h"
 #include "lib/io/crc32c.h"
 #include "tests/io/io_test_util.h"
 #include "tests/io/tf_records.h"
@@ -77,6 +78,24 @@ TEST(EventFile, ASecondWriterInTheSameSecondGetsItsOwnFile) {
   EventFile second(dir.file(""), 1700000000.5);
   EXPECT_NE(first.path(), second.path());
   EXPECT_EQ(second.path(), first.path() + ".1");
+}
+
+// A disk full from the start: the error names the file, and no empty event file is left for
+// TensorBoard to list.
+TEST(EventFile, AFirstWriteThatFailsLeavesNoFile) {
+  testing::TempDir dir;
+  std::string error;
+  {
+    const testing::FileSizeLimit full(0);
+    try {
+      EventFile events(dir.file(""), 1700000000.0);
+    } catch (const Error& e) {
+      error = e.what();
+    }
+  }
+  EXPECT_EQ(error.rfind("cannot append to " + dir.file("events.out.tfevents.1700000000."), 0), 0u)
+      << error;
+  EXPECT_EQ(dir.names(), std::vector<std::string>{});
 }
 
 // A run killed in the middle of a write leaves a partial record; the whole ones before it read.

@@ -5,7 +5,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 
+#include "lib/base/check.h"
+#include "lib/io/safetensors.h"
+#include "tests/graph/tiny_resnet.h"
 #include "tests/io/io_test_util.h"
 #include "tests/io/tf_records.h"
 
@@ -14,20 +18,22 @@ namespace {
 
 using Names = std::vector<std::string>;
 
-// A killed run left temporary files of checkpoints and the summary (its pid is gone); a new run
-// removes those and nothing else: not a live writer's, not another program's files.
+// A killed run left temporary files of checkpoints and the summary; a new run, holding the
+// folder's lock, removes those and nothing else: not another program's files. The pid in a name
+// does not matter: no writer of these files outlives the lock, and one on another host of a
+// shared file system would have a pid this host knows nothing of.
 TEST(LogDir, RemovesTheTemporaryFilesOfKilledWritesAtStart) {
   testing::TempDir dir;
   const std::string dead = std::to_string(testing::dead_pid());
   const std::string live = std::to_string(::getppid());
   const Names stale = {"checkpoint-epoch-12.safetensors.tmp." + dead + ".3",
                        "checkpoint-last.safetensors.tmp." + dead + ".0",
+                       "checkpoint-last.safetensors.tmp." + live + ".0",
                        "model_best.safetensors.tmp." + dead + ".1",
                        "summary.json.tmp." + dead + ".7"};
   const Names kept = {
       "checkpoint-last.safetensors",
-      "checkpoint-last.safetensors.tmp." + live + ".0",  // a writer still at work
-      "checkpoint-last.safetensors.tmp." + dead,         // not our naming
+      "checkpoint-last.safetensors.tmp." + dead,  // not our naming
       "checkpoint-epoch-x.safetensors.tmp." + dead + ".0",
       "metrics.jsonl.tmp." + dead + ".0",  // metrics.jsonl is appended, never written whole
       "notes.txt.tmp." + dead + ".0",
@@ -42,6 +48,7 @@ TEST(LogDir, RemovesTheTemporaryFilesOfKilledWritesAtStart) {
 
   Names expected = kept;
   expected.push_back("metrics.jsonl");
+  expected.push_back("run.lock");
   std::sort(expected.begin(), expected.end());
   Names names = dir.names();
   const auto is_event_file = [](const std::string& name) {
@@ -50,6 +57,67 @@ TEST(LogDir, RemovesTheTemporaryFilesOfKilledWritesAtStart) {
   EXPECT_EQ(std::count_if(names.begin(), names.end(), is_event_file), 1);  // this run's
   names.erase(std::remove_if(names.begin(), names.end(), is_event_file), names.end());
   EXPECT_EQ(names, expected);
+}
+
+// One run per logdir: a second one is refused before it writes anything (no event file, no
+// metrics line, no temporary file of the first removed); once the first ends, it may start.
+TEST(LogDir, ASecondRunIsRefusedBeforeItWritesAnything) {
+  testing::TempDir dir;
+  auto first = std::make_unique<LogDir>(dir.file(""), /*keep_checkpoints=*/1);
+  first->append(EvalRecord{1, 75, 90, 0, 0});
+  const std::string writing =
+      "checkpoint-last.safetensors.tmp." + std::to_string(::getpid()) + ".0";
+  testing::write_bytes(dir.file(writing), "x");
+  const Names names = dir.names();
+  const std::string metrics = testing::read_bytes(dir.file("metrics.jsonl"));
+
+  try {
+    LogDir second(dir.file(""), /*keep_checkpoints=*/1);
+    ADD_FAILURE() << "two runs share " << dir.file("");
+  } catch (const Error& e) {
+    EXPECT_EQ(
+        std::string(e.what()).rfind("--logdir " + dir.file("") + " is in use by the run of PID " +
+                                        std::to_string(::getpid()) + " on host ",
+                                    0),
+        0u)
+        << e.what();
+  }
+  EXPECT_EQ(dir.names(), names);
+  EXPECT_EQ(testing::read_bytes(dir.file("metrics.jsonl")), metrics);
+
+  first.reset();
+  LogDir second(dir.file(""), /*keep_checkpoints=*/1);
+}
+
+// model_best is the model alone, for PyTorch's strict load_state_dict; checkpoints keep the
+// optimizer's momentum for resuming.
+TEST(LogDir, ModelBestHoldsTheModelAloneAndCheckpointsTheMomentum) {
+  testing::TempDir dir;
+  Replica replica(testing::tiny_resnet(5));
+  replica.store().initialize(1);
+  CheckpointInfo info;
+  info.model = "tiny_resnet";
+  info.epoch = 1;
+  {
+    LogDir log_dir(dir.file(""), /*keep_checkpoints=*/1);
+    log_dir.save_epoch(replica, info, /*improved=*/true);
+  }
+  const auto momentum_keys = [&](const std::string& name) {
+    int count = 0;
+    for (const auto& [key, tensor] : read_safetensors(dir.file(name)).tensors) {
+      count += key.rfind("optimizer.", 0) == 0;
+    }
+    return count;
+  };
+  EXPECT_EQ(momentum_keys("model_best.safetensors"), 0);
+  int parameters = 0;
+  for (const ParamEntry& e : replica.store().entries())
+    parameters += e.spec.kind == ParamKind::kParameter;
+  EXPECT_EQ(read_safetensors(dir.file("model_best.safetensors")).tensors.size(),
+            replica.store().entries().size());
+  EXPECT_EQ(momentum_keys("checkpoint-last.safetensors"), parameters);
+  EXPECT_EQ(testing::read_bytes(dir.file("checkpoint-last.safetensors")),
+            testing::read_bytes(dir.file("checkpoint-epoch-1.safetensors")));
 }
 
 // The event file holds core 0's training lines (one writer, as the XLA script writes only on the
