@@ -323,6 +323,8 @@ StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
     throw Error(fmt::format("--{}: {}", flags.resume.empty() ? "pretrained" : "resume", e.what()),
                 e.where());
   }
+  // Training keeps --logdir; an evaluation, or a run with nothing left to do, leaves it as it is.
+  if (!flags.evaluate && !run.trainer->finished()) run.trainer->open_log_dir();
   return run;
 }
 

@@ -74,7 +74,8 @@ void MetricsLog::append(const EvalRecord& r) {
                            {"top1", r.top1},
                            {"top5", r.top5},
                            {"skipped_images", r.skipped_images},
-                           {"nonfinite", r.nonfinite}}
+                           {"nonfinite", r.nonfinite},
+                           {"samples", r.samples}}
                   .dump());
 }
 

@@ -30,6 +30,7 @@ struct EvalRecord {
   double top1 = 0, top5 = 0;
   int64_t skipped_images = 0;  // unreadable images left out
   int64_t nonfinite = 0;       // samples whose outputs had a NaN or an infinity (counted wrong)
+  int64_t samples = 0;         // samples scored: the accuracies' denominator
 };
 
 struct RunSummary {

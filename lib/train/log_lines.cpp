@@ -132,8 +132,9 @@ std::string epoch_test_end_line(int epoch, const std::string& time, double accur
   return fmt::format("Epoch {} test end {}, Accuracy={:.2f}", epoch, time, accuracy);
 }
 
-std::string epoch_top5_line(int epoch, double accuracy) {
-  return fmt::format("Epoch {} test top-5 Accuracy: {:.2f}%", epoch, accuracy);
+std::string epoch_top5_line(int epoch, double accuracy, int64_t samples) {
+  return fmt::format("Epoch {} test top-5 Accuracy: {:.2f}% of {} samples", epoch, accuracy,
+                     samples);
 }
 
 std::string epoch_nonfinite_line(int epoch, int64_t nonfinite, int64_t samples) {

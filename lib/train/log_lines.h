@@ -66,8 +66,9 @@ std::string epoch_train_end_line(int epoch, const std::string& time);
 std::string test_line(int core, int64_t step, int epoch, const std::string& time);
 // "Epoch 1 test end 07:41:10, Accuracy=100.00"
 std::string epoch_test_end_line(int epoch, const std::string& time, double accuracy);
-// "Epoch 1 test top-5 Accuracy: 100.00%" (not "Accuracy=", so greps for top-1 see one line)
-std::string epoch_top5_line(int epoch, double accuracy);
+// "Epoch 1 test top-5 Accuracy: 100.00% of 50000 samples" (not "Accuracy=", so greps for top-1
+// see one line); the samples scored, unreadable images left out.
+std::string epoch_top5_line(int epoch, double accuracy, int64_t samples);
 // "Epoch 1 test: 37 of 100 samples had non-finite outputs (counted wrong)"
 std::string epoch_nonfinite_line(int epoch, int64_t nonfinite, int64_t samples);
 // "Epoch 1 test: the weights or BatchNorm statistics are not finite: all 100 samples counted as

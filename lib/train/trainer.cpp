@@ -90,9 +90,12 @@ Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& optio
         mesh_.num_cores(), *options.processes,
         bucket_starts(std::move(cuts), store.num_params(), cap), store.num_params());
   }
+}
+
+void Trainer::open_log_dir() {
   // One process of a job keeps the logdir: the one whose core 0 speaks for the job.
-  if (!options.logdir.empty() && cores_[0]->speaks_for_job()) {
-    log_dir_ = std::make_unique<LogDir>(options.logdir, options.keep_checkpoints);
+  if (log_dir_ == nullptr && !options_.logdir.empty() && cores_[0]->speaks_for_job()) {
+    log_dir_ = std::make_unique<LogDir>(options_.logdir, options_.keep_checkpoints);
   }
 }
 
@@ -168,9 +171,13 @@ void Trainer::close_sources() {
 }
 
 TrainResult Trainer::run() {
+  open_log_dir();
   TrainResult result;
   const auto start = Metrics::Clock::now();
   run_on_cores([&](Core& core) { run_core(core, result); });
+  // A stopped run ends at once (a loader may be stuck in a read): its lock is released now, so
+  // that a requeue on another host may take the logdir.
+  if (result.interrupted) log_dir_.reset();
   if (log_dir_ != nullptr && !result.interrupted) {
     RunSummary summary;
     summary.max_top1 = result.max_top1;
@@ -245,7 +252,8 @@ bool Trainer::end_epoch(Core& core, int epoch, RunScores& scores) {
     // collective while it writes.
     const TestCounts& last = scores.last;
     log_dir_->append(EvalRecord{epoch, last.percent(last.top1), last.percent(last.top5), skipped,
-                                static_cast<int64_t>(last.nonfinite)});
+                                static_cast<int64_t>(last.nonfinite),
+                                static_cast<int64_t>(last.total)});
     log_dir_->save_epoch(core.replica,
                          checkpoint_info(options_.model, options_.flags, epoch, core.global_step,
                                          scores.max_top1),

@@ -89,6 +89,9 @@ class Trainer {
           const BatchSourceFactory& train, const BatchSourceFactory& test);
   ~Trainer();
 
+  // Opens --logdir (see LogDir), taking its lock; run() does at the latest. A caller opens it
+  // earlier to find an unusable logdir before anything else.
+  void open_log_dir();
   // Trains every epoch on every core. Throws xtrain::Error naming the core if any core fails.
   TrainResult run();
   // Evaluates the test set once (--evaluate); max_top1 is its score.

@@ -36,7 +36,8 @@ void Trainer::evaluate_core(Core& core, TrainResult& result) {
 // The accuracy lines of one test pass, and how many samples had non-finite outputs if any.
 void Trainer::report_test(Core& core, int epoch, const TestCounts& counts) {
   print_once(core, epoch_test_end_line(epoch, clock_time(), counts.percent(counts.top1)));
-  print_once(core, epoch_top5_line(epoch, counts.percent(counts.top5)));
+  print_once(core, epoch_top5_line(epoch, counts.percent(counts.top5),
+                                   static_cast<int64_t>(counts.total)));
   const auto total = static_cast<int64_t>(counts.total);
   if (counts.weights_nonfinite) {
     print_once(core, epoch_nonfinite_weights_line(epoch, total));

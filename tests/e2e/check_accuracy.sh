@@ -54,6 +54,16 @@ Epoch 2 test top-5 Accuracy: 90.00%
 Epoch 2 test: 27 of 100 samples had non-finite outputs (counted wrong)
 LOG
 expect 1 "max top-1 12.50% (epoch 1, 2 evaluations) is below 50.00%: FAIL" "$dir/diverged.log" --min 50
+# ... and so does one of weights that are not finite, whose outputs may be.
+cat >"$dir/diverged_weights.log" <<'LOG'
+Epoch 1 test end 10:31:00, Accuracy=12.50
+Epoch 2 test end 11:01:00, Accuracy=0.00
+Epoch 2 test top-5 Accuracy: 0.00% of 100 samples
+Epoch 2 test: the weights or BatchNorm statistics are not finite: all 100 samples counted as non-finite (wrong)
+Epoch 3 test end 11:31:00, Accuracy=73.00
+Epoch 3 test: the weights or BatchNorm statistics are not finite: all 100 samples counted as non-finite (wrong)
+LOG
+expect 1 "max top-1 12.50% (epoch 1, 3 evaluations) is below 50.00%: FAIL" "$dir/diverged_weights.log" --min 50
 printf '%s\n' '{"kind":"eval","epoch":1,"top1":10.0,"top5":50.0,"skipped_images":0,"nonfinite":0}' \
   '{"kind":"eval","epoch":2,"top1":73.0,"top5":90.0,"skipped_images":0,"nonfinite":27}' \
   >"$dir/diverged.jsonl"

@@ -77,4 +77,17 @@ rm "$run/run.lock"
 "$train" "${args[@]}" --num_epochs=$((evals + 3)) --resume=auto >"$dir/taken.out" 2>&1 ||
   { cat "$dir/taken.out"; fail "the logdir was not taken once run.lock was removed"; }
 echo "ok: another host's lock is refused until its file is removed"
+# A run preempted on another host (SIGTERM) frees the logdir as it stops: a requeue here goes on.
+start_long_run unshare --uts bash -c 'hostname node3 && exec "$@"' bash
+kill -TERM "$pid"
+kill -CONT "$pid"
+wait "$pid"
+code=$?
+pid=""
+[ "$code" -eq 143 ] || { cat "$dir/long.out"; fail "the preempted run exited $code, expected 143"; }
+[ ! -s "$run/run.lock" ] || fail "a run stopped by SIGTERM left its record in run.lock"
+epoch="$(grep -oE '^Epoch [0-9]+ train begin' "$dir/long.out" | tail -n 1 | cut -d' ' -f2)"
+"$train" "${args[@]}" --num_epochs="$epoch" --resume=auto >"$dir/requeued.out" 2>&1 ||
+  { cat "$dir/requeued.out"; fail "the requeue after a preemption on another host failed"; }
+echo "ok: a run preempted on another host leaves the logdir free"
 echo "PASS"

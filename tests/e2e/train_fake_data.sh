@@ -29,7 +29,7 @@ for epoch in 1 2; do
     expected+=("^\| Test Device=xla:0/0 Step=$step Epoch=$epoch Time=$t$")
   done
   expected+=("^Epoch $epoch test end $t, Accuracy=[0-9]+\.[0-9]{2}$")
-  expected+=("^Epoch $epoch test top-5 Accuracy: [0-9]+\.[0-9]{2}%$")
+  expected+=("^Epoch $epoch test top-5 Accuracy: [0-9]+\.[0-9]{2}% of [0-9]+ samples$")
 done
 expected+=("^Max Accuracy: 100\.00%$")
 

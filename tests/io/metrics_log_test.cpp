@@ -33,12 +33,12 @@ TEST(MetricsLog, OneJsonObjectPerLineReadableAtOnce) {
       "loss": 6.90625, "lr": 0.1, "rate": 412.5, "global_rate": 398.25, "time": "12:34:56",
       "global_step": 520, "data_wait": 0.25})"));
 
-  log.append(EvalRecord{1, 75.5, 92.25, 2, 7});
+  log.append(EvalRecord{1, 75.5, 92.25, 2, 7, 98});
   log.append(TrainRecord{2, 0, 0, NAN, 0.1, 1, 1, "12:35:00"});
   lines = read_lines(path);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[1], json::parse(R"({"kind": "eval", "epoch": 1, "top1": 75.5, "top5": 92.25,
-      "skipped_images": 2, "nonfinite": 7})"));
+      "skipped_images": 2, "nonfinite": 7, "samples": 98})"));
   EXPECT_TRUE(lines[2]["loss"].is_null());  // JSON has no NaN
 }
 
