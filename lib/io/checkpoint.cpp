@@ -167,7 +167,8 @@ Safetensors file_of(Replica& replica, const CheckpointInfo& info, bool with_mome
                    {"epoch", std::to_string(info.epoch)},
                    {"global_step", std::to_string(info.global_step)},
                    {"flags", info.flags},
-                   {"best_top1", fmt::format("{:.17g}", info.best_top1)}};
+                   {"best_top1", fmt::format("{:.17g}", info.best_top1)},
+                   {"precision", info.precision}};
   return file;
 }
 
@@ -181,7 +182,8 @@ void save_model(const std::string& path, Replica& replica, const CheckpointInfo&
   write_safetensors(path, file_of(replica, info, /*with_momentum=*/false));
 }
 
-CheckpointInfo load_checkpoint(const std::string& path, Replica& replica) {
+CheckpointInfo load_checkpoint(const std::string& path, Replica& replica,
+                               const std::string& model) {
   const Safetensors file = read_safetensors(path);
   const bool has_momentum =
       std::any_of(file.tensors.begin(), file.tensors.end(),
@@ -205,7 +207,9 @@ CheckpointInfo load_checkpoint(const std::string& path, Replica& replica) {
     XTRAIN_CHECK(metadata.count(key) > 0, "{}: __metadata__ has no {}", path, key);
   }
   info.model = metadata.at("model");
+  XTRAIN_CHECK(info.model == model, "{} holds a {}, not a {}", path, info.model, model);
   info.flags = metadata.at("flags");
+  if (metadata.count("precision") > 0) info.precision = metadata.at("precision");
   if (metadata.count("best_top1") > 0) {
     const std::string& text = metadata.at("best_top1");
     char* end = nullptr;

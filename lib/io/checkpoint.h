@@ -25,6 +25,9 @@ struct CheckpointInfo {
   int64_t global_step = 0;   // optimizer steps taken
   std::string flags = "{}";  // the run's flags as a JSON object
   double best_top1 = 0.0;    // the best test top-1 so far, percent (Max Accuracy on resume)
+  // What the run multiplied in (the tensors are float32 either way); "" in files written before
+  // it was recorded.
+  std::string precision;
 };
 
 // Writes parameters, buffers, counters and momentum atomically (the old file survives a failure).
@@ -36,8 +39,10 @@ void save_checkpoint(const std::string& path, Replica& replica, const Checkpoint
 void save_model(const std::string& path, Replica& replica, const CheckpointInfo& info);
 
 // For --resume: restores everything save_checkpoint wrote and returns its metadata. The file must
-// hold exactly the model's tensors plus momentum; the caller compares info.model with its own.
-CheckpointInfo load_checkpoint(const std::string& path, Replica& replica);
+// have been written for `model` (checked first, so another model's file is named as such) and
+// hold exactly the model's tensors plus momentum.
+CheckpointInfo load_checkpoint(const std::string& path, Replica& replica,
+                               const std::string& model);
 
 // For --pretrained: loads parameters, buffers and counters (momentum in the file is ignored,
 // the optimizer starts fresh). Missing keys, unexpected keys and shape or dtype mismatches are

@@ -5,9 +5,11 @@
 namespace xtrain {
 
 CheckpointInfo checkpoint_info(const std::string& model, const std::string& flags,
-                               int64_t epochs_done, int64_t global_step, double best_top1) {
+                               Precision precision, int64_t epochs_done, int64_t global_step,
+                               double best_top1) {
   CheckpointInfo info;
   info.model = model;
+  info.precision = name(precision);
   info.epoch = epochs_done;
   info.global_step = global_step;
   info.flags = flags;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "lib/io/checkpoint.h"
+#include "lib/tensor/precision.h"
 
 namespace xtrain {
 
@@ -25,7 +26,8 @@ struct ResumePoint {
 };
 
 CheckpointInfo checkpoint_info(const std::string& model, const std::string& flags,
-                               int64_t epochs_done, int64_t global_step, double best_top1);
+                               Precision precision, int64_t epochs_done, int64_t global_step,
+                               double best_top1);
 
 // Throws xtrain::Error naming `path` when `info` was written by another model or cannot come
 // from a run of `steps_per_epoch` steps per epoch.

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "lib/base/check.h"
+#include "lib/base/escape_bytes.h"
 #include "lib/kernels/dropout.h"
 #include "lib/kernels/gemm.h"
 #include "lib/parallel/stop_watcher.h"
@@ -104,8 +105,14 @@ Trainer::~Trainer() = default;
 Replica& Trainer::replica(int rank) { return cores_.at(rank)->replica; }
 
 void Trainer::resume(const std::string& path) {
-  const ResumePoint point = resume_point(load_checkpoint(path, cores_[0]->replica), path,
-                                         options_.model, steps_per_epoch());
+  const CheckpointInfo info = load_checkpoint(path, cores_[0]->replica, options_.model);
+  const ResumePoint point = resume_point(info, path, options_.model, steps_per_epoch());
+  // The tensors are float32 either way, so a run may change precision; it is said, not silent.
+  const std::string precision = name(options_.precision);
+  if (!info.precision.empty() && info.precision != precision && cores_[0]->speaks_for_job()) {
+    spdlog::info("Note: {} was trained in {}; this run goes on in {}", escape_bytes(path),
+                 info.precision, precision);
+  }
   for (const auto& core : cores_) {
     if (core->rank != 0) core->replica.copy_state_from(cores_[0]->replica);
     core->global_step = point.global_step;
@@ -135,7 +142,8 @@ int64_t Trainer::test_steps_per_epoch() const { return test_steps(*cores_[0]->te
 
 // Core 0 saves checkpoint-last after a step; the others wait for it at the next all-reduce.
 void Trainer::save_mid_epoch(Core& core, int epoch) {
-  log_dir_->save_last(core.replica, checkpoint_info(options_.model, options_.flags, epoch - 1,
+  log_dir_->save_last(core.replica, checkpoint_info(options_.model, options_.flags,
+                                                    options_.precision, epoch - 1,
                                                     core.global_step, core.best_top1));
 }
 
@@ -255,7 +263,8 @@ bool Trainer::end_epoch(Core& core, int epoch, RunScores& scores) {
                                 static_cast<int64_t>(last.nonfinite),
                                 static_cast<int64_t>(last.total)});
     log_dir_->save_epoch(core.replica,
-                         checkpoint_info(options_.model, options_.flags, epoch, core.global_step,
+                         checkpoint_info(options_.model, options_.flags, options_.precision,
+                                         epoch, core.global_step,
                                          scores.max_top1),
                          improved);
   }

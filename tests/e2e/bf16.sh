@@ -42,8 +42,12 @@ resume=(--model=resnet20 --num_classes=10 --fake_data --image_size=16 --batch_si
 "$train" "${resume[@]}" --num_epochs=1 >"$dir/r1.log"
 "$train" "${resume[@]}" --num_epochs=2 --resume=auto --bf16 >"$dir/r2.log"
 grep -q '^Epoch 2 test end' "$dir/r2.log" || fail "bfloat16 did not resume a float32 run"
+grep -qx "Note: $dir/run/checkpoint-last.safetensors was trained in float32; this run goes on in bfloat16" \
+  "$dir/r2.log" || fail "the switch to bfloat16 on resume was silent"
 "$train" "${resume[@]}" --num_epochs=3 --resume=auto >"$dir/r3.log"
 grep -q '^Epoch 3 test end' "$dir/r3.log" || fail "float32 did not resume a bfloat16 run"
+grep -qx "Note: $dir/run/checkpoint-last.safetensors was trained in bfloat16; this run goes on in float32" \
+  "$dir/r3.log" || fail "the switch to float32 on resume was silent"
 header_size="$(od -An -tu8 -N8 "$dir/run/checkpoint-epoch-2.safetensors" | tr -d ' ')"
 dtypes="$(head -c $((8 + header_size)) "$dir/run/checkpoint-epoch-2.safetensors" | tail -c "$header_size" |
           grep -oE '"dtype":"[A-Z0-9]+"' | sort -u | tr '\n' ' ')"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a requeue loop (`train --resume=auto` run again until it exits 0) meets: a first try with
 # no checkpoint yet starts afresh, a try stopped in its test pass evaluates that epoch first when
-# resumed, and a try after the run ended does nothing and leaves the logdir as it was.
+# resumed, and a try after the run ended does nothing and leaves the logdir as it was. A try
+# with another --model names both models.
 set -uo pipefail
 train="$1"
 dir="$(mktemp -d)"
@@ -9,6 +10,7 @@ pid=""
 trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 source "$(dirname "${BASH_SOURCE[0]}")/lib/background.bash"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/expect_error.bash"
 
 # One core, 2 steps, a test pass of 1000 batches logged one by one: long enough to stop in.
 run=(--model=resnet20 --num_classes=10 --fake_data --image_size=16 --batch_size=4
@@ -48,4 +50,7 @@ sleep 1  # a new TensorBoard event file would have another name
 [ "$(md5sum <"$dir/run/metrics.jsonl")" = "$metrics" ] || fail "metrics.jsonl was appended to"
 [ "$(ls "$dir/run")" = "$files" ] || { ls "$dir/run"; fail "the try after the end wrote files"; }
 echo "ok: a try after the run ended has nothing to do and leaves the logdir as it was"
+
+expect_error 1 "train: error: --resume: $dir/run/checkpoint-last.safetensors holds a resnet20, not a resnet32" \
+  "$train" "${run[@]}" --model=resnet32
 echo "PASS"

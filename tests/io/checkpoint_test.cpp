@@ -66,6 +66,7 @@ CheckpointInfo sample_info() {
   info.global_step = 1234;
   info.flags = R"({"lr": 0.1, "batch_size": 128})";
   info.best_top1 = 71.25;
+  info.precision = "bfloat16";
   return info;
 }
 
@@ -76,13 +77,15 @@ TEST(Checkpoint, SaveThenLoadRestoresEveryByte) {
 
   auto loaded = filled_replica(5, 2);
   ASSERT_NE(state_bytes(*loaded), state_bytes(*saved));
-  const CheckpointInfo info = load_checkpoint(dir.file("a.safetensors"), *loaded);
+  const CheckpointInfo info = load_checkpoint(dir.file("a.safetensors"), *loaded, "tiny_resnet");
+  EXPECT_THROW(load_checkpoint(dir.file("a.safetensors"), *loaded, "resnet18"), Error);
   EXPECT_EQ(state_bytes(*loaded), state_bytes(*saved));
   EXPECT_EQ(info.model, "tiny_resnet");
   EXPECT_EQ(info.epoch, 3);
   EXPECT_EQ(info.global_step, 1234);
   EXPECT_EQ(info.flags, sample_info().flags);
   EXPECT_EQ(info.best_top1, 71.25);
+  EXPECT_EQ(info.precision, "bfloat16");
 
   save_checkpoint(dir.file("b.safetensors"), *loaded, info);
   EXPECT_EQ(testing::read_bytes(dir.file("a.safetensors")),
@@ -119,7 +122,8 @@ TEST(Checkpoint, FileHasTorchvisionNamesShapesAndDtypes) {
 
   const std::map<std::string, std::string> metadata = {
       {"format_version", "1"}, {"model", "tiny_resnet"},       {"epoch", "3"},
-      {"global_step", "1234"}, {"flags", sample_info().flags}, {"best_top1", "71.25"}};
+      {"global_step", "1234"}, {"flags", sample_info().flags}, {"best_top1", "71.25"},
+      {"precision", "bfloat16"}};
   EXPECT_EQ(file.metadata, metadata);
 }
 
@@ -267,7 +271,7 @@ TEST(Checkpoint, ModelFileLoadsAsPretrainedAndNotForResuming) {
   const std::string before = state_bytes(*loaded);
 
   const std::string error =
-      error_of([&] { load_checkpoint(dir.file("model_best.safetensors"), *loaded); });
+      error_of([&] { load_checkpoint(dir.file("model_best.safetensors"), *loaded, "tiny_resnet"); });
   EXPECT_EQ(error, dir.file("model_best.safetensors") +
                        " holds a model's weights alone, no optimizer state: to go on with a run, "
                        "resume from its checkpoint-last.safetensors; to start from these weights, "
@@ -291,25 +295,25 @@ TEST(Checkpoint, ResumeNeedsACheckpointWithMomentumAndMetadata) {
   Safetensors weights_only = file;
   weights_only.metadata.clear();
   write_safetensors(dir.file("b.safetensors"), weights_only);
-  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("b.safetensors"), *replica); }),
+  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("b.safetensors"), *replica, "tiny_resnet"); }),
                        "not an xtrain checkpoint"));
 
   Safetensors no_momentum = file;
   no_momentum.tensors.erase("optimizer.momentum_buffer.fc.bias");
   write_safetensors(dir.file("c.safetensors"), no_momentum);
-  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("c.safetensors"), *replica); }),
+  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("c.safetensors"), *replica, "tiny_resnet"); }),
                        "missing keys: optimizer.momentum_buffer.fc.bias"));
 
   Safetensors bad_epoch = file;
   bad_epoch.metadata["epoch"] = "3x";
   write_safetensors(dir.file("d.safetensors"), bad_epoch);
-  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("d.safetensors"), *replica); }),
+  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("d.safetensors"), *replica, "tiny_resnet"); }),
                        "__metadata__ epoch is \"3x\", not a non-negative integer"));
 
   Safetensors future = file;
   future.metadata["format_version"] = "2";
   write_safetensors(dir.file("e.safetensors"), future);
-  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("e.safetensors"), *replica); }),
+  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("e.safetensors"), *replica, "tiny_resnet"); }),
                        "checkpoint format version 2"));
   EXPECT_EQ(state_bytes(*replica), before);
 }
