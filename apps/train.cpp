@@ -2,12 +2,12 @@
 // and prints the lines test_train_imagenet.py prints (on a terminal, with a status line between
 // them). Every error ends here as one line and a non-zero exit. Ctrl-C, SIGTERM (a scheduler's
 // stop) or SIGHUP (a closed terminal) stops every core after the current step or test batch; a
-// second one ends the process at once. A closed stdout (`train | head`) does not end the run. Started by mpirun or srun, it is one process of a job (ProcessGroup): every process
-// trains its own cores, and the first prints the job's lines and keeps the logdir.
+// second one ends the process at once. A closed stdout (`train | head`) does not end the run.
+// Started by mpirun or srun, it is one process of a job (ProcessGroup): every process trains its
+// own cores, and the first prints the job's lines and keeps the logdir.
 #include <spdlog/spdlog.h>
-#include <unistd.h>
-
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <csignal>
@@ -78,9 +78,12 @@ int signal_exit_code(int signal) { return 128 + stop_cause(signal); }
 
 const char* signal_name(int signal) {
   switch (stop_cause(signal)) {
-    case SIGHUP: return "SIGHUP";
-    case SIGINT: return "SIGINT";
-    default: return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGINT:
+      return "SIGINT";
+    default:
+      return "SIGTERM";
   }
 }
 

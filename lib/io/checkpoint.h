@@ -41,8 +41,7 @@ void save_model(const std::string& path, Replica& replica, const CheckpointInfo&
 // For --resume: restores everything save_checkpoint wrote and returns its metadata. The file must
 // have been written for `model` (checked first, so another model's file is named as such) and
 // hold exactly the model's tensors plus momentum.
-CheckpointInfo load_checkpoint(const std::string& path, Replica& replica,
-                               const std::string& model);
+CheckpointInfo load_checkpoint(const std::string& path, Replica& replica, const std::string& model);
 
 // For --pretrained: loads parameters, buffers and counters (momentum in the file is ignored,
 // the optimizer starts fresh). Missing keys, unexpected keys and shape or dtype mismatches are

@@ -142,9 +142,9 @@ int64_t Trainer::test_steps_per_epoch() const { return test_steps(*cores_[0]->te
 
 // Core 0 saves checkpoint-last after a step; the others wait for it at the next all-reduce.
 void Trainer::save_mid_epoch(Core& core, int epoch) {
-  log_dir_->save_last(core.replica, checkpoint_info(options_.model, options_.flags,
-                                                    options_.precision, epoch - 1,
-                                                    core.global_step, core.best_top1));
+  log_dir_->save_last(core.replica,
+                      checkpoint_info(options_.model, options_.flags, options_.precision, epoch - 1,
+                                      core.global_step, core.best_top1));
 }
 
 std::vector<std::string> Trainer::load_pretrained(const std::string& path) {
@@ -263,9 +263,8 @@ bool Trainer::end_epoch(Core& core, int epoch, RunScores& scores) {
                                 static_cast<int64_t>(last.nonfinite),
                                 static_cast<int64_t>(last.total)});
     log_dir_->save_epoch(core.replica,
-                         checkpoint_info(options_.model, options_.flags, options_.precision,
-                                         epoch, core.global_step,
-                                         scores.max_top1),
+                         checkpoint_info(options_.model, options_.flags, options_.precision, epoch,
+                                         core.global_step, scores.max_top1),
                          improved);
   }
   if (options_.metrics_debug)

@@ -80,7 +80,7 @@ struct TrainResult {
   // The last evaluation's weights or BatchNorm statistics were not finite: every sample of it
   // counted as non-finite, whatever its outputs.
   bool final_weights_nonfinite = false;
-  bool interrupted = false;     // stopped by stop_requested
+  bool interrupted = false;  // stopped by stop_requested
 };
 
 class Trainer {
@@ -151,8 +151,8 @@ class Trainer {
   Metrics metrics_;
   std::unique_ptr<LogDir> log_dir_;
   int first_epoch_ = 1;
-  int64_t first_step_ = 0;  // steps of first_epoch_ already taken (a mid-epoch resume)
-  double best_top1_ = 0.0;  // the best top-1 before this run (resume)
+  int64_t first_step_ = 0;           // steps of first_epoch_ already taken (a mid-epoch resume)
+  double best_top1_ = 0.0;           // the best top-1 before this run (resume)
   bool evaluation_pending_ = false;  // first_epoch_ - 1 was trained, its test pass stopped
   std::vector<std::unique_ptr<Core>> cores_;
 };

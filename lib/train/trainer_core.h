@@ -44,7 +44,7 @@ struct Trainer::Core {
 // One test pass, summed over every core's samples.
 struct Trainer::TestCounts {
   double top1 = 0.0, top5 = 0.0, total = 0.0;
-  double nonfinite = 0.0;    // samples whose outputs had a NaN or an infinity (never correct)
+  double nonfinite = 0.0;  // samples whose outputs had a NaN or an infinity (never correct)
   // The weights or BatchNorm statistics were not finite: every sample counts as non-finite.
   bool weights_nonfinite = false;
   bool interrupted = false;  // a stop ended the pass: no counts

@@ -8,7 +8,6 @@
 
 namespace xtrain {
 
-
 TrainResult Trainer::evaluate() {
   TrainResult result;
   run_on_cores([&](Core& core) { evaluate_core(core, result); });
@@ -42,8 +41,7 @@ void Trainer::report_test(Core& core, int epoch, const TestCounts& counts) {
   if (counts.weights_nonfinite) {
     print_once(core, epoch_nonfinite_weights_line(epoch, total));
   } else if (counts.nonfinite > 0) {
-    print_once(core,
-               epoch_nonfinite_line(epoch, static_cast<int64_t>(counts.nonfinite), total));
+    print_once(core, epoch_nonfinite_line(epoch, static_cast<int64_t>(counts.nonfinite), total));
   }
 }
 

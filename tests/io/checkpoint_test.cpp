@@ -121,8 +121,8 @@ TEST(Checkpoint, FileHasTorchvisionNamesShapesAndDtypes) {
   EXPECT_EQ(file.tensors.size(), replica->store().entries().size() + parameters);
 
   const std::map<std::string, std::string> metadata = {
-      {"format_version", "1"}, {"model", "tiny_resnet"},       {"epoch", "3"},
-      {"global_step", "1234"}, {"flags", sample_info().flags}, {"best_top1", "71.25"},
+      {"format_version", "1"},  {"model", "tiny_resnet"},       {"epoch", "3"},
+      {"global_step", "1234"},  {"flags", sample_info().flags}, {"best_top1", "71.25"},
       {"precision", "bfloat16"}};
   EXPECT_EQ(file.metadata, metadata);
 }
@@ -270,8 +270,8 @@ TEST(Checkpoint, ModelFileLoadsAsPretrainedAndNotForResuming) {
                              loaded->store().num_params() * sizeof(float));
   const std::string before = state_bytes(*loaded);
 
-  const std::string error =
-      error_of([&] { load_checkpoint(dir.file("model_best.safetensors"), *loaded, "tiny_resnet"); });
+  const std::string error = error_of(
+      [&] { load_checkpoint(dir.file("model_best.safetensors"), *loaded, "tiny_resnet"); });
   EXPECT_EQ(error, dir.file("model_best.safetensors") +
                        " holds a model's weights alone, no optimizer state: to go on with a run, "
                        "resume from its checkpoint-last.safetensors; to start from these weights, "
@@ -295,26 +295,30 @@ TEST(Checkpoint, ResumeNeedsACheckpointWithMomentumAndMetadata) {
   Safetensors weights_only = file;
   weights_only.metadata.clear();
   write_safetensors(dir.file("b.safetensors"), weights_only);
-  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("b.safetensors"), *replica, "tiny_resnet"); }),
-                       "not an xtrain checkpoint"));
+  EXPECT_TRUE(contains(
+      error_of([&] { load_checkpoint(dir.file("b.safetensors"), *replica, "tiny_resnet"); }),
+      "not an xtrain checkpoint"));
 
   Safetensors no_momentum = file;
   no_momentum.tensors.erase("optimizer.momentum_buffer.fc.bias");
   write_safetensors(dir.file("c.safetensors"), no_momentum);
-  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("c.safetensors"), *replica, "tiny_resnet"); }),
-                       "missing keys: optimizer.momentum_buffer.fc.bias"));
+  EXPECT_TRUE(contains(
+      error_of([&] { load_checkpoint(dir.file("c.safetensors"), *replica, "tiny_resnet"); }),
+      "missing keys: optimizer.momentum_buffer.fc.bias"));
 
   Safetensors bad_epoch = file;
   bad_epoch.metadata["epoch"] = "3x";
   write_safetensors(dir.file("d.safetensors"), bad_epoch);
-  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("d.safetensors"), *replica, "tiny_resnet"); }),
-                       "__metadata__ epoch is \"3x\", not a non-negative integer"));
+  EXPECT_TRUE(contains(
+      error_of([&] { load_checkpoint(dir.file("d.safetensors"), *replica, "tiny_resnet"); }),
+      "__metadata__ epoch is \"3x\", not a non-negative integer"));
 
   Safetensors future = file;
   future.metadata["format_version"] = "2";
   write_safetensors(dir.file("e.safetensors"), future);
-  EXPECT_TRUE(contains(error_of([&] { load_checkpoint(dir.file("e.safetensors"), *replica, "tiny_resnet"); }),
-                       "checkpoint format version 2"));
+  EXPECT_TRUE(contains(
+      error_of([&] { load_checkpoint(dir.file("e.safetensors"), *replica, "tiny_resnet"); }),
+      "checkpoint format version 2"));
   EXPECT_EQ(state_bytes(*replica), before);
 }
 

@@ -10,7 +10,8 @@ namespace {
 constexpr int64_t kSteps = 10;  // per epoch
 
 CheckpointInfo saved(int64_t epochs_done, int64_t global_step, double best_top1 = 50.0) {
-  return checkpoint_info("resnet20", "{}", Precision::kFloat32, epochs_done, global_step, best_top1);
+  return checkpoint_info("resnet20", "{}", Precision::kFloat32, epochs_done, global_step,
+                         best_top1);
 }
 
 TEST(CheckpointMetadata, AnEpochsEndGoesOnWithTheNextEpoch) {

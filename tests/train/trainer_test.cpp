@@ -624,8 +624,9 @@ TEST(Trainer, AStopInTheTestPassIsEvaluatedOnResume) {
   TrainerOptions stopped = o;
   stopped.logdir = temp_dir("stopped_in_test");
   stopped.stop_requested = &stop;
-  ASSERT_TRUE(
-      Trainer(build_model("resnet20", kClasses), stopped, slices(2, 2), stop_at_3).run().interrupted);
+  ASSERT_TRUE(Trainer(build_model("resnet20", kClasses), stopped, slices(2, 2), stop_at_3)
+                  .run()
+                  .interrupted);
   TrainerOptions rest = o;
   rest.logdir = stopped.logdir;
   Trainer resumed(build_model("resnet20", kClasses), rest, slices(2, 2), slices(2, 6));
