@@ -1,5 +1,6 @@
 #include "lib/base/address_space.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -18,6 +19,10 @@ std::optional<size_t> address_space_limit() {
   rlimit limit{};
   if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
   return static_cast<size_t>(limit.rlim_cur);
+}
+
+void share_malloc_arenas_under_address_space_limit() {
+  if (address_space_limit()) mallopt(M_ARENA_MAX, 1);
 }
 
 size_t thread_stack_bytes() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "lib/base/address_space.h"
 #include "lib/base/check.h"
 #include "lib/graph/plan.h"
 #include "lib/graph/replica.h"
@@ -82,6 +83,14 @@ CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
 
 size_t MemoryPlan::total(int num_cores, int batch_size) const {
   return kProcessBytes + num_cores * core(num_cores, batch_size).total();
+}
+
+size_t MemoryPlan::thread_stacks(int num_cores) const {
+  const MemoryPlanOptions& o = options_;
+  const int loader_workers = o.loads_images ? 2 * o.num_workers : 0;  // training and test
+  const int per_core = Mesh::threads_per_core(num_cores, o.local_processes) + loader_workers;
+  const int per_process = 1 + (o.processes > 1 ? 1 : 0);  // StopWatcher, BucketedMean
+  return size_t(num_cores * per_core + per_process) * thread_stack_bytes();
 }
 
 CoreFit fit_cores(const MemoryPlan& plan, int asked_cores, int max_cores, int batch_size,

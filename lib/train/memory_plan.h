@@ -64,6 +64,11 @@ class MemoryPlan {
   CoreMemory core(int num_cores, int batch_size) const;
   // Every core's need plus the process's.
   size_t total(int num_cores, int batch_size) const;
+  // The address space the threads of num_cores cores reserve for their stacks: each core's own
+  // thread, its kernel threads and its loaders' workers, and the process's stop watcher and
+  // gradient reducer. Counted against `ulimit -v` only (memory_budget.h): a stack takes address
+  // space at once but memory only as it is used.
+  size_t thread_stacks(int num_cores) const;
 
  private:
   std::shared_ptr<const Graph> graph_;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "lib/base/address_space.h"
 #include "lib/base/check.h"
 #include "lib/graph/replica.h"
 #include "lib/nn/cross_entropy_loss.h"
@@ -146,6 +147,23 @@ TEST(MemoryPlan, AJobsPartialBatchesComeFromEveryReplica) {
   EXPECT_EQ(replicas_asked, 6);
   const int threads = Mesh::threads_per_core(2, 2);
   EXPECT_EQ(need.plans, plan.plan_bytes(32, true, threads) + plan.plan_bytes(16, true, threads));
+}
+
+// Under ulimit -v every thread's stack counts: each core's own and kernel threads, its training
+// and test loaders' workers, and the process's stop watcher (and in a job its gradient reducer).
+TEST(MemoryPlan, ThreadStacksCountEveryThreadARunStarts) {
+  MemoryPlanOptions options;
+  options.image_size = 32;
+  options.loads_images = true;
+  options.num_workers = 3;
+  const auto graph = build_model("resnet20", 10);
+  const size_t stack = thread_stack_bytes();
+  const int kernel_threads = Mesh::threads_per_core(2);
+  EXPECT_EQ(MemoryPlan(graph, options).thread_stacks(2), (2 * (kernel_threads + 6) + 1) * stack);
+  options.loads_images = false;  // --fake_data
+  options.processes = options.local_processes = 2;
+  EXPECT_EQ(MemoryPlan(graph, options).thread_stacks(1),
+            (Mesh::threads_per_core(1, 2) + 2) * stack);
 }
 
 std::string fit_error(const MemoryPlan& plan, int asked_cores, int max_cores, int batch,
