@@ -267,6 +267,7 @@ StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
                       options.batch_size, run.available);
   share_malloc_arenas_under_address_space_limit();  // before the trainer starts its threads
   options.num_cores = run.fit.num_cores;
+  options.test_set_batch_size = memory.test_batch(run.fit.num_cores);  // no core gets more
   run.trainer = std::make_unique<Trainer>(run.model, options, train_data, test_data);
   try {
     if (!resume.empty()) run.trainer->resume(resume);

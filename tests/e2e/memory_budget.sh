@@ -58,11 +58,21 @@ XTRAIN_MEMORY_LIMIT=lots expect_error 1 "XTRAIN_MEMORY_LIMIT=lots" "$train" "${a
 XTRAIN_MEMORY_LIMIT=0x100000000 expect_error 1 "XTRAIN_MEMORY_LIMIT=0x100000000: not a decimal" \
   "$train" "${args[@]}"
 
-# ulimit -v, on the R20 run of a small Fashion-MNIST tree.
+# R20: resnet20 on a small Fashion-MNIST tree (100 training and 50 validation images).
 "$(dirname "$train")/fashion_mnist_folders" --out="$dir/data" --train_per_class=10 \
   --val_per_class=5 >/dev/null || fail "no Fashion-MNIST tree"
 r20=(--model=resnet20 --datadir="$dir/data" --augment=cifar --image_size=28 --batch_size=8
      --num_cores=1 --num_workers=1)
+# A test batch larger than the validation set (50 images) is planned at what a core gets.
+XTRAIN_MEMORY_LIMIT=300M "$train" "${r20[@]}" --test_set_batch_size=4096 --num_epochs=1 \
+  >"$dir/test_batch.log" || { cat "$dir/test_batch.log"; fail "a 4096 test batch of 50 images"; }
+# One that does not fit is named, with what would.
+XTRAIN_MEMORY_LIMIT=300M expect_error 1 \
+  "not even batch 1 fits on 1 core with --test_set_batch_size=4096: use --test_set_batch_size=" \
+  "$train" --model=resnet20 --fake_data --image_size=28 --batch_size=8 --num_cores=1 \
+  --test_set_batch_size=4096 --num_epochs=0
+
+# ulimit -v, on the same R20 run.
 under_ulimit() {  # KB ARGS...: train R20 ARGS with `ulimit -v KB`
   bash -c 'ulimit -v "$1" && shift && exec "$@"' - "$1" "$train" "${r20[@]}" "${@:2}"
 }
