@@ -4,8 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
-#include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 
@@ -45,12 +46,32 @@ std::vector<std::string> arguments(const CLI::App& app, int argc, char** argv) {
 
 constexpr float kMaxFloat = std::numeric_limits<float>::max();
 
+// The float `value` says, written in decimal: digits, a sign, a point and an exponent only, as
+// Python's float() reads them, so "0x10" is not 16. Not when the float would be infinite or
+// round to 0 or to a subnormal (ERANGE): "1e-400" is out of range, not 0.
+enum class FloatText { kNumber, kNotANumber, kOutOfRange };
+FloatText read_float(const std::string& value, float* number) {
+  const bool decimal =
+      !value.empty() && value.find_first_not_of("0123456789+-.eE") == std::string::npos;
+  if (!decimal) return FloatText::kNotANumber;
+  char* end = nullptr;
+  errno = 0;
+  *number = std::strtof(value.c_str(), &end);
+  if (end != value.c_str() + value.size()) return FloatText::kNotANumber;
+  return errno == ERANGE ? FloatText::kOutOfRange : FloatText::kNumber;
+}
+
 CLI::Validator float_check(float lo, float hi, bool include_lo, const std::string& allowed) {
   return CLI::Validator(
       [=](std::string& value) -> std::string {
         float number = 0.0f;  // the flags' type: 1e39 is finite as a double, not as a float
-        const bool ok = CLI::detail::lexical_cast(value, number) && std::isfinite(number) &&
-                        (include_lo ? number >= lo : number > lo) && number <= hi;
+        const FloatText text = read_float(value, &number);
+        if (text == FloatText::kOutOfRange) {
+          return fmt::format("expected {}, got '{}', out of range for a 32-bit float", allowed,
+                             value);
+        }
+        const bool ok =
+            text == FloatText::kNumber && (include_lo ? number >= lo : number > lo) && number <= hi;
         return ok ? std::string() : fmt::format("expected {}, got '{}'", allowed, value);
       },
       allowed);
@@ -84,6 +105,15 @@ CLI::Validator float_at_least(float lo) {
 
 CLI::Validator float_above(float lo) {
   return float_check(lo, kMaxFloat, /*include_lo=*/false, fmt::format("a finite number > {}", lo));
+}
+
+CLI::Validator boolean() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (value == "1" || value == "0" || value == "true" || value == "false") return {};
+        return fmt::format("expected 1, 0, true or false, got '{}'", value);
+      },
+      "1, 0, true or false");
 }
 
 CLI::Validator one_of(std::vector<std::string> allowed) {

@@ -1,7 +1,8 @@
 // What train's and predict's flags accept, said in words ("--batch_size: expected an integer
 // from 1 to 65536, got '0'"), and the parse that turns every mistake into one line on stderr.
 // Values are checked as written, before CLI11 converts them: CLI11 alone would read "1e39" as an
-// infinite float, "9223372036854775808" as the largest int64 and "010" as octal 8.
+// infinite float, "1e-400" as 0, "0x10" as 16, "9223372036854775808" as the largest int64 and
+// "010" as octal 8.
 // Not here: which flags a tool has (train_flags.cpp, predict_flags.cpp).
 #pragma once
 
@@ -24,13 +25,18 @@ inline constexpr int64_t kMaxClasses = 1 << 20;
 // rewritten in canonical decimal, which CLI11's own conversion then reads as the same number.
 CLI::Validator integer_in(int64_t lo, int64_t hi);
 
-// A float (finite, as every float flag must be) in [lo, hi], >= lo, or > lo.
+// A float in [lo, hi], >= lo, or > lo, written in decimal; finite and not rounded to 0 or to
+// a subnormal, as every float flag must be.
 CLI::Validator float_in(float lo, float hi);
 CLI::Validator float_at_least(float lo);
 CLI::Validator float_above(float lo);
 
 // One of `allowed`, exactly.
 CLI::Validator one_of(std::vector<std::string> allowed);
+
+// A switch's value, for CLI11's add_flag: 1, 0, true or false (a bare --flag is true), as
+// XLA_USE_BF16 takes. CLI11 alone also takes yes, on, 2 or -5.
+CLI::Validator boolean();
 
 // A path: any bytes, but not none.
 CLI::Validator non_empty_path();

@@ -22,6 +22,7 @@
 #include "data/fake_data.h"
 #include "data/image_folder_source.h"
 #include "data/loader.h"
+#include "lib/base/address_space.h"
 #include "lib/base/check.h"
 #include "lib/base/escape_bytes.h"
 #include "lib/kernels/gemm.h"
@@ -303,20 +304,21 @@ StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
   check_image_size(flags.model, *run.model, options.image_size);
   // Memory: the cores that fit at --batch_size, decided before any core takes memory.
   // The processes of the job on this machine share its memory and its cores.
-  run.available = available_memory(std::getenv("XTRAIN_MEMORY_LIMIT"));
-  if (run.available) {
-    *run.available /= processes.local_size();
-  } else if (processes.rank() == 0) {
+  run.max_cores = flags.num_cores_given ? options.num_cores
+                                        : std::max(1, options.num_cores / processes.local_size());
+  const MemoryPlan memory(run.model, std::move(memory_options));
+  run.available = available_memory(std::getenv("XTRAIN_MEMORY_LIMIT"), processes.local_size(),
+                                   memory.thread_stacks(run.max_cores));
+  if (!run.available && processes.rank() == 0) {
     spdlog::warn(
         "warning: cannot read the available memory (/proc/meminfo, cgroup memory "
         "files): not checking that the run fits");
   }
-  run.max_cores = flags.num_cores_given ? options.num_cores
-                                        : std::max(1, options.num_cores / processes.local_size());
-  run.fit = fit_cores(MemoryPlan(run.model, std::move(memory_options)),
-                      flags.num_cores_given ? options.num_cores : 0, run.max_cores,
+  run.fit = fit_cores(memory, flags.num_cores_given ? options.num_cores : 0, run.max_cores,
                       options.batch_size, run.available);
+  share_malloc_arenas_under_address_space_limit();  // before the trainer starts its threads
   options.num_cores = run.fit.num_cores;
+  options.test_set_batch_size = memory.test_batch(run.fit.num_cores);  // no core gets more
   run.trainer = std::make_unique<Trainer>(run.model, options, train_data, test_data);
   try {
     if (!resume.empty()) run.trainer->resume(resume);

@@ -28,6 +28,12 @@ std::string flags_record(int argc, char** argv) {
   return nlohmann::json{{"argv", args}}.dump();
 }
 
+// A flag that takes no value or one of boolean()'s.
+CLI::Option* add_switch(CLI::App& app, const std::string& name, bool& value,
+                        const std::string& help) {
+  return app.add_flag(name, value, help)->check(boolean());
+}
+
 }  // namespace
 
 bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code) {
@@ -42,11 +48,12 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.option_defaults()->group("Model and data");
   app.add_option("--model", f.model, "Architecture")->check(one_of(model_names()));
   bool bf16 = false;
-  app.add_flag("--bf16", bf16,
-               "Convolutions and Linear layers multiply in bfloat16, everything else stays float32 "
-               "(also set by XLA_USE_BF16=1)");
+  CLI::Option* bf16_flag =
+      add_switch(app, "--bf16", bf16,
+                 "Convolutions and Linear layers multiply in bfloat16, everything else stays "
+                 "float32 (default: XLA_USE_BF16=1 or true; --bf16=false overrides it)");
   CLI::Option* fake_data =
-      app.add_flag("--fake_data", f.fake_data, "Train and test on all-zero images labelled 0");
+      add_switch(app, "--fake_data", f.fake_data, "Train and test on all-zero images labelled 0");
   CLI::Option* datadir = app.add_option("--datadir", f.data.datadir,
                                         "Data set folder: DIR/train/<class>/<image>, DIR/val/...")
                              ->check(non_empty_path());
@@ -72,9 +79,9 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_option("--loader_prefetch_size", f.data.loader.loader_prefetch_size,
                  "Ready batches held ahead of each core")
       ->transform(integer_in(1, kMaxLoaderDepth));
-  app.add_flag("--drop_last", f.data.drop_last,
-               "Drop the training tail that does not fill every core's last batch");
-  app.add_flag("--strict", f.data.loader.strict, "Stop at the first unreadable image");
+  add_switch(app, "--drop_last", f.data.drop_last,
+             "Drop the training tail that does not fill every core's last batch");
+  add_switch(app, "--strict", f.data.loader.strict, "Stop at the first unreadable image");
   app.add_option("--max_image_bytes", f.data.image_limits.max_bytes,
                  "Skip (as unreadable) image files larger than this many bytes")
       ->transform(integer_in(1, kMaxInt64));
@@ -99,7 +106,7 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
       ->transform(integer_in(0, kMaxInt64));
   app.add_option("--num_test_steps", t.num_test_steps, "Test batches per epoch, per core (0: all)")
       ->transform(integer_in(0, kMaxInt64));
-  app.add_flag("--test_only_at_end", t.test_only_at_end, "Evaluate after the last epoch only");
+  add_switch(app, "--test_only_at_end", t.test_only_at_end, "Evaluate after the last epoch only");
   app.add_option("--seed", t.seed, "Seed of the weight initialization and the data order")
       ->transform(integer_in(0, kMaxInt64));
   app.add_option("--bucket_cap_mb", t.bucket_cap_mb,
@@ -113,7 +120,7 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_option("--momentum", t.sgd.momentum, "SGD momentum")->check(float_at_least(0));
   app.add_option("--weight_decay", t.sgd.weight_decay, "SGD weight decay")
       ->check(float_at_least(0));
-  app.add_flag("--nesterov", t.sgd.nesterov, "Nesterov momentum");
+  add_switch(app, "--nesterov", t.sgd.nesterov, "Nesterov momentum");
   app.add_option("--label_smoothing", t.label_smoothing, "Cross-entropy label smoothing")
       ->check(float_in(0, 1));
   CLI::Option* scheduler =
@@ -131,7 +138,7 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.option_defaults()->group("Logs, checkpoints and weights");
   app.add_option("--log_steps", t.log_steps, "Steps between training log lines")
       ->transform(integer_in(1, kMaxInt));
-  app.add_flag("--metrics_debug", t.metrics_debug, "Print a metrics report after every epoch");
+  add_switch(app, "--metrics_debug", t.metrics_debug, "Print a metrics report after every epoch");
   app.add_option("--target_accuracy", f.target_accuracy,
                  "Exit with code 21 if the best top-1 accuracy (percent) stays below this")
       ->check(float_in(0, 100));
@@ -155,7 +162,8 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
                      "Start from these weights (a torchvision-named safetensors file)")
           ->check(non_empty_path());
   resume->excludes(pretrained);
-  app.add_flag("--evaluate", f.evaluate, "Only evaluate the test set (with --pretrained/--resume)");
+  add_switch(app, "--evaluate", f.evaluate,
+             "Only evaluate the test set (with --pretrained/--resume)");
   app.add_option("--profile", t.profile,
                  "Write per-layer training times as a Chrome trace JSON to this file and log the "
                  "10 slowest layers (use a small --num_steps)")
@@ -180,13 +188,16 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
     if (checkpoint_steps->count() > 0) return fail("--checkpoint_steps needs --logdir");
     if (keep_checkpoints->count() > 0) return fail("--keep_checkpoints needs --logdir");
   }
-  // XLA_USE_BF16 as torch_xla reads it: 1 or true turns bfloat16 on, 0 or false leaves it off.
+  // XLA_USE_BF16 as torch_xla reads it, with --bf16's values: 1 or true turns bfloat16 on, 0 or
+  // false leaves it off. An explicit --bf16 wins, as a flag does over the environment.
   const char* use_bf16 = std::getenv("XLA_USE_BF16");
-  const std::string env = use_bf16 == nullptr ? "" : use_bf16;
-  if (env != "" && env != "0" && env != "1" && env != "false" && env != "true") {
-    return fail("XLA_USE_BF16: expected 1, 0, true or false, got '" + env + "'");
+  if (use_bf16 != nullptr && *use_bf16 != '\0') {
+    std::string value = use_bf16;
+    const std::string problem = boolean()(value);
+    if (!problem.empty()) return fail("XLA_USE_BF16: " + problem);
+    if (bf16_flag->count() == 0) bf16 = value == "1" || value == "true";
   }
-  t.precision = bf16 || env == "1" || env == "true" ? Precision::kBFloat16 : Precision::kFloat32;
+  t.precision = bf16 ? Precision::kBFloat16 : Precision::kFloat32;
   f.num_cores_given = num_cores->count() > 0;
   t.model = f.model;
   t.flags = flags_record(argc, argv);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
-#include <stdexcept>
 
 #include "lib/base/check.h"
 #include "lib/parallel/barrier.h"
@@ -25,30 +24,36 @@ std::vector<size_t> bucket_starts(std::vector<size_t> cuts, size_t n, size_t cap
   return starts;
 }
 
+namespace {
+
+std::vector<size_t> checked_starts(std::vector<size_t> starts, size_t n) {
+  XTRAIN_CHECK(!starts.empty() && starts.back() == 0 &&
+                   std::is_sorted(starts.rbegin(), starts.rend()) && starts.front() <= n,
+               "BucketedMean: bucket starts must fall from at most {} to 0", n);
+  return starts;
+}
+
+}  // namespace
+
 BucketedMean::BucketedMean(int num_replicas, ProcessGroup& processes, std::vector<size_t> starts,
                            size_t n)
     : num_replicas_(num_replicas),
       processes_(processes),
-      starts_(std::move(starts)),
+      starts_(checked_starts(std::move(starts), n)),
       n_(n),
       blocks_(num_replicas),
       buffers_(num_replicas, nullptr),
       ready_from_(num_replicas, n),
       steps_(num_replicas, 0),
-      reduced_from_(n) {
-  XTRAIN_CHECK(!starts_.empty() && starts_.back() == 0 &&
-                   std::is_sorted(starts_.rbegin(), starts_.rend()) && starts_.front() <= n,
-               "BucketedMean: bucket starts must fall from at most {} to 0", n);
-  reducer_ = std::thread([this] { reduce_steps(); });
-}
+      reduced_from_(n),
+      reducer_(1, [this](int) { reduce_steps(); }) {}
 
 BucketedMean::~BucketedMean() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
-  changed_.notify_all();
-  reducer_.join();
+  changed_.notify_all();  // the reducer returns; then reducer_ joins it
 }
 
 void BucketedMean::start(int rank, float* data) {
@@ -68,7 +73,7 @@ void BucketedMean::ready(int rank, size_t offset) {
 double BucketedMean::finish(int rank) {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return aborted_ || finished_steps_ >= steps_[rank]; });
-  if (!failure_.empty()) throw std::runtime_error(failure_);
+  if (failure_) std::rethrow_exception(failure_);
   if (aborted_) throw MeshAborted();
   return rank == 0 ? across_seconds_ : 0.0;
 }
@@ -106,9 +111,9 @@ void BucketedMean::reduce_steps() {
       lock.unlock();
       try {
         across_seconds += reduce(begin, end);
-      } catch (const std::exception& e) {
+      } catch (const std::exception&) {
         lock.lock();
-        failure_ = e.what();
+        failure_ = std::current_exception();
         aborted_ = true;
         changed_.notify_all();
         return;

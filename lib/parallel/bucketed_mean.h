@@ -15,12 +15,12 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <mutex>
-#include <string>
-#include <thread>
 #include <vector>
 
 #include "lib/parallel/process_group.h"
+#include "lib/parallel/worker_threads.h"
 
 namespace xtrain {
 
@@ -72,9 +72,9 @@ class BucketedMean {
   size_t reduced_from_;             // this step's mean is in every buffer from here on
   double across_seconds_ = 0.0;     // of the last finished step
   bool aborted_ = false, stopping_ = false;
-  std::string failure_;  // the reducer's own error, if any
+  std::exception_ptr failure_;  // the reducer's own error, if any: kept as thrown, with no copy
 
-  std::thread reducer_;
+  WorkerThreads reducer_;  // last: starts once everything above exists, and ends first
 };
 
 }  // namespace xtrain

@@ -4,11 +4,14 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
+#include <new>
 #include <thread>
 #include <vector>
 
 #include "lib/base/check.h"
+#include "lib/parallel/worker_threads.h"
 
 namespace xtrain {
 
@@ -33,35 +36,36 @@ std::string Mesh::core_name(int rank) const {
 }
 
 void Mesh::run(const std::function<void(int rank)>& fn, const std::function<void()>& on_abort) {
-  std::mutex mutex;
-  std::string first_error;  // "xla:R: cause"; empty while every core is well
-  auto fail = [&](int rank, const std::string& cause) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (!first_error.empty()) return;
-      first_error = fmt::format("{}: {}", core_name(rank), cause);
-    }
-    barrier_.abort();
-    if (on_abort) on_abort();
-  };
-
-  std::vector<std::thread> cores;
-  for (int rank = 0; rank < num_cores_; ++rank) {
-    cores.emplace_back([&, rank] {
-      pthread_setname_np(pthread_self(), device_name(ordinal(rank)).c_str());
+  // Each core's failure is kept as thrown and put into words once every core has ended: words
+  // take memory, which a core that ran out of it may not get.
+  std::vector<std::exception_ptr> failures(num_cores_);
+  std::atomic<int> first_failure{-1};
+  {
+    WorkerThreads cores(num_cores_, [&](int rank) {
       try {
+        pthread_setname_np(pthread_self(), device_name(ordinal(rank)).c_str());
         fn(rank);
       } catch (const MeshAborted&) {
         // Stopped because another core failed; that core reports the cause.
-      } catch (const std::bad_alloc&) {
-        fail(rank, "out of memory");
-      } catch (const std::exception& e) {
-        fail(rank, e.what());
+      } catch (const std::exception&) {
+        failures[rank] = std::current_exception();
+        int none = -1;
+        if (!first_failure.compare_exchange_strong(none, rank)) return;
+        barrier_.abort();
+        if (on_abort) on_abort();
       }
     });
   }
-  for (std::thread& core : cores) core.join();
-  XTRAIN_CHECK(first_error.empty(), "{}", first_error);
+  if (first_failure < 0) return;
+  std::string cause;
+  try {
+    std::rethrow_exception(failures[first_failure]);
+  } catch (const std::bad_alloc&) {
+    cause = "out of memory";
+  } catch (const std::exception& e) {
+    cause = e.what();
+  }
+  throw_error(__FILE__, __LINE__, fmt::format("{}: {}", core_name(first_failure), cause));
 }
 
 }  // namespace xtrain

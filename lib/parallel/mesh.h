@@ -40,7 +40,8 @@ class Mesh {
 
   // Runs fn(rank) on every core's thread and returns when all have finished. If a core throws,
   // the others are stopped (see above; on_abort runs once, on the failing core's thread) and
-  // run() throws xtrain::Error "xla:R: <cause>" for the first failure.
+  // run() throws xtrain::Error "xla:R: <cause>" for the first failure. When a core's thread
+  // cannot be started (WorkerThreads), no core runs fn and run() throws that error.
   void run(const std::function<void(int rank)>& fn, const std::function<void()>& on_abort = {});
 
   void barrier() { barrier_.arrive_and_wait(); }

@@ -11,15 +11,14 @@ constexpr std::chrono::milliseconds kLookEvery{10};
 }  // namespace
 
 StopWatcher::StopWatcher(const std::atomic<bool>& flag, std::function<void()> on_stop)
-    : thread_([this, &flag, on_stop = std::move(on_stop)] { watch(flag, on_stop); }) {}
+    : thread_(1, [this, &flag, on_stop = std::move(on_stop)](int) { watch(flag, on_stop); }) {}
 
 StopWatcher::~StopWatcher() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     finished_ = true;
   }
-  finished_changed_.notify_all();
-  thread_.join();
+  finished_changed_.notify_all();  // the watcher returns; then thread_ joins it
 }
 
 void StopWatcher::watch(const std::atomic<bool>& flag, const std::function<void()>& on_stop) {

@@ -9,7 +9,8 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
-#include <thread>
+
+#include "lib/parallel/worker_threads.h"
 
 namespace xtrain {
 
@@ -26,7 +27,7 @@ class StopWatcher {
   std::mutex mutex_;
   std::condition_variable finished_changed_;
   bool finished_ = false;
-  std::thread thread_;  // last: starts once everything above exists
+  WorkerThreads thread_;  // last: starts once everything above exists, and ends first
 };
 
 }  // namespace xtrain

@@ -31,12 +31,16 @@ void spin_until(Done&& done) {
   } while (std::chrono::steady_clock::now() < end);
 }
 
+// The calling thread is thread 0: the pool starts the others.
+int workers_for(int num_threads) {
+  XTRAIN_CHECK(num_threads >= 1, "ThreadPool needs at least one thread, got {}", num_threads);
+  return num_threads - 1;
+}
+
 }  // namespace
 
-ThreadPool::ThreadPool(int num_threads) {
-  XTRAIN_CHECK(num_threads >= 1, "ThreadPool needs at least one thread, got {}", num_threads);
-  for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
-}
+ThreadPool::ThreadPool(int num_threads)
+    : workers_(workers_for(num_threads), [this](int i) { worker_loop(i + 1); }) {}
 
 ThreadPool::~ThreadPool() {
   {
@@ -44,8 +48,7 @@ ThreadPool::~ThreadPool() {
     stopping_ = true;
     generation_.fetch_add(1, std::memory_order_release);
   }
-  start_.notify_all();
-  for (std::thread& t : workers_) t.join();
+  start_.notify_all();  // every worker returns; then workers_ joins them
 }
 
 void ThreadPool::run(int num_tasks, const std::function<void(int)>& task) {

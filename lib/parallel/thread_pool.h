@@ -9,8 +9,8 @@
 #include <exception>
 #include <functional>
 #include <mutex>
-#include <thread>
-#include <vector>
+
+#include "lib/parallel/worker_threads.h"
 
 namespace xtrain {
 
@@ -21,7 +21,7 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+  int num_threads() const { return workers_.num_threads() + 1; }
 
   // Runs task(i) for i in [0, num_tasks), num_tasks <= num_threads(), task i on thread i, and
   // returns when all are done. The first exception thrown by a task is rethrown here.
@@ -30,7 +30,6 @@ class ThreadPool {
  private:
   void worker_loop(int index);
 
-  std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable start_;
   std::condition_variable done_;
@@ -42,6 +41,7 @@ class ThreadPool {
   int num_tasks_ = 0;
   bool stopping_ = false;
   std::exception_ptr error_;
+  WorkerThreads workers_;  // last: starts once everything above exists, and ends first
 };
 
 }  // namespace xtrain

@@ -109,9 +109,13 @@ size_t parse_memory_limit(const std::string& text) {
   };
   XTRAIN_CHECK(!text.empty() && std::isdigit(static_cast<unsigned char>(text[0])), "{}",
                bad("not a number"));
+  XTRAIN_CHECK(text.size() < 2 || std::tolower(text[1]) != 'x', "{}", bad("not a decimal number"));
+  // Digits and a point, then the suffix: strtod alone would also read exponents and hexadecimal.
+  const size_t digits = std::min(text.find_first_not_of("0123456789."), text.size());
+  const std::string number_text = text.substr(0, digits), suffix = text.substr(digits);
   char* end = nullptr;
-  const double number = std::strtod(text.c_str(), &end);
-  const std::string suffix = end;
+  const double number = std::strtod(number_text.c_str(), &end);
+  XTRAIN_CHECK(*end == '\0', "{}", bad("not a number"));
   const std::string units = "KMGT";
   const size_t unit = suffix.size() == 1 ? units.find(std::toupper(suffix[0])) : std::string::npos;
   XTRAIN_CHECK(suffix.empty() || unit != std::string::npos, "{}", bad("unknown suffix"));
@@ -121,13 +125,15 @@ size_t parse_memory_limit(const std::string& text) {
   return static_cast<size_t>(bytes);
 }
 
-std::optional<size_t> available_memory(const char* limit, const MemoryBudgetFiles& files) {
-  if (limit != nullptr && *limit != '\0') return parse_memory_limit(limit);
-  const CgroupPaths cgroup = cgroup_paths(files.self_cgroup);
-  std::optional<uint64_t> available = meminfo_available(files.meminfo);
+std::optional<size_t> available_memory(const char* limit, int local_processes, size_t thread_stacks,
+                                       const MemoryBudgetFiles& files) {
+  std::optional<uint64_t> available;
   const auto lower = [&](std::optional<uint64_t> room) {
     if (room) available = std::min(available.value_or(*room), *room);
   };
+  // The machine's memory, shared by the job's processes on it.
+  lower(meminfo_available(files.meminfo));
+  const CgroupPaths cgroup = cgroup_paths(files.self_cgroup);
   if (cgroup.v2) {
     lower(cgroup_room(files.cgroup_v2_root, *cgroup.v2, "memory.max", "memory.current",
                       std::numeric_limits<uint64_t>::max()));
@@ -135,6 +141,14 @@ std::optional<size_t> available_memory(const char* limit, const MemoryBudgetFile
   if (cgroup.v1) {
     lower(cgroup_room(files.cgroup_v1_memory_root, *cgroup.v1, "memory.limit_in_bytes",
                       "memory.usage_in_bytes", kCgroupV1NoLimit));
+  }
+  if (limit != nullptr && *limit != '\0') lower(parse_memory_limit(limit));
+  if (available) *available /= std::max(local_processes, 1);
+  // This process's own address space.
+  const std::optional<size_t> mapped = address_space_in_use(files.statm);
+  if (files.rlimit_as && mapped) {
+    const uint64_t taken = uint64_t{*mapped} + thread_stacks;
+    lower(*files.rlimit_as > taken ? *files.rlimit_as - taken : 0);
   }
   if (!available) return std::nullopt;
   return static_cast<size_t>(*available);

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 
+#include "lib/base/address_space.h"
 #include "lib/base/check.h"
 #include "lib/graph/plan.h"
 #include "lib/graph/replica.h"
@@ -18,6 +20,9 @@ namespace {
 // The worker's malloc arena keeps the buffers of the largest image it has decoded: allow 4 MB.
 constexpr size_t kDecodeBytesPerWorker = size_t{4} << 20;
 
+// More images than any core's share of a data set holds.
+constexpr int kMaxShard = std::numeric_limits<int>::max();
+
 // The largest n in [1, most] for which fits(n) holds, or 0: fits holds up to some n, not above.
 int largest_fitting(int most, const std::function<bool(int)>& fits) {
   int low = 0;
@@ -30,6 +35,17 @@ int largest_fitting(int most, const std::function<bool(int)>& fits) {
     }
   }
   return low;
+}
+
+// When not even batch 1 fits at cores because of the test batch: " with
+// --test_set_batch_size=512: use --test_set_batch_size=100"; else "".
+std::string test_batch_advice(const MemoryPlan& plan, int cores, size_t available) {
+  const int fitting = largest_fitting(plan.test_batch(cores) - 1, [&](int batch) {
+    return plan.with_test_set_batch_size(batch).total(cores, 1) <= available;
+  });
+  if (fitting == 0) return "";
+  return fmt::format(" with --test_set_batch_size={}: use --test_set_batch_size={}",
+                     plan.test_set_batch_size(), fitting);
 }
 
 }  // namespace
@@ -49,9 +65,23 @@ size_t MemoryPlan::plan_bytes(int batch_size, bool training, int kernel_threads)
                                options_.precision);
 }
 
+int MemoryPlan::test_batch(int num_cores) const {
+  const MemoryPlanOptions& o = options_;
+  if (!o.partial_test_batch) return o.test_set_batch_size;
+  // In batches larger than any shard, a core's last partial batch is its whole shard.
+  const int largest_shard = o.partial_test_batch(num_cores * o.processes, kMaxShard);
+  return std::max(1, std::min(o.test_set_batch_size, largest_shard));
+}
+
+MemoryPlan MemoryPlan::with_test_set_batch_size(int test_set_batch_size) const {
+  MemoryPlanOptions options = options_;
+  options.test_set_batch_size = test_set_batch_size;
+  return MemoryPlan(graph_, std::move(options));
+}
+
 CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
   const MemoryPlanOptions& o = options_;
-  const int test_batch = o.test_set_batch_size;
+  const int test_batch = this->test_batch(num_cores);
   // Every replica of the job draws its shard of the data, so the partial batches depend on them
   // all, not only on this process's cores.
   auto partial = [&](const PartialBatchSize& size, int batch) {
@@ -74,7 +104,7 @@ CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
   need.batches = sizeof(float) * floats_for(std::max(batch_size, test_batch) * image_elements,
                                             image_type(*graph_, o.precision));
   if (o.loads_images) {
-    need.batches += size_t(o.ring_slots) * (batch_size + test_batch) * image_elements;
+    need.batches += size_t(o.ring_slots) * (batch_size + o.test_set_batch_size) * image_elements;
     need.decoding = 2 * size_t(o.num_workers) * kDecodeBytesPerWorker;  // training and test
   }
   return need;
@@ -82,6 +112,14 @@ CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
 
 size_t MemoryPlan::total(int num_cores, int batch_size) const {
   return kProcessBytes + num_cores * core(num_cores, batch_size).total();
+}
+
+size_t MemoryPlan::thread_stacks(int num_cores) const {
+  const MemoryPlanOptions& o = options_;
+  const int loader_workers = o.loads_images ? 2 * o.num_workers : 0;  // training and test
+  const int per_core = Mesh::threads_per_core(num_cores, o.local_processes) + loader_workers;
+  const int per_process = 1 + (o.processes > 1 ? 1 : 0);  // StopWatcher, BucketedMean
+  return size_t(num_cores * per_core + per_process) * thread_stack_bytes();
 }
 
 CoreFit fit_cores(const MemoryPlan& plan, int asked_cores, int max_cores, int batch_size,
@@ -98,9 +136,11 @@ CoreFit fit_cores(const MemoryPlan& plan, int asked_cores, int max_cores, int ba
       const int cores = std::max(asked_cores, 1);
       const int fitting_batch =
           largest_fitting(batch_size - 1, [&](int batch) { return fits(cores, batch); });
-      throw_error(__FILE__, __LINE__,
-                  does_not_fit_message(cores, batch_size, plan.total(cores, batch_size), *available,
-                                       fitting_batch, asked_cores > 0 ? fitting_cores : 0));
+      std::string message =
+          does_not_fit_message(cores, batch_size, plan.total(cores, batch_size), *available,
+                               fitting_batch, asked_cores > 0 ? fitting_cores : 0);
+      if (fitting_batch == 0) message += test_batch_advice(plan, cores, *available);
+      throw_error(__FILE__, __LINE__, message);
     }
     fit.capped_from_bytes = plan.total(fit.num_cores, batch_size);
     fit.num_cores = fitting_cores;

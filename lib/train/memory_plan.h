@@ -3,12 +3,12 @@
 // emulated core holds:
 // - the arena of every plan it compiles, as the plan's own layout sizes it (activations,
 //   gradients, every call's scratch and its kernel threads' scratch): training at
-//   --batch_size and at the epoch's last partial batch, evaluation at --test_set_batch_size and
-//   at its partial batch (a replica keeps its plans for the whole run), of which only the
-//   larger phase's count: training and testing give the other's arena pages back;
+//   --batch_size and at the epoch's last partial batch, evaluation at test_batch() and at its
+//   partial batch (a replica keeps its plans for the whole run), of which only the larger
+//   phase's count: training and testing give the other's arena pages back;
 // - its replica: parameters, gradients, momentum, buffers;
-// - its batches: the input buffer the trainer copies batches through (in the plans' image type),
-//   and each loader's ring (8-bit pixels);
+// - its batches: the input buffer the trainer copies batches through (in the plans' image type,
+//   for test_batch()), and each loader's ring (8-bit pixels, in batches of the flags' sizes);
 // - the loader workers' decode buffers.
 // The process adds a fixed overhead. fit_cores() then picks the cores to run.
 // Not here: how much memory there is (memory_budget.h), the lines printed (log_lines.h).
@@ -60,10 +60,21 @@ class MemoryPlan {
   // The arena of one plan of this graph at this batch size (0 for an empty batch), run on
   // kernel_threads threads.
   size_t plan_bytes(int batch_size, bool training, int kernel_threads) const;
+  // The largest test batch a core of num_cores gets: --test_set_batch_size, or the largest test
+  // shard of a core when that is smaller (a 50-image validation set never fills a batch of 512).
+  int test_batch(int num_cores) const;
+  int test_set_batch_size() const { return options_.test_set_batch_size; }
+  // This plan with another --test_set_batch_size.
+  MemoryPlan with_test_set_batch_size(int test_set_batch_size) const;
   // One core's need when num_cores cores train at batch_size images each.
   CoreMemory core(int num_cores, int batch_size) const;
   // Every core's need plus the process's.
   size_t total(int num_cores, int batch_size) const;
+  // The address space the threads of num_cores cores reserve for their stacks: each core's own
+  // thread, its kernel threads and its loaders' workers, and the process's stop watcher and
+  // gradient reducer. Counted against `ulimit -v` only (memory_budget.h): a stack takes address
+  // space at once but memory only as it is used.
+  size_t thread_stacks(int num_cores) const;
 
  private:
   std::shared_ptr<const Graph> graph_;
@@ -84,7 +95,9 @@ struct CoreFit {
 // fit up to max_cores (the hardware threads), at least 1. When the asked cores, or a single one,
 // do not fit, throws xtrain::Error "3 cores x batch 128 need 29.4 GB; 22.9 GB is available: use
 // --batch_size=80 or --num_cores=2", suggesting the largest batch that fits at those cores and
-// the most cores that fit at that batch (each when there is one).
+// the most cores that fit at that batch (each when there is one). When not even batch 1 fits but
+// would with a smaller --test_set_batch_size, the error says which: "...: not even batch 1 fits
+// on 1 core with --test_set_batch_size=512: use --test_set_batch_size=100".
 CoreFit fit_cores(const MemoryPlan& plan, int asked_cores, int max_cores, int batch_size,
                   std::optional<size_t> available);
 

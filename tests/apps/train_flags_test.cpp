@@ -4,6 +4,7 @@
 #include "apps/train_flags.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -52,6 +53,62 @@ TEST(TrainFlags, FloatsMustBeFiniteAndInRange) {
   expect_rejected("--target_accuracy", {"--target_accuracy=nan"});
   expect_rejected("--target_accuracy", {"--target_accuracy=100.5"});
   expect_rejected("--target_accuracy", {"--target_accuracy=-1"});
+}
+
+// As Python's float() reads them: decimal only, and a value no float holds is refused rather
+// than rounded to 0 or to infinity.
+TEST(TrainFlags, FloatsAreDecimalAndNeverRoundedAway) {
+  expect_rejected("--lr: expected a finite number >= 0, got '0x10'", {"--lr=0x10"});
+  expect_rejected("--momentum", {"--momentum=0X1p-2"});
+  expect_rejected("--lr: expected a finite number >= 0, got '1e-400', out of range",
+                  {"--lr=1e-400"});
+  expect_rejected("--lr", {"--lr=1e-40"});  // a subnormal float: most of its digits lost
+  expect_rejected("--weight_decay", {"--weight_decay=1e-50"});
+  expect_rejected("--target_accuracy", {"--target_accuracy=1e-39"});
+  expect_rejected("--lr", {"--lr=1e400"});
+  TrainFlags flags;
+  ASSERT_TRUE(
+      parse({"--fake_data", "--lr=+5e-3", "--weight_decay=1E-4", "--momentum=-0"}, &flags).ok);
+  EXPECT_FLOAT_EQ(flags.trainer.lr_schedule.lr, 0.005f);
+  EXPECT_FLOAT_EQ(flags.trainer.sgd.weight_decay, 1e-4f);
+}
+
+// Switches take what XLA_USE_BF16 takes, no more: CLI11 alone reads --bf16=2 or --bf16=yes as on.
+TEST(TrainFlags, SwitchesTakeOneZeroTrueOrFalse) {
+  expect_rejected("--bf16: expected 1, 0, true or false, got '2'", {"--bf16=2"});
+  expect_rejected("--bf16", {"--bf16=yes"});
+  expect_rejected("--drop_last", {"--drop_last=on"});
+  expect_rejected("--nesterov", {"--nesterov=-1"});
+  for (const std::string value : {"1", "true"}) {
+    TrainFlags flags;
+    ASSERT_TRUE(parse({"--fake_data", "--bf16=" + value, "--nesterov=" + value}, &flags).ok);
+    EXPECT_EQ(flags.trainer.precision, Precision::kBFloat16) << value;
+    EXPECT_TRUE(flags.trainer.sgd.nesterov) << value;
+  }
+  TrainFlags flags;
+  ASSERT_TRUE(parse({"--fake_data", "--bf16=0", "--fake_data=true"}, &flags).ok);
+  EXPECT_EQ(flags.trainer.precision, Precision::kFloat32);
+}
+
+// XLA_USE_BF16 set for a whole job; one run given --bf16=false is float32.
+TEST(TrainFlags, AnExplicitBf16WinsOverXlaUseBf16) {
+  const auto precision = [](const char* env, std::vector<std::string> args) {
+    setenv("XLA_USE_BF16", env, 1);
+    args.insert(args.begin(), "--fake_data");
+    TrainFlags flags;
+    const ParseOutcome o = parse(args, &flags);
+    unsetenv("XLA_USE_BF16");
+    EXPECT_TRUE(o.ok) << env << " " << o.err;
+    return flags.trainer.precision;
+  };
+  EXPECT_EQ(precision("1", {}), Precision::kBFloat16);
+  EXPECT_EQ(precision("1", {"--bf16=false"}), Precision::kFloat32);
+  EXPECT_EQ(precision("true", {"--bf16=0"}), Precision::kFloat32);
+  EXPECT_EQ(precision("0", {"--bf16"}), Precision::kBFloat16);
+  EXPECT_EQ(precision("false", {}), Precision::kFloat32);
+  setenv("XLA_USE_BF16", "2", 1);
+  expect_rejected("XLA_USE_BF16: expected 1, 0, true or false, got '2'", {"--bf16=true"});
+  unsetenv("XLA_USE_BF16");
 }
 
 TEST(TrainFlags, IntegersMustFitTheirTypeAndBounds) {

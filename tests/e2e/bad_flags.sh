@@ -48,7 +48,8 @@ quick=(--fake_data --model=resnet20 --num_epochs=0 --num_cores=1)
 for bad in --lr=inf --lr=1e39 --momentum=nan --weight_decay=inf --label_smoothing=nan \
            --num_warmup_epochs=inf --lr_scheduler_divisor=inf --target_accuracy=nan \
            --target_accuracy=101 --num_steps=9223372036854775808 --num_epochs=2147483648 \
-           --batch_size=1e10 --seed=-1; do
+           --batch_size=1e10 --seed=-1 --lr=0x10 --lr=1e-400 --momentum=1e-45 --bf16=2 \
+           --bf16=yes; do
   expect_error 2 "${bad%%=*}: expected" "$train" "${quick[@]}" --logdir="$dir/logdir" "$bad"
   [ ! -e "$dir/logdir" ] || fail "$bad: the logdir was created"
 done
@@ -123,4 +124,9 @@ expect_error 1 "--classes=$dir/three names 3 classes but the model has 10 output
 "$predict" --checkpoint="$good" --model=resnet20 --image_size=8 "$image" >"$dir/out" ||
   fail "predict on a non-UTF-8 path failed"
 jq -e .top_k "$dir/out" >/dev/null || fail "predict printed no JSON for a non-UTF-8 path"
+# XLA_USE_BF16 takes what --bf16 takes, and an explicit --bf16 wins over it.
+expect_error 2 "XLA_USE_BF16: expected 1, 0, true or false, got '2'" \
+  env XLA_USE_BF16=2 "$train" "${quick[@]}"
+XLA_USE_BF16=1 "$train" "${quick[@]}" --bf16=false >"$dir/out" || fail "--bf16=false failed"
+grep -qE '^Model resnet20: .*, float32$' "$dir/out" || { cat "$dir/out"; fail "--bf16=false lost"; }
 echo "PASS"

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lib/base/check.h"
+#include "tests/base/address_space_limit.h"
 #include "tests/parallel/tree_sum_reference.h"
 #include "tests/test_util.h"
 
@@ -100,6 +101,29 @@ TEST(Mesh, AFailingCoreStopsEveryCoreAndIsNamed) {
     EXPECT_STREQ(e.what(), "xla:2: injected failure at step 5");
   }
   EXPECT_TRUE(hook_ran);
+}
+
+// A core that runs out of memory is named, as any failure, in a message made after the cores
+// ended (a message takes memory too).
+TEST(Mesh, ACoreOutOfMemoryIsNamed) {
+  Mesh mesh(3);
+  try {
+    mesh.run([&](int rank) {
+      if (rank == 1) throw std::bad_alloc();
+      mesh.barrier();
+    });
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "xla:1: out of memory");
+  }
+}
+
+TEST(MeshDeathTest, CoresThatCannotStartAreOneErrorAndRunNothing) {
+  XTRAIN_SKIP_UNDER_SANITIZERS();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(testing::start_without_room(
+                  [](std::atomic<int>& bodies) { Mesh(64).run([&](int) { ++bodies; }); }),
+              ::testing::ExitedWithCode(0), "^cannot start thread [0-9]+ of 64: out of memory");
 }
 
 TEST(Mesh, CoresRunOnThreadsNamedAfterTheirDevice) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "lib/base/address_space.h"
 #include "lib/base/check.h"
 #include "lib/graph/replica.h"
 #include "lib/nn/cross_entropy_loss.h"
@@ -148,6 +149,47 @@ TEST(MemoryPlan, AJobsPartialBatchesComeFromEveryReplica) {
   EXPECT_EQ(need.plans, plan.plan_bytes(32, true, threads) + plan.plan_bytes(16, true, threads));
 }
 
+// A 50-image validation set never fills a test batch of 512: its plans are planned at the largest
+// shard a core gets, 50 on one core and 25 on two. The loaders' rings still hold batches of 512.
+TEST(MemoryPlan, TheTestBatchIsTheLargestACoreGets) {
+  MemoryPlanOptions options;
+  options.image_size = 32;
+  options.test_set_batch_size = 512;
+  options.partial_test_batch = [](int num_replicas, int batch) {
+    return (50 + num_replicas - 1) / num_replicas % batch;
+  };
+  const auto graph = build_model("resnet20", 10);
+  const MemoryPlan plan(graph, options);
+  EXPECT_EQ(plan.test_batch(1), 50);
+  EXPECT_EQ(plan.test_batch(2), 25);
+  options.trains = false;  // the test plans alone
+  const MemoryPlan evaluate(graph, options);
+  EXPECT_EQ(evaluate.core(1, 8).plans, evaluate.plan_bytes(50, false, Mesh::threads_per_core(1)));
+  EXPECT_EQ(evaluate.core(2, 8).plans, evaluate.plan_bytes(25, false, Mesh::threads_per_core(2)));
+  options.test_set_batch_size = 16;  // full batches of 16, then 50 % 16 = 2
+  const MemoryPlan sixteen(graph, options);
+  EXPECT_EQ(sixteen.test_batch(1), 16);
+  EXPECT_EQ(sixteen.core(1, 8).plans, sixteen.plan_bytes(16, false, Mesh::threads_per_core(1)) +
+                                          sixteen.plan_bytes(2, false, Mesh::threads_per_core(1)));
+}
+
+// Under ulimit -v every thread's stack counts: each core's own and kernel threads, its training
+// and test loaders' workers, and the process's stop watcher (and in a job its gradient reducer).
+TEST(MemoryPlan, ThreadStacksCountEveryThreadARunStarts) {
+  MemoryPlanOptions options;
+  options.image_size = 32;
+  options.loads_images = true;
+  options.num_workers = 3;
+  const auto graph = build_model("resnet20", 10);
+  const size_t stack = thread_stack_bytes();
+  const int kernel_threads = Mesh::threads_per_core(2);
+  EXPECT_EQ(MemoryPlan(graph, options).thread_stacks(2), (2 * (kernel_threads + 6) + 1) * stack);
+  options.loads_images = false;  // --fake_data
+  options.processes = options.local_processes = 2;
+  EXPECT_EQ(MemoryPlan(graph, options).thread_stacks(1),
+            (Mesh::threads_per_core(1, 2) + 2) * stack);
+}
+
 std::string fit_error(const MemoryPlan& plan, int asked_cores, int max_cores, int batch,
                       size_t available) {
   try {
@@ -221,6 +263,20 @@ TEST(FitCores, ABudgetTooSmallForBatchOneIsAnErrorNotACrash) {
   EXPECT_NE(error.find("not even batch 1 fits on 1 core"), std::string::npos) << error;
   EXPECT_NE(fit_error(plan, 2, 4, 32, 1000).find("not even batch 1 fits on 2 cores"),
             std::string::npos);
+}
+
+TEST(FitCores, ATestBatchTooLargeForBatchOneIsNamed) {
+  const MemoryPlan plan = small_plan().with_test_set_batch_size(4096);
+  const size_t available = small_plan().total(1, 1);  // fits with a test batch of 16
+  const std::string error = fit_error(plan, 1, 1, 8, available);
+  EXPECT_NE(error.find("not even batch 1 fits on 1 core with --test_set_batch_size=4096: use "
+                       "--test_set_batch_size="),
+            std::string::npos)
+      << error;
+  const int fitting = std::stoi(error.substr(error.rfind('=') + 1));
+  EXPECT_GE(fitting, 16);
+  EXPECT_LE(plan.with_test_set_batch_size(fitting).total(1, 1), available);
+  EXPECT_GT(plan.with_test_set_batch_size(fitting + 1).total(1, 1), available);
 }
 
 TEST(FitCores, AnUnknownBudgetChecksNothing) {
