@@ -124,11 +124,17 @@ std::optional<ProcessGroup::Failure> ProcessGroup::first_failure(const std::stri
   failure.rank = first;
   failure.failed = message.empty() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &failure.failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  int length = first == rank_ ? static_cast<int>(message.size()) : 0;
-  MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD);
-  failure.message = first == rank_ ? message : std::string(length, '\0');
-  MPI_Bcast(failure.message.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
+  failure.message = broadcast(first, message);
   return failure;
+}
+
+std::string ProcessGroup::broadcast(int root, const std::string& text) {
+  if (size_ == 1) return text;
+  int length = rank_ == root ? static_cast<int>(text.size()) : 0;
+  MPI_Bcast(&length, 1, MPI_INT, root, MPI_COMM_WORLD);
+  std::string received = rank_ == root ? text : std::string(length, '\0');
+  MPI_Bcast(received.data(), length, MPI_CHAR, root, MPI_COMM_WORLD);
+  return received;
 }
 
 void ProcessGroup::barrier() {

@@ -60,6 +60,9 @@ class ProcessGroup {
   // failing process's failure, or nothing when every process succeeded. So the job can agree to
   // stop, and say why once instead of once per process.
   std::optional<Failure> first_failure(const std::string& message);
+  // Every process calls it with the same root; each gets the root process's text (the others'
+  // are not read). Meant for short texts (messages, settings): the length goes as an int.
+  std::string broadcast(int root, const std::string& text);
   // Returns once every process has called it.
   void barrier();
   // Leaves the job (MPI_Finalize) before a quick exit; the destructor then has nothing to do.
