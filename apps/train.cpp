@@ -14,6 +14,7 @@
 #include <iostream>
 #include <optional>
 
+#include "apps/job_settings.h"
 #include "apps/run_reporting_errors.h"
 #include "apps/train_flags.h"
 #include "data/fake_data.h"
@@ -290,6 +291,7 @@ StartUp start_up_in_agreement(TrainFlags& flags, ProcessGroup& processes) {
   std::optional<StartUp> run;
   std::string error;
   try {
+    check_job_settings(flags, processes);  // every process throws the same error, or none
     run.emplace(start_up(flags, processes));
   } catch (const std::bad_alloc&) {
     error = kOutOfMemoryMessage;
