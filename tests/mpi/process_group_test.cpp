@@ -75,8 +75,9 @@ TEST(ProcessGroup, FirstFailureIsTheLowestFailingRanksOnEveryRank) {
 // The root's text reaches every rank, whatever the others pass (empty, longer, other bytes).
 TEST(ProcessGroup, BroadcastGivesTheRootsTextToEveryRank) {
   const int rank = group->rank();
-  const std::string mine = rank == 2 ? std::string("lr\0" "0.2\n", 7) : std::string(rank * 5, 'x');
-  EXPECT_EQ(group->broadcast(2, mine), std::string("lr\0" "0.2\n", 7));
+  const std::string root_text = "lr" + std::string(1, '\0') + "0.2\n";
+  const std::string mine = rank == 2 ? root_text : std::string(rank * 5, 'x');
+  EXPECT_EQ(group->broadcast(2, mine), root_text);
   EXPECT_EQ(group->broadcast(0, mine), "");
 }
 
