@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "apps/job_settings.h"
+#include "apps/relayed_stop_signals.h"
 #include "apps/run_reporting_errors.h"
 #include "apps/train_flags.h"
 #include "data/fake_data.h"
@@ -48,15 +49,6 @@ std::atomic<bool> stop_notice{true};
 std::atomic<bool> in_job{false};
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
-// In a job, SIGUSR1 and SIGUSR2 are scripts/train_dist relaying a SIGTERM and a Ctrl-C: Open
-// MPI's mpirun forwards them to every process, but kills the processes a second after a SIGTERM
-// or SIGINT of its own, before a step can end: one it was sent, or its own when it ends the job
-// because a process or machine of it was lost.
-int stop_cause(int signal) {
-  if (signal == SIGUSR1) return SIGTERM;
-  return signal == SIGUSR2 ? SIGINT : signal;
-}
-
 // 128 + the signal, as shells report a process the signal ended: SIGINT 130, SIGTERM 143.
 int signal_exit_code(int signal) { return 128 + stop_cause(signal); }
 
@@ -88,10 +80,8 @@ void handle_stop_signals(const ProcessGroup& processes) {
   action.sa_handler = request_stop;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
-  for (int signal : {SIGINT, SIGTERM}) sigaction(signal, &action, nullptr);
-  if (processes.size() > 1) {
-    for (int signal : {SIGUSR1, SIGUSR2}) sigaction(signal, &action, nullptr);
-  }
+  // SIGUSR1 and SIGUSR2: relayed stops (relayed_stop_signals.h), also to a job of one process.
+  for (int signal : {SIGINT, SIGTERM, SIGUSR1, SIGUSR2}) sigaction(signal, &action, nullptr);
 }
 
 // On a terminal, a status line between the log lines, redrawn after every step at most once a
@@ -350,6 +340,7 @@ int train(TrainFlags& flags, ProcessGroup& processes) {
 }  // namespace xtrain
 
 int main(int argc, char** argv) {
+  xtrain::end_at_once_on_relayed_stops();
   spdlog::set_pattern("%v");
   spdlog::flush_on(spdlog::level::info);  // each line reaches a pipe at once, as print(flush=True)
   xtrain::TrainFlags flags;

@@ -42,6 +42,14 @@ ProcessGroup ProcessGroup::from_environment() {
   return group;
 }
 
+bool ProcessGroup::first_in_environment() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    const char* rank = std::getenv(name);
+    if (rank != nullptr) return std::string(rank) == "0";
+  }
+  return true;
+}
+
 ProcessGroup& ProcessGroup::alone() {
   static ProcessGroup group;
   return group;

@@ -26,6 +26,9 @@ class ProcessGroup {
   // The job this process is part of, from the launcher's environment; MPI is initialized (and
   // finalized by the destructor) only when there is a launcher. One per process.
   static ProcessGroup from_environment();
+  // Whether this process is the job's first (rank 0) as the launcher's environment says, known
+  // before MPI starts; true for a process nobody launched.
+  static bool first_in_environment();
   // A group of one process, without MPI.
   ProcessGroup() = default;
   // The group of this process alone, shared by every Mesh built without a job: a group of one
