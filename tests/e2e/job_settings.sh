@@ -44,7 +44,8 @@ grep -q '^XTRAIN_PORTABLE:BOOL=ON' "$build/CMakeCache.txt" && portable=1
 XTRAIN_BUILD="$build" XTRAIN_PORTABLE="$portable" "$root/scripts/train_dist" --nproc_per_node=2 \
   -- --fake_data --lr=-1 >"$dir/flag.out" 2>"$dir/flag.err"
 code=$?
-[ "$code" -eq 2 ] || { cat "$dir/flag.err"; fail "a bad --lr under train_dist: exit $code, expected 2"; }
+[ "$code" -eq 2 ] ||
+  { cat "$dir/flag.err"; fail "a bad --lr under train_dist: exit $code, expected 2"; }
 [ "$(grep -v '^train_dist: mpirun ' "$dir/flag.err")" = \
   "train: error: --lr: expected a finite number >= 0, got '-1'" ] ||
   { cat "$dir/flag.err"; fail "a flag error under train_dist is not said once"; }

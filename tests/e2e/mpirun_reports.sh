@@ -7,6 +7,8 @@
 # does not know pass as they are, in order. (tests/e2e/mpi.sh kills a process of a real job.)
 # An error line of train said by several processes (each refused the same flag) is said once,
 # and a process that died of train_dist's relayed stop (SIGUSR1, SIGUSR2) is said as a stop.
+# Once as many bindings as the job has processes were reported, it creates the file train_dist
+# gave it, to say that every process has started.
 set -euo pipefail
 filter="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/mpirun_errors"
 dir="$(mktemp -d)"
@@ -46,6 +48,7 @@ ORTE has lost communication with a remote daemon.
 This is usually due to either a failure of the TCP network
 $dashes
 train: the job's launcher asked for a stop
+mpirun: Forwarding signal 12 to job
 $dashes
 Primary job  terminated normally, but 1 process returned
 a non-zero exit code. Per user-direction, the job has been aborted.
@@ -101,6 +104,10 @@ train: error: rank 1: --resume: /tmp/missing: no such file
 $passed_as_it_is
 EXPECTED
 
-"$filter" <"$dir/stderr" >"$dir/said" || fail "mpirun_errors exited $?"
+"$filter" 4 "$dir/started" <"$dir/stderr" >"$dir/said" || fail "mpirun_errors exited $?"
 diff "$dir/expected" "$dir/said" || fail "mpirun_errors said the reports otherwise (diff above)"
+# The bindings of every process reported: the job has started, and train_dist may relay a stop.
+[ -e "$dir/started" ] || fail "4 bindings of a job of 4 processes, and no started file"
+"$filter" 5 "$dir/not_started" <"$dir/stderr" >/dev/null
+[ ! -e "$dir/not_started" ] || fail "4 bindings of a job of 5 processes made the started file"
 echo "PASS"
