@@ -5,7 +5,6 @@
 # once for the job, not once per process.
 set -uo pipefail
 train="$1"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -38,11 +37,8 @@ job --lr=0.1 --lr=1e-1 >"$dir/same.out" 2>"$dir/same.err" ||
   { cat "$dir/same.err"; fail "--lr=0.1 and --lr=1e-1 were taken for different settings"; }
 
 # A flag error under train_dist: every process refuses it, the job says it once, exit 2.
-build="$(dirname "$(dirname "$train")")"
-portable=0
-grep -q '^XTRAIN_PORTABLE:BOOL=ON' "$build/CMakeCache.txt" && portable=1
-XTRAIN_BUILD="$build" XTRAIN_PORTABLE="$portable" "$root/scripts/train_dist" --nproc_per_node=2 \
-  -- --fake_data --lr=-1 >"$dir/flag.out" 2>"$dir/flag.err"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/train_dist.bash"
+train_dist --nproc_per_node=2 -- --fake_data --lr=-1 >"$dir/flag.out" 2>"$dir/flag.err"
 code=$?
 [ "$code" -eq 2 ] ||
   { cat "$dir/flag.err"; fail "a bad --lr under train_dist: exit $code, expected 2"; }

@@ -7,7 +7,6 @@
 # whole job, non-zero, within seconds; scripts/train_dist stops a job cleanly.
 set -euo pipefail
 train="$1"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 converter="$(dirname "$train")/fashion_mnist_folders"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
@@ -117,16 +116,9 @@ set -e
 grep -qE '^train: error: rank [01] xla:[01]: the loss is -?nan at epoch 1 step [0-9]+$' "$dir/nan.err" ||
   { cat "$dir/nan.err"; fail "the error does not name the rank, the core and the loss"; }
 
-build="$(dirname "$(dirname "$train")")"
-# train_dist builds first: with the tree's own configuration it finds it up to date, where a
-# portable tree tested without XTRAIN_PORTABLE=1 would be reconfigured and rebuilt (longer than
-# the wait below, and under the other tests' feet).
-portable=0
-grep -q '^XTRAIN_PORTABLE:BOOL=ON' "$build/CMakeCache.txt" && portable=1
+source "$(dirname "${BASH_SOURCE[0]}")/lib/train_dist.bash"
 launch() {
-  # exec: run in the background, the launcher itself is the process the test signals.
-  XTRAIN_BUILD="$build" XTRAIN_PORTABLE="$portable" exec "$root/scripts/train_dist" \
-    --nproc_per_node=2 -- \
+  train_dist_exec --nproc_per_node=2 -- \
     --model=resnet20 --fake_data --image_size=16 --batch_size=4 --num_epochs=1 --log_steps=1 \
     --num_cores=1 --num_test_steps=1 "$@"
 }

@@ -6,18 +6,10 @@
 # that died of the relayed signal. (tests/e2e/mpi.sh stops a job that trains.)
 set -uo pipefail
 train="$1"
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dir="$(mktemp -d)"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 source "$(dirname "${BASH_SOURCE[0]}")/lib/expect_error.bash"
-build="$(dirname "$(dirname "$train")")"
-# train_dist builds first: with the tree's own configuration it finds it up to date.
-portable=0
-grep -q '^XTRAIN_PORTABLE:BOOL=ON' "$build/CMakeCache.txt" && portable=1
-export XTRAIN_BUILD="$build" XTRAIN_PORTABLE="$portable"
-train_dist() { "$root/scripts/train_dist" "$@"; }
-# launch ARGS... &: train_dist in the background, itself the process $! names.
-launch() { exec "$root/scripts/train_dist" "$@"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/train_dist.bash"
 # The processes of this script's jobs: their --logdir names them (other tests start trainings).
 job_processes() { pgrep -f -- "^$train .*--logdir=$dir/" | wc -l; }
 trap 'rm -rf "$dir"' EXIT
@@ -48,7 +40,7 @@ wait_for() {
 }
 
 # SIGTERM while mpirun starts 200 processes, a few at a time on this machine's threads.
-launch --nproc_per_node=200 --oversubscribe -- "${run[@]}" --logdir="$dir/many" \
+train_dist_exec --nproc_per_node=200 --oversubscribe -- "${run[@]}" --logdir="$dir/many" \
   >"$dir/many.out" 2>"$dir/many.err" &
 script=$!
 wait_for 4
@@ -71,7 +63,7 @@ sleep 1
 for job in 2:0 2:0.3 2:0.6 2:1 2:2 1:2; do
   processes="${job%:*}" delay="${job#*:}"
   logdir="$dir/int-$processes-$delay"
-  launch --nproc_per_node="$processes" -- "${run[@]}" --num_steps=100000 --logdir="$logdir" \
+  train_dist_exec --nproc_per_node="$processes" -- "${run[@]}" --num_steps=100000 --logdir="$logdir" \
     >"$dir/int.out" 2>"$dir/int.err" &
   script=$!
   for _ in $(seq 6000); do
