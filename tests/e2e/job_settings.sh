@@ -38,7 +38,8 @@ job --lr=0.1 --lr=1e-1 >"$dir/same.out" 2>"$dir/same.err" ||
 
 # A flag error under train_dist: every process refuses it, the job says it once, exit 2.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/train_dist.bash"
-train_dist --nproc_per_node=2 -- --fake_data --lr=-1 >"$dir/flag.out" 2>"$dir/flag.err"
+train_dist --nproc_per_node=2 --oversubscribe -- --fake_data --lr=-1 >"$dir/flag.out" \
+  2>"$dir/flag.err"
 code=$?
 [ "$code" -eq 2 ] ||
   { cat "$dir/flag.err"; fail "a bad --lr under train_dist: exit $code, expected 2"; }

@@ -118,7 +118,7 @@ grep -qE '^train: error: rank [01] xla:[01]: the loss is -?nan at epoch 1 step [
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/train_dist.bash"
 launch() {
-  train_dist_exec --nproc_per_node=2 -- \
+  train_dist_exec --nproc_per_node=2 --oversubscribe -- \
     --model=resnet20 --fake_data --image_size=16 --batch_size=4 --num_epochs=1 --log_steps=1 \
     --num_cores=1 --num_test_steps=1 "$@"
 }

@@ -63,8 +63,8 @@ sleep 1
 for job in 2:0 2:0.3 2:0.6 2:1 2:2 1:2; do
   processes="${job%:*}" delay="${job#*:}"
   logdir="$dir/int-$processes-$delay"
-  train_dist_exec --nproc_per_node="$processes" -- "${run[@]}" --num_steps=100000 --logdir="$logdir" \
-    >"$dir/int.out" 2>"$dir/int.err" &
+  train_dist_exec --nproc_per_node="$processes" --oversubscribe -- "${run[@]}" --num_steps=100000 \
+    --logdir="$logdir" >"$dir/int.out" 2>"$dir/int.err" &
   script=$!
   for _ in $(seq 6000); do
     [ "$(pgrep -f -- "^$train .*--logdir=$logdir" | wc -l)" -ge "$processes" ] && break

@@ -4,7 +4,8 @@
 # itself: tests/CMakeLists.txt runs tests/e2e/*.sh only.)
 # train_dist builds first: with the tree's own configuration it finds it up to date, where a
 # portable tree tested without XTRAIN_PORTABLE=1 would be reconfigured and rebuilt (longer than
-# the tests wait, and under the other tests' feet).
+# the tests wait, and under the other tests' feet). Tests of two processes pass --oversubscribe,
+# which changes nothing on two hardware threads or more, and lets them run on one.
 XTRAIN_BUILD="$(dirname "$(dirname "$train")")"
 XTRAIN_PORTABLE=0
 grep -q '^XTRAIN_PORTABLE:BOOL=ON' "$XTRAIN_BUILD/CMakeCache.txt" && XTRAIN_PORTABLE=1
