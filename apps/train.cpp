@@ -15,8 +15,9 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <vector>
 
+#include "apps/job_settings.h"
+#include "apps/relayed_stop_signals.h"
 #include "apps/run_reporting_errors.h"
 #include "apps/train_flags.h"
 #include "data/fake_data.h"
@@ -62,15 +63,6 @@ int64_t monotonic_ns() {  // async-signal-safe
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
   return int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
-}
-
-// In a job, SIGUSR1 and SIGUSR2 are scripts/train_dist relaying a SIGTERM and a Ctrl-C: Open
-// MPI's mpirun forwards them to every process, but kills the processes a second after a SIGTERM
-// or SIGINT of its own, before a step can end: one it was sent, or its own when it ends the job
-// because a process or machine of it was lost.
-int stop_cause(int signal) {
-  if (signal == SIGUSR1) return SIGTERM;
-  return signal == SIGUSR2 ? SIGINT : signal;
 }
 
 // 128 + the signal, as shells report a process the signal ended: SIGHUP 129, SIGINT 130,
@@ -119,8 +111,8 @@ extern "C" void request_stop(int signal) {
 void handle_stop_signals(const ProcessGroup& processes) {
   stop_notice = processes.rank() == 0;
   in_job = processes.size() > 1;
-  std::vector<int> signals = {SIGINT, SIGTERM, SIGHUP};
-  if (processes.size() > 1) signals.insert(signals.end(), {SIGUSR1, SIGUSR2});
+  // SIGUSR1 and SIGUSR2: relayed stops (relayed_stop_signals.h), also to a job of one process.
+  const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
   struct sigaction action {};
   action.sa_handler = request_stop;
   sigemptyset(&action.sa_mask);  // one handler at a time: the second sees the first's time
@@ -345,6 +337,7 @@ StartUp start_up_in_agreement(TrainFlags& flags, ProcessGroup& processes) {
   std::optional<StartUp> run;
   std::string error;
   try {
+    check_job_settings(flags, processes);  // every process throws the same error, or none
     run.emplace(start_up(flags, processes));
   } catch (const std::bad_alloc&) {
     error = kOutOfMemoryMessage;
@@ -412,6 +405,7 @@ int train(TrainFlags& flags, ProcessGroup& processes) {
 }  // namespace xtrain
 
 int main(int argc, char** argv) {
+  xtrain::end_at_once_on_relayed_stops();
   xtrain::ignore_closed_stdout();
   spdlog::set_pattern("%v");
   spdlog::flush_on(spdlog::level::info);  // each line reaches a pipe at once, as print(flush=True)

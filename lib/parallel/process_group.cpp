@@ -42,6 +42,14 @@ ProcessGroup ProcessGroup::from_environment() {
   return group;
 }
 
+bool ProcessGroup::first_in_environment() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    const char* rank = std::getenv(name);
+    if (rank != nullptr) return std::string(rank) == "0";
+  }
+  return true;
+}
+
 ProcessGroup& ProcessGroup::alone() {
   static ProcessGroup group;
   return group;
@@ -124,11 +132,17 @@ std::optional<ProcessGroup::Failure> ProcessGroup::first_failure(const std::stri
   failure.rank = first;
   failure.failed = message.empty() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &failure.failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  int length = first == rank_ ? static_cast<int>(message.size()) : 0;
-  MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD);
-  failure.message = first == rank_ ? message : std::string(length, '\0');
-  MPI_Bcast(failure.message.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
+  failure.message = broadcast(first, message);
   return failure;
+}
+
+std::string ProcessGroup::broadcast(int root, const std::string& text) {
+  if (size_ == 1) return text;
+  int length = rank_ == root ? static_cast<int>(text.size()) : 0;
+  MPI_Bcast(&length, 1, MPI_INT, root, MPI_COMM_WORLD);
+  std::string received = rank_ == root ? text : std::string(length, '\0');
+  MPI_Bcast(received.data(), length, MPI_CHAR, root, MPI_COMM_WORLD);
+  return received;
 }
 
 void ProcessGroup::barrier() {

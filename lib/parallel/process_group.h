@@ -26,6 +26,9 @@ class ProcessGroup {
   // The job this process is part of, from the launcher's environment; MPI is initialized (and
   // finalized by the destructor) only when there is a launcher. One per process.
   static ProcessGroup from_environment();
+  // Whether this process is the job's first (rank 0) as the launcher's environment says, known
+  // before MPI starts; true for a process nobody launched.
+  static bool first_in_environment();
   // A group of one process, without MPI.
   ProcessGroup() = default;
   // The group of this process alone, shared by every Mesh built without a job: a group of one
@@ -60,6 +63,9 @@ class ProcessGroup {
   // failing process's failure, or nothing when every process succeeded. So the job can agree to
   // stop, and say why once instead of once per process.
   std::optional<Failure> first_failure(const std::string& message);
+  // Every process calls it with the same root; each gets the root process's text (the others'
+  // are not read). Meant for short texts (messages, settings): the length goes as an int.
+  std::string broadcast(int root, const std::string& text);
   // Returns once every process has called it.
   void barrier();
   // Leaves the job (MPI_Finalize) before a quick exit; the destructor then has nothing to do.

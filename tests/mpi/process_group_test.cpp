@@ -72,6 +72,15 @@ TEST(ProcessGroup, FirstFailureIsTheLowestFailingRanksOnEveryRank) {
   EXPECT_EQ(all->message, "no such file");
 }
 
+// The root's text reaches every rank, whatever the others pass (empty, longer, other bytes).
+TEST(ProcessGroup, BroadcastGivesTheRootsTextToEveryRank) {
+  const int rank = group->rank();
+  const std::string root_text = "lr" + std::string(1, '\0') + "0.2\n";
+  const std::string mine = rank == 2 ? root_text : std::string(rank * 5, 'x');
+  EXPECT_EQ(group->broadcast(2, mine), root_text);
+  EXPECT_EQ(group->broadcast(0, mine), "");
+}
+
 // Two cores per process, four processes: eight replicas with ordinals 0..7, whose mean is the
 // tree sum over all eight, whatever the placement.
 TEST(MeshAcrossProcesses, MeanIsTheJobsTreeSumOnEveryReplica) {

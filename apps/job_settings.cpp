@@ -1,0 +1,107 @@
+#include "apps/job_settings.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "lib/base/check.h"
+
+namespace xtrain {
+
+JobSettings job_settings(const TrainFlags& flags) {
+  const TrainerOptions& t = flags.trainer;
+  const ImageFolderOptions& data = flags.data;
+  const auto text = [](const auto& value) { return fmt::format("{}", value); };
+  return {
+      {"--model", flags.model},
+      {"--bf16 (or XLA_USE_BF16)", text(t.precision == Precision::kBFloat16)},
+      {"--fake_data", text(flags.fake_data)},
+      {"--datadir", data.datadir},
+      {"--num_classes", text(flags.num_classes)},
+      {"--image_size", text(t.image_size)},
+      {"--augment", data.augment},
+      {"--drop_last", text(data.drop_last)},
+      {"--strict", text(data.loader.strict)},
+      {"--max_image_bytes", text(data.image_limits.max_bytes)},
+      {"--max_image_pixels", text(data.image_limits.max_pixels)},
+      {"--batch_size", text(t.batch_size)},
+      {"--test_set_batch_size", text(t.test_set_batch_size)},
+      {"--num_epochs", text(t.num_epochs)},
+      {"--num_steps", text(t.num_steps)},
+      {"--num_test_steps", text(t.num_test_steps)},
+      {"--test_only_at_end", text(t.test_only_at_end)},
+      {"--seed", text(t.seed)},
+      {"--bucket_cap_mb", text(t.bucket_cap_mb)},
+      {"--lr", text(t.lr_schedule.lr)},
+      {"--momentum", text(t.sgd.momentum)},
+      {"--weight_decay", text(t.sgd.weight_decay)},
+      {"--nesterov", text(t.sgd.nesterov)},
+      {"--label_smoothing", text(t.label_smoothing)},
+      {"--lr_scheduler_type", t.lr_schedule.type},
+      {"--lr_scheduler_divisor", text(t.lr_schedule.divisor)},
+      {"--lr_scheduler_divide_every_n_epochs", text(t.lr_schedule.divide_every_n_epochs)},
+      {"--num_warmup_epochs", text(t.lr_schedule.num_warmup_epochs)},
+      {"--log_steps", text(t.log_steps)},
+      {"--metrics_debug", text(t.metrics_debug)},
+      {"--target_accuracy", text(flags.target_accuracy)},
+      {"--logdir", t.logdir},
+      {"--keep_checkpoints", text(t.keep_checkpoints)},
+      {"--checkpoint_steps", text(t.checkpoint_steps)},
+      {"--resume", flags.resume},
+      {"--pretrained", flags.pretrained},
+      {"--evaluate", text(flags.evaluate)},
+  };
+}
+
+std::string settings_text(const JobSettings& settings) {
+  std::string text;
+  for (const JobSetting& s : settings) {
+    text += s.flag + '\0';
+    text += s.value + '\0';
+  }
+  return text;
+}
+
+JobSettings settings_from_text(const std::string& text) {
+  JobSettings settings;
+  std::optional<std::string> flag;  // read, waiting for its value
+  for (size_t start = 0, end; start < text.size(); start = end + 1) {
+    end = text.find('\0', start);
+    if (end == std::string::npos) end = text.size();
+    std::string field = text.substr(start, end - start);
+    if (flag) {
+      settings.push_back({std::move(*flag), std::move(field)});
+      flag.reset();
+    } else {
+      flag = std::move(field);
+    }
+  }
+  return settings;
+}
+
+std::string settings_disagreement(const JobSettings& first, const JobSettings& mine, int rank) {
+  const std::string other_build = fmt::format(
+      "the job's processes run different builds of train: rank 0 and rank {} know other flags "
+      "(every machine needs the same build)",
+      rank);
+  const auto shown = [](const std::string& value) { return value.empty() ? "none" : value; };
+  for (size_t i = 0; i < first.size() && i < mine.size(); ++i) {
+    if (first[i].flag != mine[i].flag) return other_build;
+    if (first[i].value != mine[i].value) {
+      return fmt::format("the job's processes disagree on {}: rank 0 has {}, rank {} has {}",
+                         first[i].flag, shown(first[i].value), rank, shown(mine[i].value));
+    }
+  }
+  return first.size() == mine.size() ? "" : other_build;
+}
+
+void check_job_settings(const TrainFlags& flags, ProcessGroup& processes) {
+  if (processes.size() == 1) return;
+  const std::string mine = settings_text(job_settings(flags));
+  const std::string first = processes.broadcast(0, mine);
+  const std::optional<ProcessGroup::Failure> failure = processes.first_failure(
+      settings_disagreement(settings_from_text(first), settings_from_text(mine), processes.rank()));
+  XTRAIN_CHECK(!failure, "{}", failure ? failure->message : "");
+}
+
+}  // namespace xtrain
