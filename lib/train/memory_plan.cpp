@@ -100,11 +100,13 @@ CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
                                         plan(partial(o.partial_test_batch, test_batch), false));
   need.replica = Replica::state_bytes(*graph_);
   const int64_t image_elements = int64_t{o.image_size} * o.image_size * graph_->input_channels();
-  // The trainer's batch buffer holds the plans' image type; a loader's ring, 8-bit pixels.
+  // The trainer's batch buffer holds the plans' image type; a loader's ring, 8-bit pixels, and
+  // so does the batch a test loader fills with the readable images of its ring's batches.
   need.batches = sizeof(float) * floats_for(std::max(batch_size, test_batch) * image_elements,
                                             image_type(*graph_, o.precision));
   if (o.loads_images) {
-    need.batches += size_t(o.ring_slots) * (batch_size + o.test_set_batch_size) * image_elements;
+    const size_t ring_images = size_t(o.ring_slots) * (batch_size + o.test_set_batch_size);
+    need.batches += (ring_images + o.test_set_batch_size) * image_elements;
     need.decoding = 2 * size_t(o.num_workers) * kDecodeBytesPerWorker;  // training and test
   }
   return need;

@@ -117,9 +117,10 @@ TEST(MemoryPlan, CountsPartialBatchPlansLoaderRingsAndDecoding) {
   options.num_workers = 2;
   const CoreMemory folders = MemoryPlan(graph, options).core(1, 32);
   const size_t pixels = 32 * 32 * 3;
-  // The trainer's buffer (the larger batch, in floats), and the train and test rings' 8-bit pixels.
+  // The trainer's buffer (the larger batch, in floats), and the train and test rings' 8-bit pixels
+  // with the batch the test loader fills with readable images.
   EXPECT_EQ(fake.batches, 64 * pixels * sizeof(float));
-  EXPECT_EQ(folders.batches, fake.batches + 3 * (32 + 64) * pixels);
+  EXPECT_EQ(folders.batches, fake.batches + (3 * (32 + 64) + 64) * pixels);
   options.precision = Precision::kBFloat16;  // the trainer's buffer in bfloat16
   EXPECT_EQ(MemoryPlan(graph, options).core(1, 32).batches,
             folders.batches - 64 * pixels * sizeof(float) / 2);

@@ -123,6 +123,16 @@ BatchSourceFactory slices(int batch_size, int64_t batches, int fail_rank = -1,
   };
 }
 
+// slices(batch_size, batches) that set `stop` when a core reads batch `at_batch` of an epoch.
+BatchSourceFactory stopping(int batch_size, int64_t batches, int at_batch, std::atomic<bool>* stop,
+                            std::atomic<int>* given_after_stop) {
+  return [=](int rank, int n) {
+    return std::make_unique<StopAtBatch>(
+        std::make_unique<SliceSource>(rank, n, batch_size, batches), at_batch, stop,
+        given_after_stop);
+  };
+}
+
 std::vector<float> params_of(Trainer& trainer, int rank) {
   ParamStore& store = trainer.replica(rank).store();
   return std::vector<float>(store.params(), store.params() + store.num_params());
@@ -357,10 +367,8 @@ TEST(Trainer, ResumingMidEpochIsExact) {
 
   std::atomic<bool> stop{false};
   std::atomic<int> given_after_stop{0};
-  const BatchSourceFactory stop_at_1 = [&](int rank, int n) {  // after the first step
-    return std::make_unique<StopAtBatch>(std::make_unique<SliceSource>(rank, n, 2, 3), 1, &stop,
-                                         &given_after_stop);
-  };
+  // after the first step
+  const BatchSourceFactory stop_at_1 = stopping(2, 3, 1, &stop, &given_after_stop);
   TrainerOptions interrupted = o;
   interrupted.logdir = temp_dir("interrupted");
   interrupted.stop_requested = &stop;
@@ -592,10 +600,7 @@ TEST(Trainer, AStopEndsTheTestPassWithinOneBatch) {
   o.model = "resnet20";
   o.stop_requested = &stop;
   o.logdir = temp_dir("stop_in_test");
-  const BatchSourceFactory stop_at_3 = [&](int rank, int n) {
-    return std::make_unique<StopAtBatch>(std::make_unique<SliceSource>(rank, n, 2, 50),
-                                         /*at_batch=*/3, &stop, &given_after_stop);
-  };
+  const BatchSourceFactory stop_at_3 = stopping(2, 50, /*at_batch=*/3, &stop, &given_after_stop);
   const TrainResult result =
       Trainer(build_model("resnet20", kClasses), o, slices(2, 2), stop_at_3).run();
   EXPECT_TRUE(result.interrupted);
@@ -617,10 +622,7 @@ TEST(Trainer, AStopInTheTestPassIsEvaluatedOnResume) {
 
   std::atomic<bool> stop{false};
   std::atomic<int> given_after_stop{0};
-  const BatchSourceFactory stop_at_3 = [&](int rank, int n) {
-    return std::make_unique<StopAtBatch>(std::make_unique<SliceSource>(rank, n, 2, 6),
-                                         /*at_batch=*/3, &stop, &given_after_stop);
-  };
+  const BatchSourceFactory stop_at_3 = stopping(2, 6, /*at_batch=*/3, &stop, &given_after_stop);
   TrainerOptions stopped = o;
   stopped.logdir = temp_dir("stopped_in_test");
   stopped.stop_requested = &stop;
@@ -666,10 +668,7 @@ TEST(Trainer, AStopEndsEvaluateWithinOneBatch) {
   std::atomic<int> given_after_stop{0};
   TrainerOptions o = small_options(2, 2);
   o.stop_requested = &stop;
-  const BatchSourceFactory stop_at_3 = [&](int rank, int n) {
-    return std::make_unique<StopAtBatch>(std::make_unique<SliceSource>(rank, n, 2, 50),
-                                         /*at_batch=*/3, &stop, &given_after_stop);
-  };
+  const BatchSourceFactory stop_at_3 = stopping(2, 50, /*at_batch=*/3, &stop, &given_after_stop);
   const TrainResult result =
       Trainer(build_model("resnet20", kClasses), o, slices(2, 1), stop_at_3).evaluate();
   EXPECT_TRUE(result.interrupted);
