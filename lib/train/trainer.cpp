@@ -122,10 +122,11 @@ void Trainer::resume(const std::string& path) {
   first_step_ = point.first_step;
   best_top1_ = point.best_top1;
   evaluation_pending_ = point.evaluation_pending && tests_after(first_epoch_ - 1);
+  resumed_ = true;
 }
 
 bool Trainer::finished() const {
-  return first_epoch_ > options_.num_epochs && !evaluation_pending_;
+  return resumed_ && first_epoch_ > options_.num_epochs && !evaluation_pending_;
 }
 
 int64_t Trainer::steps_per_epoch() const {

@@ -154,6 +154,7 @@ class Trainer {
   int64_t first_step_ = 0;           // steps of first_epoch_ already taken (a mid-epoch resume)
   double best_top1_ = 0.0;           // the best top-1 before this run (resume)
   bool evaluation_pending_ = false;  // first_epoch_ - 1 was trained, its test pass stopped
+  bool resumed_ = false;
   std::vector<std::unique_ptr<Core>> cores_;
 };
 

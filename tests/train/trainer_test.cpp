@@ -653,6 +653,10 @@ TEST(Trainer, AResumedRunThatEndedHasNothingToDo) {
   o.logdir = temp_dir("ended");
   const TrainResult ended =
       Trainer(build_model("resnet20", kClasses), o, slices(2, 2), slices(2, 1)).run();
+  o.num_epochs = 0;  // a run of no epoch (--num_epochs=0 shows the outline) has not ended
+  EXPECT_FALSE(
+      Trainer(build_model("resnet20", kClasses), o, slices(2, 2), slices(2, 1)).finished());
+  o.num_epochs = 1;
   Trainer again(build_model("resnet20", kClasses), o, slices(2, 2), slices(2, 1));
   again.resume(LogDir::latest_checkpoint(o.logdir));
   EXPECT_TRUE(again.finished());
