@@ -32,7 +32,8 @@ struct JpegErrors {
 void keep_quiet(j_common_ptr) {}
 
 // A libjpeg decompressor, destroyed however decoding ends, also by a C++ exception (out of memory)
-// thrown between libjpeg calls.
+// thrown between libjpeg calls. Every other libjpeg call is made by read_header or decode_rows,
+// which set the return point first.
 struct Jpeg {
   jpeg_decompress_struct info{};  // zeroed: destroying it is safe even if creating it failed
   JpegErrors errors{};

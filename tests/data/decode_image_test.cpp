@@ -86,10 +86,6 @@ TEST(DecodeImage, SixteenBitsBecome8AsPilMakesThem) {
   EXPECT_EQ(pixel(decode_ok(encode(".png", bgr16)), 0, 0), cv::Vec3b(255, 20, 0));
 }
 
-// The marker of a baseline JPEG's frame header, which holds its size: FF C0, the segment's length
-// (2 bytes), the bits of a sample (1), the height (2) and the width (2).
-constexpr uint8_t kSof0[] = {0xFF, 0xC0};
-
 // The bytes of a file under tests/data/fixtures/modes/.
 std::vector<uint8_t> fixture(const std::string& name) {
   std::ifstream in(XTRAIN_SOURCE_DIR "/tests/data/fixtures/modes/" + name, std::ios::binary);
@@ -146,23 +142,39 @@ TEST(DecodeImage, EveryModeGivesThePixelsOfPil) {
   }
 }
 
+// Where a baseline JPEG's frame header starts: its marker FF C0, the segment's length (2 bytes),
+// the bits of a sample (1), the height (2) and the width (2).
+size_t frame_header(const std::vector<uint8_t>& jpeg) {
+  const uint8_t sof0[] = {0xFF, 0xC0};
+  const size_t frame = std::search(jpeg.begin(), jpeg.end(), sof0, sof0 + 2) - jpeg.begin();
+  EXPECT_LT(frame + 8, jpeg.size()) << "no frame header";
+  return frame;
+}
+
+// The cmyk.jpg fixture, its frame header rewritten to declare width x height pixels (each < 2^16).
+std::vector<uint8_t> cmyk_jpeg_declaring(int width, int height) {
+  std::vector<uint8_t> jpeg = fixture("cmyk.jpg");
+  const size_t frame = frame_header(jpeg);
+  const uint8_t size[] = {uint8_t(height >> 8), uint8_t(height), uint8_t(width >> 8),
+                          uint8_t(width)};
+  std::copy(size, size + 4, jpeg.begin() + frame + 5);
+  return jpeg;
+}
+
 // A CMYK JPEG goes to libjpeg directly: bad ones are refused as every other image is, never a
 // crash or an exit from libjpeg's error handler.
 TEST(DecodeImage, BadCmykJpegsSayWhy) {
   const std::vector<uint8_t> cmyk = fixture("cmyk.jpg");
   EXPECT_EQ(decode_problem({cmyk.begin(), cmyk.end() - 40}), "truncated JPEG");
 
-  std::vector<uint8_t> huge = cmyk;  // the frame header (SOF0) declares 60000x60000 pixels
-  const size_t frame =
-      std::search(huge.begin(), huge.end(), std::begin(kSof0), std::end(kSof0)) - huge.begin();
-  ASSERT_LT(frame, huge.size());
-  huge[frame + 5] = huge[frame + 7] = 60000 >> 8;
-  huge[frame + 6] = huge[frame + 8] = 60000 & 0xFF;
-  EXPECT_EQ(decode_problem(huge), "60000x60000 pixels is over --max_image_pixels=178956970");
+  EXPECT_EQ(cmyk_jpeg_declaring(7, 5), cmyk);
+  EXPECT_EQ(decode_problem(cmyk_jpeg_declaring(60000, 60000)),
+            "60000x60000 pixels is over --max_image_pixels=178956970");
 
   // A second frame header before the end marker: libjpeg fails after decoding every row, and PIL
   // refuses the file too ("broken data stream").
   std::vector<uint8_t> two_frames = cmyk;
+  const size_t frame = frame_header(cmyk);
   const size_t frame_length = 2 + (cmyk[frame + 2] << 8 | cmyk[frame + 3]);
   two_frames.insert(two_frames.end() - 2, cmyk.begin() + frame,
                     cmyk.begin() + frame + frame_length);
@@ -282,6 +294,9 @@ TEST(DecodeImageDeathTest, RunningOutOfMemoryIsAProblemNamingTheSize) {
               "out of memory decoding 4000x4000 pixels");  // OpenCV's allocation fails
   EXPECT_EXIT(decode_with_headroom(png, 72 * mb), ::testing::ExitedWithCode(0),
               "out of memory decoding 4000x4000 pixels");  // the decode fits, the RGB copy not
+  EXPECT_EXIT(decode_with_headroom(cmyk_jpeg_declaring(4000, 4000), 16 * mb),
+              ::testing::ExitedWithCode(0),
+              "out of memory decoding 4000x4000 pixels");  // a CMYK JPEG's RGB pixels do not fit
 }
 
 }  // namespace
