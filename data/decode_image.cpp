@@ -8,6 +8,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "data/decode_cmyk_jpeg.h"
 #include "data/image_header.h"
 
 namespace xtrain {
@@ -112,6 +113,8 @@ cv::Mat decode_image(const std::vector<uint8_t>& bytes, int64_t max_pixels, std:
   const std::string out_of_memory =
       fmt::format("out of memory decoding {}x{} pixels", size.width, size.height);
   try {
+    cv::Mat rgb;
+    if (decode_cmyk_jpeg(bytes, size, &rgb, problem)) return rgb;
     // IMREAD_UNCHANGED keeps 16-bit depth and whether the image is grayscale, which PIL treats
     // differently, and, like PIL, does not apply EXIF orientation.
     const cv::Mat decoded = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
@@ -120,7 +123,7 @@ cv::Mat decode_image(const std::vector<uint8_t>& bytes, int64_t max_pixels, std:
       return {};
     }
     const bool scaled_pnm = size.pnm_max_value > 0 && decoded.depth() <= CV_16U;
-    cv::Mat rgb = to_rgb(scaled_pnm ? scale_pnm(decoded, size.pnm_max_value) : to_8_bits(decoded));
+    rgb = to_rgb(scaled_pnm ? scale_pnm(decoded, size.pnm_max_value) : to_8_bits(decoded));
     if (rgb.empty()) *problem = "unsupported pixel format";
     return rgb;
   } catch (const std::bad_alloc&) {

@@ -2,12 +2,12 @@
 // holds (grayscale, 16 bits per channel, a palette, an alpha channel, CMYK) comes out as the 3
 // channels of 8 bits in RGB order that torchvision's loader, PIL's convert("RGB"), gives:
 // OpenCV's BGR is reordered, 16-bit grayscale is clipped to 255 and 16-bit color keeps its high
-// bytes, a PNM's samples are scaled from 0..maxval, alpha is dropped (not blended). CMYK JPEGs
-// may differ from PIL by 2 levels: OpenCV converts them itself, dividing by 256 where PIL
-// divides by 255. EXIF orientation is ignored, as PIL does. Truncated JPEGs, which libjpeg would
-// pad with gray, count as unreadable, and so do images whose header declares more than
-// max_pixels (checked before decoding: a small file can declare billions of pixels) or whose
-// decoding runs out of memory.
+// bytes, a PNM's samples are scaled from 0..maxval, alpha is dropped (not blended), and CMYK
+// JPEGs go to libjpeg directly (decode_cmyk_jpeg.h), as OpenCV's own CMYK conversion is not PIL's.
+// EXIF orientation is ignored, as PIL does. Truncated JPEGs, which libjpeg would pad with gray,
+// count as unreadable, and so do images whose header declares more than max_pixels (checked
+// before decoding: a small file can declare billions of pixels) or whose decoding runs out of
+// memory.
 // Not here: reading files (read_image_file.h), the header (image_header.h), resizing.
 #pragma once
 

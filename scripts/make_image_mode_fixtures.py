@@ -71,6 +71,18 @@ def saved(image, format, **options):
     return out.getvalue()
 
 
+def without_adobe_marker(jpeg):
+    """The JPEG without its APP14 "Adobe" segment, which PIL writes in CMYK JPEGs: libjpeg then
+    takes the samples as they are, and PIL still inverts them."""
+    i = 2  # after SOI, segments of a marker and a length that counts itself
+    while jpeg[i + 1] != 0xDA:  # up to the first scan
+        end = i + 2 + struct.unpack(">H", jpeg[i + 2:i + 4])[0]
+        if jpeg[i + 1] == 0xEE and jpeg[i + 4:i + 9] == b"Adobe":
+            return jpeg[:i] + jpeg[end:]
+        i = end
+    raise ValueError("no Adobe segment")
+
+
 def palette_image():
     image = Image.fromarray(pixels(1, 3)[:, :, 0].astype(np.uint8), "P")
     image.putpalette([10, 20, 30, 200, 100, 50, 0, 255, 0, 255, 255, 255])
@@ -84,7 +96,7 @@ def fixtures():
     rgb8 = pixels(3, 255).astype(np.uint8)
     rgb1000 = pixels(3, 1000)
     rgb1000[1, 0, :] = [100, 300, 500]  # v / 1000 * 255 lands near halves: rounding matters
-    return {
+    files = {
         "gray16.png": saved(Image.fromarray(gray16[:, :, 0].astype(np.uint16)), "PNG"),
         "rgb16.png": write_png(pixels(3, 65535), color_type=2, bit_depth=16),
         "rgba16.png": write_png(pixels(4, 65535), color_type=6, bit_depth=16),
@@ -109,6 +121,10 @@ def fixtures():
         "cmyk.jpg": saved(Image.fromarray(pixels(4, 255).astype(np.uint8), "CMYK"), "JPEG",
                           quality=90),
     }
+    files["cmyk_no_adobe.jpg"] = without_adobe_marker(files["cmyk.jpg"])
+    files["cmyk_progressive.jpg"] = saved(Image.fromarray(pixels(4, 255).astype(np.uint8), "CMYK"),
+                                          "JPEG", quality=90, progressive=True)
+    return files
 
 
 def main():

@@ -16,12 +16,14 @@ esac
 
 # Build tools and the libraries of docs/ARCHITECTURE.md, nothing more: of OpenCV only the modules data/ uses;
 # zlib for the Fashion-MNIST converter, and the data set itself, which the real-data tests train on;
-# jq for scripts/sweep_epochs.sh; Open MPI for jobs of several processes (mpirun, and the library).
+# jq for scripts/sweep_epochs.sh; Open MPI for jobs of several processes (mpirun, and the library);
+# libjpeg (libjpeg-turbo: bookworm's libjpeg-dev is libjpeg62-turbo-dev) for CMYK JPEGs, which
+# data/decode_cmyk_jpeg.cpp decodes to PIL's exact pixels where OpenCV's conversion is off.
 # (scripts/plot installs gnuplot-nox itself, on first use.)
 XTRAIN_PACKAGES=(
   cmake ninja-build g++ make
   libeigen3-dev libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libgtest-dev
-  libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev zlib1g-dev
+  libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev libjpeg-dev zlib1g-dev
   dataset-fashion-mnist jq libopenmpi-dev openmpi-bin
 )
 

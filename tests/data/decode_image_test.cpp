@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -32,7 +33,9 @@ cv::Mat decode_ok(const std::vector<uint8_t>& bytes) {
   std::string problem;
   cv::Mat rgb = decode_image(bytes, kMaxPixels, &problem);
   EXPECT_FALSE(rgb.empty()) << problem;
-  if (!rgb.empty()) EXPECT_EQ(rgb.type(), CV_8UC3);
+  if (!rgb.empty()) {
+    EXPECT_EQ(rgb.type(), CV_8UC3);
+  }
   return rgb;
 }
 
@@ -106,45 +109,77 @@ cv::Mat read_ppm(const std::vector<uint8_t>& bytes) {
 // Every mode an ImageFolder may hold decodes to the pixels of torchvision's PIL loader,
 // Image.open(f).convert("RGB"), saved beside each file by scripts/make_image_mode_fixtures.py.
 TEST(DecodeImage, EveryModeGivesThePixelsOfPil) {
-  struct Case {
-    const char* file;
-    int tolerance;
-  };
-  const Case cases[] = {
-      {"gray16.png", 0},
-      {"rgb16.png", 0},
-      {"rgba16.png", 0},
-      {"gray_alpha16.png", 0},
-      {"gray4.png", 0},
-      {"bilevel.png", 0},
-      {"gray_alpha.png", 0},
-      {"gray_transparent.png", 0},
-      {"rgba.png", 0},
-      {"palette.png", 0},
-      {"palette_transparent.png", 0},
-      {"gray16.pgm", 0},
-      {"gray_max1000.pgm", 0},
-      {"gray_max15.pgm", 0},
-      {"rgb16.ppm", 0},
-      {"rgb_max1000.ppm", 0},
-      {"rgb_max1000_plain.ppm", 0},
-      {"bilevel.pbm", 0},
-      {"rgb.jpg", 0},
-      {"gray.jpg", 0},
-      // OpenCV turns CMYK into BGR itself, dividing by 256 where PIL divides by 255 and rounds.
-      {"cmyk.jpg", 2},
-  };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.file);
-    const cv::Mat expected = read_ppm(fixture(std::string(c.file) + ".ppm"));
-    const cv::Mat rgb = decode_ok(fixture(c.file));
+  for (const char* file : {"gray16.png",
+                           "rgb16.png",
+                           "rgba16.png",
+                           "gray_alpha16.png",
+                           "gray4.png",
+                           "bilevel.png",
+                           "gray_alpha.png",
+                           "gray_transparent.png",
+                           "rgba.png",
+                           "palette.png",
+                           "palette_transparent.png",
+                           "gray16.pgm",
+                           "gray_max1000.pgm",
+                           "gray_max15.pgm",
+                           "rgb16.ppm",
+                           "rgb_max1000.ppm",
+                           "rgb_max1000_plain.ppm",
+                           "bilevel.pbm",
+                           "rgb.jpg",
+                           "gray.jpg",
+                           "cmyk.jpg",
+                           "cmyk_no_adobe.jpg",
+                           "cmyk_progressive.jpg"}) {
+    SCOPED_TRACE(file);
+    const cv::Mat expected = read_ppm(fixture(std::string(file) + ".ppm"));
+    const cv::Mat rgb = decode_ok(fixture(file));
     ASSERT_EQ(rgb.size(), expected.size());
     cv::Mat difference;
     cv::absdiff(rgb, expected, difference);
-    double largest = 0;
-    cv::minMaxLoc(difference.reshape(1), nullptr, &largest);
-    EXPECT_LE(largest, c.tolerance);
+    EXPECT_EQ(cv::countNonZero(difference.reshape(1)), 0);
   }
+}
+
+// Where a baseline JPEG's frame header starts: its marker FF C0, the segment's length (2 bytes),
+// the bits of a sample (1), the height (2) and the width (2).
+size_t frame_header(const std::vector<uint8_t>& jpeg) {
+  const uint8_t sof0[] = {0xFF, 0xC0};
+  const size_t frame = std::search(jpeg.begin(), jpeg.end(), sof0, sof0 + 2) - jpeg.begin();
+  EXPECT_LT(frame + 8, jpeg.size()) << "no frame header";
+  return frame;
+}
+
+// The cmyk.jpg fixture, its frame header rewritten to declare width x height pixels (each < 2^16).
+std::vector<uint8_t> cmyk_jpeg_declaring(int width, int height) {
+  std::vector<uint8_t> jpeg = fixture("cmyk.jpg");
+  const size_t frame = frame_header(jpeg);
+  const uint8_t size[] = {uint8_t(height >> 8), uint8_t(height), uint8_t(width >> 8),
+                          uint8_t(width)};
+  std::copy(size, size + 4, jpeg.begin() + frame + 5);
+  return jpeg;
+}
+
+// A CMYK JPEG goes to libjpeg directly: bad ones are refused as every other image is, never a
+// crash or an exit from libjpeg's error handler.
+TEST(DecodeImage, BadCmykJpegsSayWhy) {
+  const std::vector<uint8_t> cmyk = fixture("cmyk.jpg");
+  EXPECT_EQ(decode_problem({cmyk.begin(), cmyk.end() - 40}), "truncated JPEG");
+
+  EXPECT_EQ(cmyk_jpeg_declaring(7, 5), cmyk);
+  EXPECT_EQ(decode_problem(cmyk_jpeg_declaring(60000, 60000)),
+            "60000x60000 pixels is over --max_image_pixels=178956970");
+
+  // A second frame header before the end marker: libjpeg fails after decoding every row, and PIL
+  // refuses the file too ("broken data stream").
+  std::vector<uint8_t> two_frames = cmyk;
+  const size_t frame = frame_header(cmyk);
+  const size_t frame_length = 2 + (cmyk[frame + 2] << 8 | cmyk[frame + 3]);
+  two_frames.insert(two_frames.end() - 2, cmyk.begin() + frame,
+                    cmyk.begin() + frame + frame_length);
+  EXPECT_EQ(decode_problem(two_frames),
+            "corrupt JPEG: Invalid JPEG file structure: two SOF markers");
 }
 
 TEST(DecodeImage, PaletteBecomesItsColors) {
@@ -259,6 +294,9 @@ TEST(DecodeImageDeathTest, RunningOutOfMemoryIsAProblemNamingTheSize) {
               "out of memory decoding 4000x4000 pixels");  // OpenCV's allocation fails
   EXPECT_EXIT(decode_with_headroom(png, 72 * mb), ::testing::ExitedWithCode(0),
               "out of memory decoding 4000x4000 pixels");  // the decode fits, the RGB copy not
+  EXPECT_EXIT(decode_with_headroom(cmyk_jpeg_declaring(4000, 4000), 16 * mb),
+              ::testing::ExitedWithCode(0),
+              "out of memory decoding 4000x4000 pixels");  // a CMYK JPEG's RGB pixels do not fit
 }
 
 }  // namespace
