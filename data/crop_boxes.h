@@ -26,7 +26,8 @@ Box center_crop_box(int height, int width, int crop_height, int crop_width);
 Box random_crop_box(int height, int width, int size, Rng& rng);
 
 // The shorter side the test transform resizes to before a center crop of size x size:
-// round(size / 0.875), torchvision's crop_pct of its presets (256 for 224, 342 for Inception's 299).
+// round(size / 0.875), torchvision's crop_pct of its presets (256 for 224, 342 for Inception's
+// 299).
 int test_resize_side(int size);
 
 // Resize(shorter_side)'s output size: the shorter side becomes shorter_side, the longer one keeps

@@ -54,8 +54,7 @@ std::string folder_of(const std::string& path) {
 // Every include of a project header that the table forbids, as "file:line: includes X".
 std::vector<std::string> violations(const fs::path& root) {
   const std::regex include(R"re(^\s*#\s*include\s+"([^"]+)")re");
-      std::vector<std::string>
-          found;
+  std::vector<std::string> found;
   for (const auto& [folder, allowed] : kMayInclude) {
     if (!fs::exists(root / folder)) continue;
     for (const fs::directory_entry& entry : fs::recursive_directory_iterator(root / folder)) {

@@ -14,7 +14,8 @@ constexpr std::array<uint32_t, 256> make_table() {
   std::array<uint32_t, 256> table{};
   for (uint32_t byte = 0; byte < 256; ++byte) {
     uint32_t crc = byte;
-    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ ((crc & 1) != 0 ? kReflectedPolynomial : 0);
+    for (int bit = 0; bit < 8; ++bit)
+      crc = (crc >> 1) ^ ((crc & 1) != 0 ? kReflectedPolynomial : 0);
     table[byte] = crc;
   }
   return table;

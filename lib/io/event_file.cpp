@@ -38,7 +38,9 @@ void put_little_endian(std::string& out, T value) {
   out.append(bytes, sizeof(T));
 }
 
-void put_key(std::string& out, uint32_t field, WireType type) { put_varint(out, field << 3 | type); }
+void put_key(std::string& out, uint32_t field, WireType type) {
+  put_varint(out, field << 3 | type);
+}
 
 void put_bytes_field(std::string& out, uint32_t field, std::string_view bytes) {
   put_key(out, field, kLengthDelimited);
@@ -54,11 +56,10 @@ std::string event_header(double wall_time) {
 }
 
 std::string new_event_file_path(const std::string& dir, double wall_time) {
-  const std::string base =
-      (std::filesystem::path(dir) / fmt::format("events.out.tfevents.{:010d}.{}",
-                                                static_cast<int64_t>(std::floor(wall_time)),
-                                                host_name()))
-          .string();
+  const std::string base = (std::filesystem::path(dir) /
+                            fmt::format("events.out.tfevents.{:010d}.{}",
+                                        static_cast<int64_t>(std::floor(wall_time)), host_name()))
+                               .string();
   std::string path = base;
   for (int suffix = 1; std::filesystem::exists(path); ++suffix) {
     path = fmt::format("{}.{}", base, suffix);
@@ -114,8 +115,7 @@ void EventFile::add_scalars(int64_t step, const std::vector<Scalar>& scalars, do
 }
 
 double wall_time_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace xtrain

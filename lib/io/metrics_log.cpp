@@ -36,14 +36,14 @@ off_t whole_lines_length(int fd, off_t size) {
 
 }  // namespace
 
-MetricsLog::MetricsLog(std::string path)
-    : file_(std::move(path), AppendFile::Mode::kOpenOrCreate) {
+MetricsLog::MetricsLog(std::string path) : file_(std::move(path), AppendFile::Mode::kOpenOrCreate) {
   remove_partial_last_line();
 }
 
 void MetricsLog::remove_partial_last_line() {
   struct stat file;
-  XTRAIN_CHECK(::fstat(file_.fd(), &file) == 0, "cannot read {}: {}", file_.path(), std::strerror(errno));
+  XTRAIN_CHECK(::fstat(file_.fd(), &file) == 0, "cannot read {}: {}", file_.path(),
+               std::strerror(errno));
   if (!S_ISREG(file.st_mode)) return;  // a device or a pipe has no last line to repair
   const off_t whole = whole_lines_length(file_.fd(), file.st_size);
   if (whole == file.st_size) return;
@@ -54,29 +54,30 @@ void MetricsLog::remove_partial_last_line() {
 }
 
 void MetricsLog::append(const TrainRecord& r) {
-  append_line(ordered_json{
-      {"kind", "train"},
-      {"epoch", r.epoch},
-      {"step", r.step},
-      {"core", r.core},
-      {"loss", r.loss},
-      {"lr", r.lr},
-      {"rate", r.rate},
-      {"global_rate", r.global_rate},
-      {"time", r.time},
-      {"global_step", r.global_step},
-      {"data_wait", r.data_wait}}.dump());
+  append_line(ordered_json{{"kind", "train"},
+                           {"epoch", r.epoch},
+                           {"step", r.step},
+                           {"core", r.core},
+                           {"loss", r.loss},
+                           {"lr", r.lr},
+                           {"rate", r.rate},
+                           {"global_rate", r.global_rate},
+                           {"time", r.time},
+                           {"global_step", r.global_step},
+                           {"data_wait", r.data_wait}}
+                  .dump());
 }
 
 void MetricsLog::append(const EvalRecord& r) {
-  append_line(ordered_json{{"kind", "eval"},
-                           {"epoch", r.epoch},
-                           {"top1", r.top1},
-                           {"top5", r.top5},
-                           {"skipped_images", r.skipped_images},
-                           {"nonfinite", r.nonfinite},
-                           {"samples", r.samples}}
-                  .dump());
+  append_line(ordered_json{
+      {"kind", "eval"},
+      {"epoch", r.epoch},
+      {"top1", r.top1},
+      {"top5", r.top5},
+      {"skipped_images", r.skipped_images},
+      {"nonfinite", r.nonfinite},
+      {"samples",
+       r.samples}}.dump());
 }
 
 void MetricsLog::append_line(const std::string& line) { file_.append(line + '\n'); }

@@ -9,8 +9,8 @@ namespace xtrain {
 struct Progress {
   int epoch = 0;
   int num_epochs = 0;
-  int64_t step = 0;             // steps of this epoch taken, a resume's skipped ones included
-  int64_t steps_per_epoch = 0;  // per core, --num_steps applied
+  int64_t step = 0;                // steps of this epoch taken, a resume's skipped ones included
+  int64_t steps_per_epoch = 0;     // per core, --num_steps applied
   double images_per_second = 0.0;  // all cores, since this epoch's first step in this run
   double data_wait = 0.0;          // share of this epoch's time core 0 waited for data
   double seconds_per_step = 0.0;   // this epoch's mean, in this run

@@ -54,10 +54,10 @@ void StatusLine::flush_() {
 }
 
 std::string status_text(const Progress& p) {
-  return fmt::format("Epoch {}/{}  step {}/{}  {:.1f} images/s  data wait {:.0f}%  ETA epoch {}, run {}",
-                     p.epoch, p.num_epochs, p.step, p.steps_per_epoch, p.images_per_second,
-                     100.0 * p.data_wait, eta_text(p.epoch_seconds_left()),
-                     eta_text(p.run_seconds_left()));
+  return fmt::format(
+      "Epoch {}/{}  step {}/{}  {:.1f} images/s  data wait {:.0f}%  ETA epoch {}, run {}", p.epoch,
+      p.num_epochs, p.step, p.steps_per_epoch, p.images_per_second, 100.0 * p.data_wait,
+      eta_text(p.epoch_seconds_left()), eta_text(p.run_seconds_left()));
 }
 
 std::string eta_text(double seconds) {

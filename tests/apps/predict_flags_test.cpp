@@ -32,8 +32,8 @@ TEST(PredictFlags, AFlagGivenTwiceTakesItsLastValueAndEveryPathIsKept) {
   ASSERT_NE(file, nullptr);
   std::fclose(file);
   PredictFlags flags;
-  const ParseOutcome o = parse({"--checkpoint", checkpoint, "--model=resnet18", "--top_k=3", "a.png",
-                                "--model", "resnet20", "b/", "--top_k", "1", "c.jpg"},
+  const ParseOutcome o = parse({"--checkpoint", checkpoint, "--model=resnet18", "--top_k=3",
+                                "a.png", "--model", "resnet20", "b/", "--top_k", "1", "c.jpg"},
                                &flags);
   std::filesystem::remove(checkpoint);
   ASSERT_TRUE(o.ok) << o.err;

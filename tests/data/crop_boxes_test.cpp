@@ -29,9 +29,9 @@ TEST(CropBoxes, TestResizeSideIsTheSizeOverCropPercentRounded) {
   EXPECT_EQ(test_resize_side(224), 256);
   EXPECT_EQ(test_resize_side(299), 342);
   EXPECT_EQ(test_resize_side(28), 32);
-  EXPECT_EQ(test_resize_side(1), 1);      // 1.14
-  EXPECT_EQ(test_resize_side(3), 3);      // 3.43
-  EXPECT_EQ(test_resize_side(4), 5);      // 4.57
+  EXPECT_EQ(test_resize_side(1), 1);  // 1.14
+  EXPECT_EQ(test_resize_side(3), 3);  // 3.43
+  EXPECT_EQ(test_resize_side(4), 5);  // 4.57
 }
 
 TEST(CropBoxes, ResizeShorterSideKeepsTheAspectRatioRoundedDown) {

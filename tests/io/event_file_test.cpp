@@ -36,18 +36,18 @@ TEST(Crc32c, MaskRotatesAndAddsTheDelta) {
 // Golden bytes, from the wire format (protobuf.dev encoding) of event.proto's fields.
 TEST(EventFile, FileVersionEventBytes) {
   const std::string expected = bytes({0x09, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F,  // wall_time 1.5
-                                      0x1A, 0x0D}) +                        // file_version
+                                      0x1A, 0x0D}) +                       // file_version
                                "brain.Event:2";
   EXPECT_EQ(file_version_event(1.5), expected);
 }
 
 TEST(EventFile, ScalarEventBytes) {
   const std::string expected =
-      bytes({0x09, 0, 0, 0, 0, 0, 0, 0, 0x40,  // wall_time 2.0
-             0x10, 0xAC, 0x02,                 // step 300
-             0x2A, 0x14,                       // summary, 20 bytes
-             0x0A, 0x08, 0x0A, 0x01, 'a', 0x15, 0, 0, 0x80, 0x3F,  // value {tag "a", 1.0f}
-             0x0A, 0x08, 0x0A, 0x01, 'b', 0x15, 0, 0, 0x00, 0xC0}); // value {tag "b", -2.0f}
+      bytes({0x09, 0,    0,    0,    0,   0,    0, 0, 0x40,          // wall_time 2.0
+             0x10, 0xAC, 0x02,                                       // step 300
+             0x2A, 0x14,                                             // summary, 20 bytes
+             0x0A, 0x08, 0x0A, 0x01, 'a', 0x15, 0, 0, 0x80, 0x3F,    // value {tag "a", 1.0f}
+             0x0A, 0x08, 0x0A, 0x01, 'b', 0x15, 0, 0, 0x00, 0xC0});  // value {tag "b", -2.0f}
   EXPECT_EQ(scalars_event(2.0, 300, {{"a", 1.0f}, {"b", -2.0f}}), expected);
 }
 
@@ -66,7 +66,8 @@ TEST(EventFile, NamedAsTensorBoardFindsItAndReadableAfterEachAdd) {
   EXPECT_EQ(name.rfind("events.out.tfevents.1700000000.", 0), 0u) << name;
   events.add_scalars(7, {{"Loss/train", 2.5f}}, 1700000001.0);
   // Nothing is buffered: what was added is in the file before the writer closes.
-  const std::vector<std::string> records = testing::read_tf_records(testing::read_bytes(events.path()));
+  const std::vector<std::string> records =
+      testing::read_tf_records(testing::read_bytes(events.path()));
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[0], file_version_event(1700000000.25));
   EXPECT_EQ(records[1], scalars_event(1700000001.0, 7, {{"Loss/train", 2.5f}}));
@@ -100,8 +101,8 @@ TEST(EventFile, AFirstWriteThatFailsLeavesNoFile) {
 
 // A run killed in the middle of a write leaves a partial record; the whole ones before it read.
 TEST(EventFile, ATruncatedFileReadsUpToItsLastWholeRecord) {
-  const std::string whole = tf_record(file_version_event(1.0)) +
-                            tf_record(scalars_event(2.0, 1, {{"x", 1.0f}}));
+  const std::string whole =
+      tf_record(file_version_event(1.0)) + tf_record(scalars_event(2.0, 1, {{"x", 1.0f}}));
   const std::string partial = tf_record(scalars_event(3.0, 2, {{"x", 2.0f}}));
   for (size_t cut = 0; cut < partial.size(); ++cut) {
     EXPECT_EQ(testing::read_tf_records(whole + partial.substr(0, cut)).size(), 2u) << cut;

@@ -33,7 +33,9 @@ TEST(StopWatcher, CallsOnStopOnceWhenTheFlagIsSet) {
 TEST(StopWatcher, NeverCallsWithoutTheFlag) {
   std::atomic<bool> flag{false};
   int called = 0;
-  { StopWatcher watcher(flag, [&] { ++called; }); }
+  {
+    StopWatcher watcher(flag, [&] { ++called; });
+  }
   EXPECT_EQ(called, 0);
 }
 

@@ -35,7 +35,7 @@ TEST(Accuracy, ARowWithNaNIsWrongForEveryK) {
 }
 
 TEST(Accuracy, ARowWithAnInfinityIsWrong) {
-  const std::vector<float> logits = {kInf, 0.0f, 0.0f,    // +inf on the label
+  const std::vector<float> logits = {kInf, 0.0f,  0.0f,   // +inf on the label
                                      0.0f, -kInf, 0.0f};  // -inf elsewhere
   const std::vector<int32_t> labels = {0, 0};
   EXPECT_EQ(count_top_k_correct(logits.data(), labels.data(), 2, 3, 1), 0);

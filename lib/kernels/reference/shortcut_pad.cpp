@@ -13,11 +13,10 @@ void for_each_output(const ShortcutPadShape& s, Fn&& fn) {
       for (int ow = 0; ow < s.out_w(); ++ow)
         for (int co = 0; co < s.c_out; ++co) {
           const int ci = co - s.pad_before();
-          const int64_t xi = ci < 0 || ci >= s.c_in
-                                 ? -1
-                                 : ((int64_t{n} * s.h + oh * s.stride) * s.w + ow * s.stride) *
-                                           s.c_in +
-                                       ci;
+          const int64_t xi =
+              ci < 0 || ci >= s.c_in
+                  ? -1
+                  : ((int64_t{n} * s.h + oh * s.stride) * s.w + ow * s.stride) * s.c_in + ci;
           fn(xi, ((int64_t{n} * s.out_h() + oh) * s.out_w() + ow) * s.c_out + co);
         }
 }
