@@ -33,8 +33,6 @@
 namespace xtrain {
 namespace {
 
-constexpr int kChannels = 3;
-
 using Json = nlohmann::ordered_json;  // keeps the keys in the order they are written
 
 // The class names of --classes=DIR: DIR/train's sub-folders when it has a train split.
@@ -182,7 +180,7 @@ int predict(const PredictFlags& flags) {
     if (readable.empty()) continue;
 
     const int m = static_cast<int>(readable.size());
-    Plan& plan = replica.plan_for(Shape{m, size, size, kChannels}, PlanMode::kEval);
+    Plan& plan = replica.plan_for(Shape{m, size, size, model->input_channels()}, PlanMode::kEval);
     const Elements input = plan.input().elements();  // an element per byte of pixels
     for (int r = 0; r < m; ++r) {
       normalize_pixels(batch.data() + readable[r] * bytes, bytes, input.at(r * bytes));

@@ -22,7 +22,6 @@ struct WeightInit {
   float std = 0.0f;        // kNormal, kTruncatedNormal
   bool zero_bias = false;  // else nn's default bias, uniform(+-1/sqrt(fan_in))
 
-  static WeightInit torch_default() { return {}; }
   static WeightInit kaiming_normal_fan_out() { return {Weight::kKaimingNormalFanOut}; }
 };
 

@@ -53,8 +53,9 @@ Trainer::Core::Core(int rank, int ordinal, int threads, std::shared_ptr<const Gr
       lr_scheduler(
           make_lr_scheduler(with_steps_per_epoch(o.lr_schedule, train->batches_per_epoch()))),
       image_type(xtrain::image_type(replica.graph(), o.precision)),
-      image_storage(
-          floats_for(largest_batch(o) * o.image_size * o.image_size * kImageChannels, image_type)),
+      image_storage(floats_for(
+          largest_batch(o) * o.image_size * o.image_size * replica.graph().input_channels(),
+          image_type)),
       labels(largest_batch(o)) {
   replica.store().initialize(o.seed);  // the same seed everywhere: identical replicas
 }
@@ -417,9 +418,9 @@ bool Trainer::train_epoch(Core& core, int epoch) {
 Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
   const int compiled_before = core.replica.compiled_plans();
   const double seconds_before = core.replica.compile_seconds();
-  Plan& plan =
-      core.replica.plan_for(Shape{n, options_.image_size, options_.image_size, kImageChannels},
-                            mode, mode == PlanMode::kTrain ? &loss_ : nullptr);
+  Plan& plan = core.replica.plan_for(
+      Shape{n, options_.image_size, options_.image_size, core.replica.graph().input_channels()},
+      mode, mode == PlanMode::kTrain ? &loss_ : nullptr);
   if (core.replica.compiled_plans() != compiled_before) {
     metrics_.record(Metric::kCompileTime, core.replica.compile_seconds() - seconds_before);
     metrics_.add(Counter::kCompiledPlans);

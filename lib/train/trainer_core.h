@@ -10,8 +10,6 @@
 
 namespace xtrain {
 
-constexpr int kImageChannels = 3;
-
 // One emulated core: its kernel threads, its replica and optimizer, its data shard, and the
 // buffer its sources write batches into before they are copied into a plan's input.
 struct Trainer::Core {
