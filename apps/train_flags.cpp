@@ -44,7 +44,7 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   t.num_cores =
       static_cast<int>(std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, kMaxCores));
 
-  // Groups in --help, in the README's order: each option joins the group named last.
+  // Groups in --help, in docs/FLAGS.md's order: each option joins the group named last.
   app.option_defaults()->group("Model and data");
   app.add_option("--model", f.model, "Architecture")->check(one_of(model_names()));
   bool bf16 = false;

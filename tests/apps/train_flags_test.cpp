@@ -160,9 +160,9 @@ TEST(TrainFlags, EveryValueGivenIsChecked) {
   expect_rejected("--batch_size", {"--batch_size=0", "--batch_size=8"});  // argparse too
 }
 
-// The groups of the README's flag table ("| **Optimizer** | | |" rows), each with its flags.
-std::vector<std::pair<std::string, std::vector<std::string>>> readme_groups() {
-  std::ifstream in(std::string(XTRAIN_SOURCE_DIR) + "/README.md");
+// The groups of docs/FLAGS.md's table ("| **Optimizer** | | |" rows), each with its flags.
+std::vector<std::pair<std::string, std::vector<std::string>>> documented_groups() {
+  std::ifstream in(std::string(XTRAIN_SOURCE_DIR) + "/docs/FLAGS.md");
   std::string line;
   while (std::getline(in, line) && line != "## Flags") {
   }
@@ -196,13 +196,13 @@ std::vector<std::pair<std::string, std::vector<std::string>>> help_groups(const 
   return groups;
 }
 
-TEST(TrainFlags, HelpGroupsTheFlagsAsTheReadmeTableDoes) {
+TEST(TrainFlags, HelpGroupsTheFlagsAsTheDocumentedTableDoes) {
   TrainFlags flags;
   const ParseOutcome help = parse({"--help"}, &flags);
   ASSERT_EQ(help.exit_code, 0);
-  const auto readme = readme_groups();
-  ASSERT_EQ(readme.size(), 5u);
-  EXPECT_EQ(help_groups(help.out), readme) << help.out;
+  const auto documented = documented_groups();
+  ASSERT_EQ(documented.size(), 5u);
+  EXPECT_EQ(help_groups(help.out), documented) << help.out;
 }
 
 TEST(TrainFlags, CheckpointFlagsNeedALogdir) {
