@@ -83,8 +83,12 @@ int Loader::next_readable(Elements images, int32_t* labels) {
   int n = 0;
   while (n < options_.batch_size && !closed_) {
     if (readable_begin_ == readable_labels_.size()) {
-      if (!take_readable_batch()) break;
-      continue;
+      const int direct = take_ring_batch(n == 0 ? &images : nullptr, labels);
+      if (direct < 0) break;
+      if (direct == 0) continue;
+      n = direct;
+      scored_any_ = true;
+      break;
     }
     const int rows = static_cast<int>(
         std::min<size_t>(options_.batch_size - n, readable_labels_.size() - readable_begin_));
@@ -98,22 +102,32 @@ int Loader::next_readable(Elements images, int32_t* labels) {
   return closed_ ? 0 : n;
 }
 
-// Copies the readable samples of the ring's next batch; false once the epoch is over.
-bool Loader::take_readable_batch() {
+// Takes the ring's next batch. Without a hole, and given `into` (an empty batch), its samples
+// go straight there: returns how many. Otherwise its readable samples are held back for the
+// batches to come: returns 0. Returns -1 once the epoch is over.
+int Loader::take_ring_batch(const Elements* into, int32_t* labels) {
   const int64_t image_bytes = dataset_->image_bytes();
   readable_labels_.clear();
   readable_begin_ = 0;
-  const int taken = ring_.next([&](const uint8_t* pixels, const int32_t* labels, int n) {
+  int direct = 0;
+  const int taken = ring_.next([&](const uint8_t* pixels, const int32_t* batch_labels, int n) {
+    const bool whole = std::find(batch_labels, batch_labels + n, kUnreadable) == batch_labels + n;
+    if (whole && into != nullptr) {  // the common case: no copy of the pixels
+      normalize_pixels(pixels, n * image_bytes, *into);
+      std::copy_n(batch_labels, n, labels);
+      direct = n;
+      return;
+    }
     for (int i = 0; i < n; ++i) {
-      if (labels[i] == kUnreadable) continue;
+      if (batch_labels[i] == kUnreadable) continue;
       std::copy_n(pixels + i * image_bytes, image_bytes,
                   readable_images_.data() + readable_labels_.size() * image_bytes);
-      readable_labels_.push_back(labels[i]);
+      readable_labels_.push_back(batch_labels[i]);
     }
   });
   XTRAIN_CHECK(taken > 0 || scored_any_ || closed_ || samples_per_epoch() == 0,
                "no readable image among the {} samples of this core's epoch", samples_per_epoch());
-  return taken > 0;
+  return taken > 0 ? direct : -1;
 }
 
 void Loader::work() {

@@ -57,7 +57,7 @@ class Loader : public BatchSource {
   void load(const BatchRing::Claim& claim);
   bool try_load(int64_t index, Rng& rng, uint8_t* image, int32_t* label);
   int next_readable(Elements images, int32_t* labels);
-  bool take_readable_batch();
+  int take_ring_batch(const Elements* into, int32_t* labels);
 
   std::shared_ptr<const Dataset> dataset_;
   std::shared_ptr<UnreadableImages> unreadable_;

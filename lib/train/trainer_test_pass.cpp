@@ -51,8 +51,9 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
   source.start_epoch(epoch);
   const int64_t steps = test_steps(source);
 
-  // top-1 correct, top-5 correct, samples, samples with non-finite outputs
-  double counts[4] = {0.0, 0.0, 0.0, 0.0};
+  // top-1 correct, top-5 correct, samples, samples with non-finite outputs, and (set once the
+  // pass is over) whether the weights are not finite
+  double counts[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
   for (int64_t step = 0;; ++step) {
     const int n = step < steps ? source.next(core.images(), core.labels.data()) : 0;
     // Every batch the cores vote: a stop ends the pass within one batch on every core, and a
@@ -78,12 +79,14 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
       spdlog::info(test_line(core.ordinal, step, epoch, clock_time()));
     }
   }
-  // Exact over all samples: sums of counts, not a mean of per-core percentages.
-  mesh_.all_reduce_sum(core.rank, counts, 4);
-  TestCounts result{counts[0], counts[1], counts[2], counts[3]};
   // Weights that are not finite can still give finite outputs (an infinite running_var scales a
-  // channel to 0): such a model has diverged all the same, and none of its answers counts.
-  if (!weights_finite(core.replica.store())) {
+  // channel to 0): such a model has diverged all the same, and none of its answers counts. The
+  // replicas are equal, so one core of each process looks, and the sum below tells every core.
+  counts[4] = core.rank == 0 && !weights_finite(core.replica.store()) ? 1.0 : 0.0;
+  // Exact over all samples: sums of counts, not a mean of per-core percentages.
+  mesh_.all_reduce_sum(core.rank, counts, 5);
+  TestCounts result{counts[0], counts[1], counts[2], counts[3]};
+  if (counts[4] > 0) {
     result.weights_nonfinite = true;
     result.top1 = result.top5 = 0.0;
     result.nonfinite = result.total;
