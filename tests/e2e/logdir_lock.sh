@@ -6,10 +6,7 @@
 # refused, naming the file to remove, and taken once that file is gone.
 set -uo pipefail
 train="$1"
-dir="$(mktemp -d)"
-pid=""
-trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/background.bash"  # $dir, fail, the kill of $pid
 source "$(dirname "${BASH_SOURCE[0]}")/lib/expect_error.bash"
 
 run="$dir/run"

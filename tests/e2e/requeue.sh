@@ -5,10 +5,6 @@
 # with another --model names both models.
 set -uo pipefail
 train="$1"
-dir="$(mktemp -d)"
-pid=""
-trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 source "$(dirname "${BASH_SOURCE[0]}")/lib/background.bash"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/expect_error.bash"
 

@@ -6,11 +6,6 @@
 # SIGHUP stops as SIGTERM does, two signals at once are one stop, and a closed stdout is no stop.
 set -uo pipefail
 train="$1"
-dir="$(mktemp -d)"
-pid=""
-trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
 source "$(dirname "${BASH_SOURCE[0]}")/lib/background.bash"
 
 # Ctrl-C during a test pass of 12,500 batches: it ends within a batch, logs no accuracy.

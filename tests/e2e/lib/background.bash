@@ -1,5 +1,10 @@
-# Sourced by e2e scripts that stop a background train: they set $train, $dir (their scratch
-# folder) and pid="", define fail MESSAGE, and kill $pid in their EXIT trap. (Not a test itself.)
+# Sourced by e2e scripts that stop a background train, once they set $train: makes their scratch
+# folder $dir, defines fail MESSAGE, and on exit kills the train in $pid (if any) and removes
+# $dir. (Not a test itself.)
+dir="$(mktemp -d)"
+pid=""
+trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # start NAME ARGS...: train in the background, output in $dir/NAME.out and .err, pid in $pid.
 start() {
