@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "lib/kernels/gemm.h"
+#include "lib/kernels/thread_scratch.h"
 #include "lib/parallel/exec.h"
 #include "lib/tensor/aligned_buffer.h"
 

@@ -15,6 +15,7 @@
 #include <cstdlib>
 
 #include "apps/bench_exec.h"
+#include "lib/base/cpu.h"
 #include "lib/kernels/gemm.h"
 #include "lib/tensor/tensor.h"
 
@@ -58,9 +59,9 @@ int main(int argc, char** argv) {
         "%s %.1f threads %d shape %lldx%lldx%lld%s\n", bf16 ? "peak_bf16_gflops" : "peak_gflops",
         std::max(square, shallow), threads, static_cast<long long>(shallow_wins ? 8 * size : size),
         static_cast<long long>(size), static_cast<long long>(shallow_wins ? kShallow : size),
-        !bf16                                     ? ""
-        : xtrain::kernels::bfloat16_in_hardware() ? " on AVX512_BF16"
-                                                  : " emulated");
+        !bf16                            ? ""
+        : xtrain::bfloat16_in_hardware() ? " on AVX512_BF16"
+                                         : " emulated");
   }
   return 0;
 }

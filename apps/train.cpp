@@ -25,8 +25,8 @@
 #include "data/loader.h"
 #include "lib/base/address_space.h"
 #include "lib/base/check.h"
+#include "lib/base/cpu.h"
 #include "lib/base/escape_bytes.h"
-#include "lib/kernels/gemm.h"
 #include "lib/parallel/process_group.h"
 #include "lib/train/log_lines.h"
 #include "lib/train/memory_budget.h"
@@ -232,7 +232,7 @@ void print_outline(const TrainFlags& flags, const Trainer& trainer, const Graph&
   const Shape image{1, options.image_size, options.image_size, model.input_channels()};
   spdlog::info(model_line(flags.model, model.num_parameters(), model.macs(image),
                           options.image_size,
-                          precision_text(options.precision, kernels::bfloat16_in_hardware())));
+                          precision_text(options.precision, bfloat16_in_hardware())));
   spdlog::info(memory_line(fit.num_cores, fit.core_bytes, options.batch_size, options.precision,
                            fit.total_bytes, available));
   if (fit.capped_from_bytes > 0) {

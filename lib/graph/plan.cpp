@@ -4,6 +4,7 @@
 
 #include "lib/base/check.h"
 #include "lib/kernels/add.h"
+#include "lib/kernels/dropout.h"
 
 namespace xtrain {
 
@@ -224,6 +225,10 @@ Exec Plan::with_scratch(const Exec& ex) {
   Exec planned = ex;
   planned.scratch = arena_.data() + thread_scratch_offset_;
   return planned;
+}
+
+void Plan::forward(const Exec& ex, const StepSeed& step) {
+  forward(ex, kernels::dropout_step_key(step.seed, step.global_step, step.ordinal));
 }
 
 void Plan::forward(const Exec& ex, uint32_t step_key) {

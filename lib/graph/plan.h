@@ -25,6 +25,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -44,6 +45,14 @@ struct LayerTiming {
   int node;  // index into layers(): the graph's nodes, then the loss if any
   Pass pass;
   double start, seconds;
+};
+
+// Which step of a run a training forward is: keys its random layers (Dropout), so that every
+// core, process and resumed run draws the masks this step drew (kernels/dropout.h says how).
+struct StepSeed {
+  uint64_t seed = 0;        // the run's --seed
+  int64_t global_step = 0;  // the steps trained before this one
+  int ordinal = 0;          // the core's place in the job
 };
 
 class Plan {
@@ -69,9 +78,10 @@ class Plan {
   TensorView logits() { return value_view(calls_.logits); }  // [N, K] after forward
   float loss() const;  // the last forward's mean loss over the batch, plans with a loss
 
-  // ex runs on at most kernel_threads threads. step_key keys a training forward's random layers
-  // (Dropout): the trainer's comes from kernels::dropout_step_key(seed, global step, ordinal);
-  // other callers may keep 0, a fixed key. Evaluation plans use none.
+  // ex runs on at most kernel_threads threads. A training forward's random layers (Dropout) draw
+  // the masks of `step`, or of a key the caller chose (the golden tests take their Python twin's);
+  // evaluation plans draw none.
+  void forward(const Exec& ex, const StepSeed& step);
   void forward(const Exec& ex, uint32_t step_key = 0);
   // Accumulates into the store's gradients (training plans only), with the last forward's key.
   // after_call(i), if given, runs after call i's backward, the last call first: call i is graph

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "lib/base/check.h"
-#include "lib/kernels/gemm.h"
+#include "lib/kernels/thread_scratch.h"
 
 namespace xtrain {
 

@@ -10,19 +10,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "lib/kernels/thread_scratch.h"
 #include "lib/parallel/exec.h"
 #include "lib/tensor/elements.h"
 #include "lib/tensor/precision.h"
 
 namespace xtrain::kernels {
-
-// Whether the bfloat16 products run on AVX512_BF16's dot-product instruction: this build targets
-// a CPU that has it (-march=native on such a CPU). Otherwise they are emulated, to the same bits.
-bool bfloat16_in_hardware();
-
-// The scratch every kernel thread needs of its own (Exec::scratch): GEMM's packing blocks,
-// 64-byte multiples. A plan sets aside this much per thread of its core.
-size_t thread_scratch_floats();
 
 // The deepest product gemm() stores in a bfloat16 C: one cache block of k, whose sums are final
 // as each register tile is stored (256 deep; 2048 for bfloat16 products).

@@ -291,12 +291,4 @@ template void multiply_bfloat16(const Operand&, const Operand&, int64_t, int64_t
 
 }  // namespace gemm_tile
 
-bool bfloat16_in_hardware() {
-#if defined(__AVX512BF16__)
-  return true;
-#else
-  return false;
-#endif
-}
-
 }  // namespace xtrain::kernels

@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "lib/kernels/bfloat16_pairs.h"
-#include "lib/kernels/gemm.h"
+#include "lib/kernels/thread_scratch.h"
 #include "lib/tensor/aligned_buffer.h"
 #include "lib/tensor/bfloat16.h"
 

@@ -8,7 +8,7 @@
 #include "lib/base/check.h"
 #include "lib/graph/plan.h"
 #include "lib/graph/replica.h"
-#include "lib/nn/cross_entropy_loss.h"
+#include "lib/graph/training_loss.h"
 #include "lib/parallel/mesh.h"
 #include "lib/train/log_lines.h"
 
@@ -60,8 +60,8 @@ size_t MemoryPlan::plan_bytes(int batch_size, bool training, int kernel_threads)
     return Plan::arena_bytes_for(*graph_, input, PlanMode::kEval, nullptr, kernel_threads,
                                  options_.precision);
   }
-  const CrossEntropyLoss loss("loss", /*label_smoothing=*/0.0f);  // smoothing changes no buffer
-  return Plan::arena_bytes_for(*graph_, input, PlanMode::kTrain, &loss, kernel_threads,
+  const std::unique_ptr<const Layer> loss = training_loss(/*label_smoothing=*/0.0f);
+  return Plan::arena_bytes_for(*graph_, input, PlanMode::kTrain, loss.get(), kernel_threads,
                                options_.precision);
 }
 

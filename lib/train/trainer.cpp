@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "lib/base/check.h"
+#include "lib/base/cpu.h"
 #include "lib/base/escape_bytes.h"
-#include "lib/kernels/dropout.h"
-#include "lib/kernels/gemm.h"
+#include "lib/graph/training_loss.h"
 #include "lib/parallel/stop_watcher.h"
 #include "lib/train/chrome_trace.h"
 #include "lib/train/layer_profile.h"
@@ -27,7 +27,7 @@ LRSchedulerOptions with_steps_per_epoch(LRSchedulerOptions o, int64_t steps_per_
 
 // --metrics_debug's report, under a line saying what the products are computed in.
 std::string metrics_report(const Metrics& metrics, Precision precision) {
-  return "Precision: " + precision_text(precision, kernels::bfloat16_in_hardware()) + "\n" +
+  return "Precision: " + precision_text(precision, bfloat16_in_hardware()) + "\n" +
          metrics.report();
 }
 
@@ -63,7 +63,7 @@ Trainer::Core::Core(int rank, int ordinal, int threads, std::shared_ptr<const Gr
 Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& options,
                  const BatchSourceFactory& train, const BatchSourceFactory& test)
     : options_(options),
-      loss_("loss", options.label_smoothing),
+      loss_(training_loss(options.label_smoothing)),
       mesh_(options.num_cores, *options.processes),
       stop_(options.stop_requested, mesh_) {
   XTRAIN_CHECK(options.log_steps > 0, "--log_steps must be > 0, got {}", options.log_steps);
@@ -302,7 +302,7 @@ float Trainer::train_step(Core& core, Plan& plan, float lr, int epoch, int64_t s
   store.zero_grads();
   // Dropout's masks: a function of the run, the optimizer step and the core, so a rerun or a
   // resumed run draws the same ones.
-  plan.forward(core.exec, kernels::dropout_step_key(options_.seed, core.global_step, core.ordinal));
+  plan.forward(core.exec, StepSeed{options_.seed, core.global_step, core.ordinal});
   const float loss = plan.loss();
   XTRAIN_CHECK(std::isfinite(loss), "the loss is {} at epoch {} step {}", loss, epoch, step);
   // In a job with gradient buckets the job's mean is taken bucket by bucket while backward goes
@@ -420,7 +420,7 @@ Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
   const double seconds_before = core.replica.compile_seconds();
   Plan& plan = core.replica.plan_for(
       Shape{n, options_.image_size, options_.image_size, core.replica.graph().input_channels()},
-      mode, mode == PlanMode::kTrain ? &loss_ : nullptr);
+      mode, mode == PlanMode::kTrain ? loss_.get() : nullptr);
   if (core.replica.compiled_plans() != compiled_before) {
     metrics_.record(Metric::kCompileTime, core.replica.compile_seconds() - seconds_before);
     metrics_.add(Counter::kCompiledPlans);

@@ -17,7 +17,6 @@
 
 #include "data/batch_source.h"
 #include "lib/graph/replica.h"
-#include "lib/nn/cross_entropy_loss.h"
 #include "lib/optim/lr_scheduler.h"
 #include "lib/optim/sgd.h"
 #include "lib/parallel/bucketed_mean.h"
@@ -144,7 +143,7 @@ class Trainer {
   void print_once(Core& core, const std::string& line);
 
   TrainerOptions options_;
-  CrossEntropyLoss loss_;  // ends every core's training plans
+  std::unique_ptr<const Layer> loss_;  // ends every core's training plans (training_loss.h)
   Mesh mesh_;
   std::unique_ptr<BucketedMean> bucketed_mean_;  // in a job, unless bucket_cap_mb is 0
   StopVote stop_;

@@ -11,7 +11,7 @@
 
 #include "lib/base/check.h"
 #include "lib/graph/replica.h"
-#include "lib/kernels/gemm.h"
+#include "lib/kernels/thread_scratch.h"
 #include "lib/nn/cross_entropy_loss.h"
 #include "lib/tensor/bfloat16.h"
 #include "models/registry.h"

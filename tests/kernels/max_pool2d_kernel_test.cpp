@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "lib/kernels/gemm.h"
 #include "lib/kernels/max_pool2d.h"
 #include "lib/kernels/reference/max_pool2d.h"
+#include "lib/kernels/thread_scratch.h"
 #include "lib/tensor/bfloat16.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/test_util.h"
