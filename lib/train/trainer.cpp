@@ -373,6 +373,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
     if (stop_.voted(core.rank)) return false;
     XTRAIN_CHECK(n > 0, "the training data ended after {} of {} batches", step, steps);
     Plan& plan = plan_for(core, n, PlanMode::kTrain);
+    load_batch(core, plan, n, PlanMode::kTrain);
     if (core.speaks_for_job() && !options_.profile.empty() && n == options_.batch_size) {
       plan.enable_profiling();
       profiled = &plan;
@@ -413,8 +414,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
   return true;
 }
 
-// The plan for a batch of n images, compiled on first use, with the batch copied into it (the
-// labels into training plans; evaluation counts against the core's own).
+// The core's plan for a batch of n images, compiled on first use.
 Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
   const int compiled_before = core.replica.compiled_plans();
   const double seconds_before = core.replica.compile_seconds();
@@ -425,9 +425,15 @@ Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
     metrics_.record(Metric::kCompileTime, core.replica.compile_seconds() - seconds_before);
     metrics_.add(Counter::kCompiledPlans);
   }
+  return plan;
+}
+
+// Copies the core's batch of n images into the plan, and its labels into a training plan
+// (evaluation counts against the core's own). A copy: a batch's size is known only once the
+// source has written it, and an epoch's last, partial batch runs on a plan of its own size.
+void Trainer::load_batch(Core& core, Plan& plan, int n, PlanMode mode) {
   plan.set_images(0, n, core.images());
   if (mode == PlanMode::kTrain) std::copy_n(core.labels.data(), n, plan.labels());
-  return plan;
 }
 
 // Prints a line once for the whole job, after every core of this process has reached this point
