@@ -249,7 +249,7 @@ namespace {
 
 // kDyLikeY: dy's rows are as far apart as y's (all but an output held in a concatenation and
 // rebuilt dense for the backward). One stride for both keeps the dx pass's loops as tight as they
-// were: a second stride slows the narrow rows' loops (16 channels), whose overhead per row counts.
+// were: with two, the pass ran measurably longer at 16 channels.
 // kGFirst: the sums pass also writes g into dresidual, which must hold it exactly (float32, or
 // dy's type), and the dx pass reads g back from there instead of y and dy: seven streams over
 // memory where eight were (BatchNorm + Add + ReLU, the bottlenecks' last layer).
@@ -300,8 +300,8 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
           }
           for (int c = 0; c < channels; ++c) {
             // Four rows' terms are summed in float (16 lanes a vector, twice double's), then
-            // added in double: half the double adds, and the float sums of four terms round far
-            // below what the double sums over the batch keep.
+            // added in double: one double add where there were four, and the float sums of four
+            // terms round far below what the double sums over the batch keep.
             const float g0 = masked_dy(x0, y0, dy0, c), g1 = masked_dy(x1, y1, dy1, c),
                         g2 = masked_dy(x2, y2, dy2, c), g3 = masked_dy(x3, y3, dy3, c);
             a[c] += double((g0 + g1) + (g2 + g3));

@@ -97,7 +97,7 @@ void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1
         const int64_t packed_from = a.transposed && !columns_in_place(a) ? 0 : mc / kMR * kMR;
         pack_a(a, ic + packed_from, mc - packed_from, pc, kc, pa);
         // Only where the tiles read A's rows in place: with A packed (1024 channels and more)
-        // the packed panel is already in cache, and asking ahead only adds loads.
+        // asking ahead gained nothing, and cost a little on some shapes.
         RowsAhead ahead =
             packed_from == 0 ? RowsAhead{} : rows_ahead(a, b, i0, i1, ic, mc, jc, nc, pc, depth, k);
         for_each_tile(

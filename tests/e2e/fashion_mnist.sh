@@ -8,7 +8,8 @@
 # seeds: one seed cannot tell a smaller loss from noise. So a check free of training noise
 # follows: float32's final weights, tested in both precisions, may differ by eval_bound points at
 # most, a few times what the rounding of the evaluation alone moves them. Multiplies that kept only
-# bfloat16's exponent bits pass the first check and fail this one, at chance.
+# bfloat16's exponent bits passed the first check and fail this one: evaluated with them,
+# float32's weights score at chance.
 # TRAIN [SEEDS]: more seeds give the comparison of docs/PRECISION.md, float32 against bf16:
 #   bash tests/e2e/fashion_mnist.sh build/apps/train "1 2 3"    # minutes on 2 cores
 set -euo pipefail
