@@ -1,18 +1,23 @@
-// bench_conv: the three Conv2d kernel passes on one layer shape, on every hardware thread, as
-// milliseconds and GFLOP/s (best of a few runs). Where scripts/bench says how fast a model trains,
-// this says which pass of which layer shape is slow, and shows a kernel change's gain in seconds.
-//   bench_conv [--bf16] [N H W C_IN C_OUT K STRIDE PAD [REPEATS [GROUPS]]]
+// bench_conv: the three Conv2d kernel passes on layer shapes, on every hardware thread, as
+// milliseconds and GFLOP/s (the best of a few runs of each pass), one Markdown table row a shape.
+// Where scripts/bench says how fast a model trains, this says which pass of which layer shape is
+// slow, and shows a kernel change's gain in seconds.
+//   bench_conv [--bf16] [--shapes=FILE | N H W C_IN C_OUT K STRIDE PAD [REPEATS [GROUPS]]]
 // --bf16 times the bfloat16 passes (precision.h) instead of the float32 ones, on activations and
-// gradients stored in bfloat16 as a bfloat16 plan stores them.
-// Without a shape it runs the layers that dominate issue 5's models. A benchmark, not a test.
+// gradients stored in bfloat16 as a bfloat16 plan stores them. FILE lists shapes one a line
+// (apps/conv_shapes.h); without a shape it is apps/bench_conv_shapes.txt of the source tree. A
+// bad argument or shapes file is one line naming it, exit 2. A benchmark, not a test.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "apps/bench_exec.h"
+#include "apps/conv_shapes.h"
+#include "lib/base/check.h"
 #include "lib/kernels/conv2d.h"
 #include "lib/tensor/aligned_buffer.h"
 #include "lib/tensor/bfloat16.h"
@@ -25,28 +30,6 @@ using xtrain::Elements;
 using xtrain::ElementType;
 using xtrain::Exec;
 using xtrain::kernels::Conv2dShape;
-
-struct NamedShape {
-  const char* name;
-  Conv2dShape shape;
-};
-
-// {n, h, w, c_in, c_out, kh, kw, stride, pad_h, pad_w, groups}
-const NamedShape kDefaultShapes[] = {
-    {"resnet20 conv1 b128", {128, 28, 28, 3, 16, 3, 3, 1, 1, 1}},
-    {"resnet20 layer1 b128", {128, 28, 28, 16, 16, 3, 3, 1, 1, 1}},
-    {"resnet20 layer2 b128", {128, 14, 14, 32, 32, 3, 3, 1, 1, 1}},
-    {"resnet20 layer3 b128", {128, 7, 7, 64, 64, 3, 3, 1, 1, 1}},
-    {"resnet18 conv1 b32", {32, 224, 224, 3, 64, 7, 7, 2, 3, 3}},
-    {"resnet18 layer1 b32", {32, 56, 56, 64, 64, 3, 3, 1, 1, 1}},
-    {"resnet18 layer4 b32", {32, 7, 7, 512, 512, 3, 3, 1, 1, 1}},
-    {"resnet50 layer1 1x1 b32", {32, 56, 56, 64, 256, 1, 1, 1, 0, 0}},
-    {"resnet50 layer2 down b32", {32, 56, 56, 256, 512, 1, 1, 2, 0, 0}},
-    {"resnet50 layer3 3x3 b32", {32, 14, 14, 256, 256, 3, 3, 1, 1, 1}},
-    {"resnext50 layer1 3x3 g32 b16", {16, 56, 56, 128, 128, 3, 3, 1, 1, 1, 32}},
-    {"resnext50 layer2 3x3 g32 b16", {16, 28, 28, 256, 256, 3, 3, 1, 1, 1, 32}},
-    {"resnext50 layer3 3x3 g32 b16", {16, 14, 14, 512, 512, 3, 3, 1, 1, 1, 32}},
-};
 
 // Best wall time of `repeats` calls of fn, in seconds.
 template <typename Fn>
@@ -87,8 +70,11 @@ class Activations {
   AlignedBuffer buffer_;
 };
 
-void bench(const char* name, const Conv2dShape& s, int repeats, const Exec& ex,
+constexpr int kRepeats = 5;  // runs of each pass, of which the best counts
+
+void bench(const xtrain::NamedConvShape& named, int repeats, const Exec& ex,
            xtrain::Precision precision) {
+  const Conv2dShape& s = named.shape;
   const ElementType type =
       precision == xtrain::Precision::kBFloat16 ? ElementType::kBFloat16 : ElementType::kFloat32;
   Activations x(size_t(s.n) * s.h * s.w * s.c_in, type, 1),
@@ -111,42 +97,57 @@ void bench(const char* name, const Conv2dShape& s, int repeats, const Exec& ex,
                                             ws, ex, precision);
   });
   const double gflop = 2.0 * s.rows() * s.patch() * s.c_out / 1e9;
-  std::printf(
-      "%-26s fwd %8.2f ms %6.1f GFLOP/s  bwd_data %8.2f ms %6.1f  bwd_weight %8.2f ms %6.1f\n",
-      name, forward * 1e3, gflop / forward, backward_data * 1e3, gflop / backward_data,
-      backward_weight * 1e3, gflop / backward_weight);
+  std::printf("|%s|%d %d %d %d %d %d %d %d %d|%.2f|%.1f|%.2f|%.1f|%.2f|%.1f|\n", named.name.c_str(),
+              s.n, s.h, s.w, s.c_in, s.c_out, s.kh, s.stride, s.pad_h, s.groups, forward * 1e3,
+              gflop / forward, backward_data * 1e3, gflop / backward_data, backward_weight * 1e3,
+              gflop / backward_weight);
+}
+
+// The shapes the arguments name: a shapes file, one shape, or the default file.
+std::vector<xtrain::NamedConvShape> shapes_of(int argc, char** argv, int* repeats) {
+  if (argc == 2 && std::strncmp(argv[1], "--shapes=", 9) == 0) {
+    return xtrain::read_conv_shapes_file(argv[1] + 9);
+  }
+  if (argc == 1) return xtrain::read_conv_shapes_file(XTRAIN_BENCH_CONV_SHAPES);
+  XTRAIN_CHECK(argc >= 9 && argc <= 11,
+               "usage: bench_conv [--bf16] [--shapes=FILE | N H W C_IN C_OUT K STRIDE PAD "
+               "[REPEATS [GROUPS]]]");
+  if (argc > 9) {
+    *repeats = std::atoi(argv[9]);
+    XTRAIN_CHECK(*repeats >= 1 && *repeats <= 1000,
+                 "REPEATS must be a whole number from 1 to 1000, got '{}'", argv[9]);
+  }
+  // One line of a shapes file: the eight numbers, GROUPS, a name.
+  std::string line;
+  for (int i = 1; i < 9; ++i) line += std::string(argv[i]) + " ";
+  line += std::string(argc > 10 ? argv[10] : "1") + " shape";
+  std::istringstream in(line);
+  return xtrain::read_conv_shapes(in, "arguments");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  xtrain::BenchExec bench_threads;
-  const Exec ex = bench_threads.exec();
   const bool bf16 = argc > 1 && std::strcmp(argv[1], "--bf16") == 0;
   const xtrain::Precision precision =
       bf16 ? xtrain::Precision::kBFloat16 : xtrain::Precision::kFloat32;
   argc -= bf16;
   argv += bf16;
-  if (argc >= 9 && argc <= 11) {
-    int v[8];
-    for (int i = 0; i < 8; ++i) v[i] = std::atoi(argv[i + 1]);
-    const int groups = argc > 10 ? std::atoi(argv[10]) : 1;
-    const Conv2dShape s{v[0], v[1], v[2], v[3], v[4], v[5], v[5], v[6], v[7], v[7], groups};
-    if (groups < 1 || s.c_in % groups != 0 || s.c_out % groups != 0) {
-      std::fprintf(stderr, "bench_conv: error: GROUPS must divide C_IN and C_OUT, got %d\n",
-                   groups);
-      return 2;
-    }
-    bench("shape", s, argc > 9 ? std::atoi(argv[9]) : 5, ex, precision);
-    return 0;
-  }
-  if (argc > 1) {
-    std::fprintf(stderr,
-                 "usage: bench_conv [--bf16] [N H W C_IN C_OUT K STRIDE PAD [REPEATS [GROUPS]]]\n");
+  int repeats = kRepeats;
+  std::vector<xtrain::NamedConvShape> shapes;
+  try {
+    shapes = shapes_of(argc, argv, &repeats);
+  } catch (const xtrain::Error& e) {
+    std::fprintf(stderr, "bench_conv: error: %s\n", e.what());
     return 2;
   }
-  for (const NamedShape& named : kDefaultShapes) {
-    bench(named.name, named.shape, 5, ex, precision);
-  }
+  xtrain::BenchExec bench_threads;
+  const Exec ex = bench_threads.exec();
+  std::printf("%s passes on %d threads, milliseconds and GFLOP/s, the best of %d runs each\n\n",
+              bf16 ? "bfloat16" : "float32", bench_threads.num_threads(), repeats);
+  std::printf(
+      "|shape|N H W C_in C_out K stride pad groups|fwd ms|GFLOP/s|bwd_data ms|GFLOP/s|"
+      "bwd_weight ms|GFLOP/s|\n|---|---|---|---|---|---|---|---|\n");
+  for (const xtrain::NamedConvShape& named : shapes) bench(named, repeats, ex, precision);
   return 0;
 }

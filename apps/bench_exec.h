@@ -1,7 +1,7 @@
 // BenchExec: every hardware thread, with the GEMM's per-thread blocks allocated once, as a Plan
 // hands them out of its arena. Without them each gemm() call would map, fault in and free its
-// blocks (huge pages, cleared by the kernel): ~1 ms a call on a 2-core VM, a cost training never
-// pays, which made the benchmarks' GEMM paths look up to 30% slower than in a training step.
+// blocks (huge pages, cleared by the kernel), a cost training never pays, and the benchmarks'
+// GEMM paths would look slower than they run in a training step.
 #pragma once
 
 #include <algorithm>

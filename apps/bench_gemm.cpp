@@ -6,8 +6,8 @@
 // Two shapes: a square S x S x S and a tall, shallow 8S x S x 256. The square one undersells the
 // machine: each thread packs all of B for only S/2 rows of A, and C is read and written again
 // for every 256-deep block of K. The shallow one is the micro-kernel's steady state, the FMA
-// units' peak (on a 2-core Zen 5 at S = 2048: ~300 GFLOP/s square, ~450-470 shallow, as the
-// 1x1 convolutions of ResNet-50's last stage reach in bench_conv).
+// units' peak, which the 1x1 convolutions of ResNet-50's last stage reach in bench_conv. The
+// better of the two is printed.
 // scripts/bench divides training throughput by this figure. A benchmark, not a test.
 #include <algorithm>
 #include <chrono>

@@ -1,24 +1,25 @@
 // Plan: a graph compiled for one input shape, like an XLA executable. Compiling (plan_phases.h)
-// lists the layer calls, infers every shape, works out every buffer's lifetime and places all
-// activation, gradient, saved and scratch buffers (the calls' workspace, the kernel threads'
-// scratch) in one arena, which is the whole memory of a step; the constructor then allocates
-// the arena and builds each call's LayerCall once. forward and backward only run kernels and
-// allocate nothing.
+// lists the layer calls, infers every shape and works out every buffer's lifetime. It then places
+// all activation, gradient, saved and scratch buffers (the calls' workspace, the kernel threads'
+// scratch) in one arena, which is the whole memory of a step. The constructor allocates the arena
+// and builds each call's LayerCall once; forward and backward only run kernels and allocate
+// nothing.
 // Buffers share arena bytes when their lifetimes do not meet: an activation lives until the last
 // forward or backward that reads it, a gradient until its producer's backward has consumed it,
 // and an eval plan keeps no activation past its last reader. A training plan keeps no output that
-// its layer can recompute in one pass (BatchNorm, ReLU, Add), nor that of a cheap convolution
-// whose input is kept or one such pass away from kept values (Layer::rebuild_cost): the backward
-// rebuilds it just before the first backward that reads it, so what stays live from forward to
-// backward is mostly the other convolutions' outputs. Where rebuilding chains (each residual
-// block's output from the one before) and so raises the peak, the plan keeps a few such values
-// instead (choose_rebuilt_values in plan_phases.h). A value read by several layers (a residual
-// block's input) gets one gradient buffer per reader; they are summed, in reader order, as soon as
-// the first reader's backward (the last to run) has written its own, or that reader adds its own
-// into another's as it writes it (a pointwise convolution's dx), and no sum runs; a layer
-// that can write its input's gradient over its output's (BatchNorm) gets one buffer for both. A
-// concatenation's output holds the inputs that only it reads in place, as its columns
-// (CallList::held_by): their producers write there, and nothing is copied either way.
+// its layer can recompute in one pass (BatchNorm, ReLU, Add). Nor does it keep that of a cheap
+// convolution whose input is kept or one such pass away from kept values (Layer::rebuild_cost).
+// The backward rebuilds such an output just before the first backward that reads it, so what
+// stays live from forward to backward is mostly the other convolutions' outputs. Where rebuilding
+// chains (each residual block's output from the one before) and so raises the peak, the plan
+// keeps a few such values instead (choose_rebuilt_values in plan_phases.h).
+// A value read by several layers (a residual block's input) gets one gradient buffer per reader.
+// They are summed, in reader order, as soon as the first reader's backward (the last to run) has
+// written its own. Where that reader can add its gradient into another's as it writes it (a
+// pointwise convolution's dx), no sum runs at all. A layer that can write its input's gradient
+// over its output's (BatchNorm) gets one buffer for both. A concatenation's output holds the
+// inputs that only it reads in place, as its columns (CallList::held_by): their producers write
+// there, and nothing is copied either way.
 // The loss is an optional last call: training plans end with one, which reads the labels and
 // starts the backward; evaluation and prediction plans end at the logits.
 // Not here: where parameters live (param_store.h), which plan to use (replica.h).

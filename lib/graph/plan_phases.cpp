@@ -95,8 +95,9 @@ ElementType image_type(const Graph& graph, Precision precision) {
 // activation until the backward; when it is arithmetic, only from inputs at hand: kept, or rebuilt
 // in one pass from kept values (a bottleneck's conv3 reading bn2's output), so that rebuilding
 // does not bring back a chain of earlier activations. The image, with no producer, lives all step
-// (the stem). (ResNet-50's layer1.0 conv1 and downsample read the kept max-pool output: 0.5% more
-// arithmetic for 4 MB less per image in float32, at the peak in layer4's backward.)
+// (the stem). ResNet-50's layer1.0 conv1 and downsample read the kept max-pool output, so their
+// outputs are rebuilt for little arithmetic, and the memory they free counts at the step's peak
+// in layer4's backward.
 std::vector<bool> rebuildable_values(const CallList& calls, PlanMode mode, Precision multiplies) {
   std::vector<bool> rebuilt(calls.num_values(), false);
   if (mode != PlanMode::kTrain) return rebuilt;

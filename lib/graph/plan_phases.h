@@ -101,8 +101,7 @@ Lifetimes plan_lifetimes(const CallList& calls, PlanMode mode, std::vector<bool>
 // values a deep chain of residual blocks rebuilds for the first backward that reads the last of
 // them all live together (each block's output is rebuilt from the one before), keeping one
 // lowers the step's peak. Rounds of trial: each keeps the value whose keeping lowers the peak of
-// live buffers (ArenaPlanner::live_peak) most, until none does. ResNet-50 at batch 32: 772 -> 750
-// MB in bfloat16, 1485 -> 1440 MB in float32 (measured on the arena; commit message).
+// live buffers (ArenaPlanner::live_peak) most, until none does.
 std::vector<bool> choose_rebuilt_values(const CallList& calls, const std::vector<Shape>& shapes,
                                         const std::vector<ElementType>& types, PlanMode mode,
                                         Precision multiplies);
@@ -125,8 +124,7 @@ struct ArenaLayout {
 // `kernel_threads`: the most threads the plan's calls will run on. Values, their rebuilt copies
 // and their gradients take their element type's bytes. A gradient that its call's backward writes
 // over the output's gradient (Layer::backward_in_place: BatchNorm's) shares that one's buffer, one
-// gradient fewer live at that backward (ResNet-50 at batch 32: arena 515.1 -> 508.9 MB in
-// bfloat16, 1090.9 -> 1084.8 MB in float32). So does a value's total gradient where its first
+// gradient fewer live at that backward. So does a value's total gradient where its first
 // reader adds into another reader's (Layer::backward_adds: a residual block's pointwise conv1
 // adds into the shortcut's gradient), which leaves the plan no sum to run.
 ArenaLayout place_buffers(const CallList& calls, const std::vector<Shape>& shapes,

@@ -67,8 +67,8 @@ inline void put_rows(BFloat16* out, int64_t stride, int64_t r0, int64_t r1, int 
 // (their sum first, then into a and b), since a and b [C] live in memory, not in registers, and
 // one round trip per row would cost more than reading the row. add_rows declares a and b
 // __restrict (they are the call's own scratch): otherwise GCC checks at run time whether they
-// overlap the rows, and at 16 channels took its scalar loop, with a branch per ReLU mask (the
-// bfloat16 backward of 100352 x 16 took 5.8 ms, now 1.1).
+// overlap the rows, and at 16 channels took its scalar loop, with a branch per ReLU mask, several
+// times slower.
 void sum_over_rows(const BatchNormShape& s,
                    const std::function<void(int64_t, int64_t, double*, double*)>& add_rows,
                    double* partial, double* sum_a, double* sum_b, const Exec& ex) {
@@ -249,7 +249,7 @@ namespace {
 
 // kDyLikeY: dy's rows are as far apart as y's (all but an output held in a concatenation and
 // rebuilt dense for the backward). One stride for both keeps the dx pass's loops as tight as they
-// were: with two, it took 15% longer at 16 channels.
+// were: with two, the pass ran measurably longer at 16 channels.
 // kGFirst: the sums pass also writes g into dresidual, which must hold it exactly (float32, or
 // dy's type), and the dx pass reads g back from there instead of y and dy: seven streams over
 // memory where eight were (BatchNorm + Add + ReLU, the bottlenecks' last layer).
@@ -300,8 +300,8 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
           }
           for (int c = 0; c < channels; ++c) {
             // Four rows' terms are summed in float (16 lanes a vector, twice double's), then
-            // added in double: 2.4x faster at 256 channels, and the float sums of four terms
-            // round far below what the double sums over the batch keep.
+            // added in double: one double add where there were four, and the float sums of four
+            // terms round far below what the double sums over the batch keep.
             const float g0 = masked_dy(x0, y0, dy0, c), g1 = masked_dy(x1, y1, dy1, c),
                         g2 = masked_dy(x2, y2, dy2, c), g3 = masked_dy(x3, y3, dy3, c);
             a[c] += double((g0 + g1) + (g2 + g3));
@@ -309,7 +309,7 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
                            (g2 * (value(x2, c) - mean[c]) + g3 * (value(x3, c) - mean[c])));
           }
           // In a loop of its own: stores inside the one above, which might alias its reads, kept
-          // GCC from vectorizing it (1.5x slower in float32, 2.4x in bfloat16).
+          // GCC from vectorizing it.
           if (kGFirst) put_rows(dresidual, channels, r, r + 4, channels, masked_dy_at);
         }
         if (kGFirst) put_rows(dresidual, channels, r, r1, channels, masked_dy_at);

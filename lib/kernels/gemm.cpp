@@ -68,10 +68,9 @@ void pack_b(const Operand& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, fl
 
 // Whether the tiles read a transposed A in place: its kc values of p are kc rows of storage, a
 // few floats of each. Packing gathers those floats, and every thread packed all of A when
-// threads split C's columns (backward-weight GEMMs of widening pointwise layers: ResNet-50's
-// 64 -> 256 at 56x56 162 -> 189 GFLOP/s, 512 -> 256 at 28x28 293 -> 335 in place). Rows a page
-// or more apart fall into the same L1 sets, though, and evict each other before the next tile
-// reads them (1024 -> 256 at 14x14 313 -> 247 in place), so those are packed.
+// threads split C's columns (backward-weight GEMMs of widening pointwise layers), so reading A in
+// place saves that work. Rows a page or more apart fall into the same L1 sets, though, and evict
+// each other before the next tile reads them, so those are packed.
 bool columns_in_place(const Operand& a) {
   return a.ld * static_cast<int64_t>(sizeof(float)) < 4096;
 }
@@ -98,8 +97,7 @@ void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1
         const int64_t packed_from = a.transposed && !columns_in_place(a) ? 0 : mc / kMR * kMR;
         pack_a(a, ic + packed_from, mc - packed_from, pc, kc, pa);
         // Only where the tiles read A's rows in place: with A packed (1024 channels and more)
-        // asking ahead gained nothing (ResNet-50, b32, 8 alternating runs: 2048 -> 512 at 7x7 and
-        // 1024 -> 2048 stride 2 at 14x14 2-6% slower, 1024 -> 256 and 1024 -> 512 even).
+        // asking ahead gained nothing, and cost a little on some shapes.
         RowsAhead ahead =
             packed_from == 0 ? RowsAhead{} : rows_ahead(a, b, i0, i1, ic, mc, jc, nc, pc, depth, k);
         for_each_tile(

@@ -31,8 +31,9 @@ constexpr int64_t kNC = 64 * kNR;
 // after every block. The deeper block packs fewer columns of B into the same scratch, and B's
 // panels leave L1 for L2, which the tile's two B vectors per twelve products bear. A float32
 // transposed A (backward-weight passes) keeps kKC's blocks: read in place or packed, a block of
-// all of k spills L2 (ResNet-50's 2048 -> 512 at 7x7, b32: 10% slower), as do products deeper than
-// this (in bfloat16, too: their C is float32 and their blocks of B would hold a few columns).
+// all of k spills L2 and runs slower than summing several blocks (ResNet-50's 2048 -> 512 at 7x7),
+// as do products deeper than this (in bfloat16, too: their C is float32 and their blocks of B would
+// hold a few columns).
 constexpr int64_t kWholeK = 2048;
 // Every thread's packing blocks: A's, then B's: kKC deep, or kWholeK deep with at least four panels
 // of B. kWholeK is the same in every build, since the blocks of k decide a bfloat16 product's
@@ -61,14 +62,12 @@ struct Operand {
 // A deep product (k at least twice C's larger side and two blocks: backward-weight GEMMs over a
 // batch's pixels) is summed as two halves of k, the second added to the first at the end: each
 // thread then streams whole rows of A's and B's storage of its own, where splitting C had every
-// thread read all of B and a stretch of every row of A (issue 15's Zen 5, bench_conv, b32:
-// ResNet-50's 256 -> 64 pointwise dweight at 56x56 in bfloat16 9.3 -> 7.2 ms, with the packers'
-// prefetch; its 64 -> 256 in float32 with A read in place 189 -> 212 GFLOP/s, 128 -> 512 at
-// 28x28 246 -> 249, the deeper layers even). The halves depend on the shape only, so the bits
-// stay independent of the thread count. The second half's sum lives at the end of the last
-// thread's scratch slice, past the blocks that thread packs; a product whose C does not fit there
-// keeps one pass. Returns where the second half starts, or 0 for one pass; gemm() asks only for a
-// product it sums in more than one block of k (block_depth).
+// thread read all of B and a stretch of every row of A. The large maps of few channels
+// (ResNet-50's 256 -> 64 at 56x56) gain most; the deeper layers neither gain nor lose. The halves
+// depend on the shape only, so the bits stay independent of the thread count. The second half's
+// sum lives at the end of the last thread's scratch slice, past the blocks that thread packs; a
+// product whose C does not fit there keeps one pass. Returns where the second half starts, or 0
+// for one pass; gemm() asks only for a product it sums in more than one block of k (block_depth).
 int64_t second_half_start(int64_t m, int64_t n, int64_t k);
 
 // The depth of the blocks of k that gemm() sums a product in: all of k, up to kWholeK deep, in
@@ -170,8 +169,8 @@ inline void ask_for_next_c_tile(const Out* c_tile, int64_t ldc, bool last_in_str
 // columns at a time, calling multiply(ir, jr, rows, cols, c_tile) for the tile at (ic + ir,
 // jc + jr), its rows and columns inside the block, after asking for the next rows of A
 // (`ahead`) and, where the tiles add C (`adds`), for the next tile's lines of C. Callers' lambdas
-// capture by value: by reference, ResNet-50's float32 64 -> 256 forward ran 4-8% slower than the
-// loops written out (bench_conv, b32, 3 alternations on issue 15's Zen 4); by value, as fast.
+// capture by value: so the walk runs as fast as the loops written out, which it did not with
+// captures by reference.
 template <typename Out, typename Multiply>
 inline void for_each_tile(Out* c, int64_t ldc, int64_t ic, int64_t mc, int64_t jc, int64_t nc,
                           bool adds, RowsAhead& ahead, Multiply&& multiply) {
@@ -218,10 +217,9 @@ inline void store_tile(const Vec (&acc)[kMR][2], float alpha, float c_scale, flo
 // The same tile rounded to bfloat16, as to_bfloat16 rounds (a bfloat16 C holds finished sums
 // only: c_scale * C is added to the whole product, as a convolution adds its dx to another
 // gradient): a full tile by the CPU's converts as it is stored where the build has AVX512_BF16,
-// otherwise through a float32 tile. Its alpha is 1 (a convolution's output or dx):
-// skipping the multiplies took 2-4% off ResNet-50's bfloat16 pointwise layers over 64 channels
-// (64 -> 256 at 56x56 forward 7.80 -> 7.61 ms, b32, issue 15's Zen 4): 12 of a 32-deep tile's
-// 400-odd vector operations.
+// otherwise through a float32 tile. Its alpha is 1 (a convolution's output or dx), so the
+// multiplies are skipped: 12 of a 32-deep tile's 400-odd vector operations, which shows in the
+// shallow pointwise layers (64 input channels).
 inline void store_tile(const Vec (&acc)[kMR][2], float alpha, float c_scale, BFloat16* c,
                        int64_t ldc, int rows, int cols) {
 #if defined(__AVX512BF16__)
@@ -256,9 +254,7 @@ inline void store_tile(const Vec (&acc)[kMR][2], float alpha, float c_scale, BFl
 // blocks of rows [0, rows) by columns [0, cols) (multiples of kLanes) stored transposed, column c
 // of the rows at out + c * out_step, the rows side by side; load(r, c) gives row r's kLanes values
 // from column c on. The blocks are transposed in registers, so every store fills a vector: a
-// value at a time, each row sweeping all kc rows of a panel, missed L1 for most stores (issue 15's
-// Zen 4, ResNet-50's 3x3 512 -> 512 at 7x7, b32, backward-data: packing 26% -> 10% of its
-// samples in float32, 47-55 -> 40-46 ms; 35% of them in bfloat16, 31-34 -> 22-28 ms).
+// value at a time, each row sweeping all kc rows of a panel, missed L1 for most stores.
 template <typename Load>
 inline void transpose_blocks(int rows, int64_t cols, Load&& load, float* out, int64_t out_step) {
   for (int rb = 0; rb < rows; rb += simd::kLanes) {

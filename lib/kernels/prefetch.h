@@ -1,17 +1,16 @@
 // Software prefetch for loops that walk down the rows of a matrix too large for the caches (the
-// GEMM's packers, BatchNorm's passes, the bfloat16 backward-weight tap tiles over x and dy). On
-// issue 15's Zen 5 the hardware prefetchers leave such loops waiting on DRAM: the bfloat16
-// backward-weight GEMMs of ResNet-50's 56x56 stage packed x^T and dy at about 4 GB/s and ran
-// 1.7-2.3x faster once the packers asked for their rows ahead (bench_conv --bf16). BatchNorm
-// asks only where that pays (batchnorm_prefetch_pays).
+// GEMM's packers, BatchNorm's passes, the bfloat16 backward-weight tap tiles over x and dy).
+// Hardware prefetchers can leave such loops waiting on DRAM: the packers of the bfloat16
+// backward-weight GEMMs over large maps (ResNet-50's 56x56 stage) took about twice as long until
+// they asked for their rows ahead. BatchNorm asks only where that pays (batchnorm_prefetch_pays).
 #pragma once
 
 #include <cstdint>
 
 namespace xtrain::kernels {
 
-// How many storage rows ahead a loop asks for: 16 reached the packers' whole gain in bench_conv,
-// 64 gave nothing more.
+// How many storage rows ahead a loop asks for: the nearest distance that reached the packers'
+// whole gain in bench_conv; asking further ahead gave nothing more.
 constexpr int64_t kPrefetchRows = 16;
 
 // Asks for the cache lines of `count` elements of each of `rows` rows from `kPrefetchRows` rows
@@ -34,10 +33,9 @@ inline void prefetch_two_rows_ahead(const T* row, int64_t ld, int64_t count) {
 }
 
 // Whether BatchNorm's passes, which stream whole activations row after row, gain by asking for
-// their rows ahead on a CPU of this vendor and family (CPUID) with or without AVX-512. They do on
-// Zen 5 (family 0x1a: the bfloat16 backward of 100352 x 256 1.5x faster); on Zen 4 (0x19 with
-// AVX-512) the hardware keeps up and asking costs time (the ResNet-50 profile's BatchNorm
-// backward 10-14% longer). Elsewhere unmeasured: they ask.
+// their rows ahead on a CPU of this vendor and family (CPUID) with or without AVX-512. On AMD
+// family 0x19 with AVX-512 the hardware prefetchers keep up and asking costs time, so they do not
+// ask there. On family 0x1a they gain; on CPUs not yet measured they ask, as the packers do.
 bool batchnorm_prefetch_pays(bool amd, int family, bool avx512);
 // The same for this machine's CPU, read once.
 bool batchnorm_prefetch_pays();

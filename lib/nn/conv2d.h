@@ -33,13 +33,12 @@ class Conv2d : public Layer {
   Shape output_shape(const std::vector<Shape>& inputs) const override;
   bool backward_reads_output() const override { return false; }
   // A pointwise convolution over at most 64 input channels: at most 64 multiply-adds per output
-  // element rebuilt (ResNet-50's layer1 expansions 64 -> 256: 1% more arithmetic per step, 10 MB
-  // less memory per image). bfloat16 multiplies at twice the rate, so a bfloat16 plan rebuilds
-  // those over up to 128 channels in the same time per element (also layer2's 128 -> 512: 1.3%
-  // more time per step, 1.9 MB less memory per image, measured on a Zen 4).
-  // And a stem over an image's few channels with at most 147 per output element (7x7x3): its
-  // input is kept all step anyway, and its output is among the largest (ResNet-50's conv1: 1%
-  // more arithmetic, 3.2 MB less per image in float32).
+  // element rebuilt, a small share of a step's arithmetic for one of its larger outputs
+  // (ResNet-50's layer1 expansions, 64 -> 256). bfloat16 multiplies at twice the rate, so a
+  // bfloat16 plan rebuilds those over up to 128 channels in the same time per element (also
+  // layer2's expansions, 128 -> 512). And a stem over an image's few channels with at most 147
+  // per output element (7x7x3): its input is kept all step anyway, and its output is among the
+  // largest.
   Rebuild rebuild_cost(Precision multiplies) const override {
     const bool pointwise = window_.kernel_h == 1 && window_.kernel_w == 1;
     const int pointwise_channels = multiplies == Precision::kBFloat16 ? 128 : 64;

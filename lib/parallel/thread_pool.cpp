@@ -12,9 +12,9 @@ namespace xtrain {
 namespace {
 
 // A training step calls parallel_for a few hundred times, mostly back to back. Waking a thread
-// that sleeps on a condition variable costs a futex call on each side (in a VM, 7% of a ResNet-20
-// step's samples were in them), so both sides first spin this long on the atomic that ends their
-// wait, and only then sleep.
+// that sleeps on a condition variable costs a futex call on each side, a visible share of a small
+// model's step in a VM, so both sides first spin this long on the atomic that ends their wait, and
+// only then sleep.
 constexpr auto kSpin = std::chrono::microseconds(50);
 
 // Polls done() until it holds or kSpin has passed; the caller then waits on its condition.

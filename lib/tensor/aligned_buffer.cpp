@@ -24,9 +24,10 @@ AlignedBuffer AlignedBuffer::uninitialized(size_t num_floats) {
   if (num_floats == 0) return buffer;
   // A buffer of a huge page or more (parameters, gradients, arenas, the padded inputs of
   // convolutions) starts on a huge-page boundary and asks for huge pages over its whole ones:
-  // the kernels stride across tens of MB, and with small pages the TLB misses cost ResNet-50 6%
-  // of a step (issue 15). Linux's default THP mode, "madvise", gives them only on request; the
-  // tail past the last whole huge page keeps small pages, so the resident size does not grow.
+  // the kernels stride across buffers far larger than the small pages' TLB reach, and its misses
+  // cost a visible share of a step. Linux's default THP mode, "madvise", gives them only on
+  // request; the tail past the last whole huge page keeps small pages, so the resident size does
+  // not grow.
   const size_t bytes = round_up(num_floats) * sizeof(float);
   const bool huge = bytes >= kHugePage;
   void* p = nullptr;  // posix_memalign: aligned_alloc wants sizes in whole alignments

@@ -159,10 +159,10 @@ for signal in TERM INT; do
   # Files of their own: polling the last signal's output would kill this one before it starts.
   out="$dir/stopped-$signal.out" err="$dir/stopped-$signal.err"
   : >"$out"
-  # The poll reads the records, not "$out": under load the first 4 lines reached it after 3989
-  # of the 4000 of a 2000-step job. 10000 steps (some 12 s unloaded): with both cores busy the
-  # poll itself slows to 0.5 s a round, and a job signalled after its second record still
-  # stopped at step ~2300; a shorter one can end before the signal (exit 0, nothing to stop).
+  # The poll reads the records, not "$out": under load the console lines can reach "$out" only
+  # when a short job is nearly done. 10000 steps: with both cores busy the poll itself slows, and
+  # a job signalled after its second record must still be far from its end; a shorter one can
+  # end before the signal (exit 0, nothing to stop).
   launch --num_steps=10000 --logdir="$dir/stopped" >"$out" 2>"$err" &
   script=$!
   records "$dir/stopped" 2

@@ -56,8 +56,9 @@ TEST(Plan, ParameterGradientsOfASmallResNetMatchFiniteDifferences) {
   // ReLU kinks: with BatchNorm over a few pixels, many pre-activations sit within a step of
   // zero, and a difference that crosses one is off for that parameter and that step. A wiring
   // bug (a lost residual gradient, a wrong buffer) is off for whole layers at every step, so the
-  // check is on the whole vector: a small relative error overall and few parameters off.
-  // Measured: 1.5% and 50 of 3,399 off; without the residual gradient sum, 68% and 1,062 off.
+  // check is on the whole vector: a small relative error overall and few parameters off. The
+  // bounds sit well above a correct plan's error and far below that of a plan without the
+  // residual gradient sum, whose error is of the gradients' own size.
   auto central_difference = [&](float& p, float step) {
     const float original = p;
     p = original + step;
@@ -334,8 +335,8 @@ TEST(Plan, ConcatenationsInPlaceGiveTheSameResultsAsCopies) {
 // A bfloat16 replica's plans round what their convolutions and Linear layer multiply: the
 // step's loss and gradients move off float32's, by little. Gradients are compared as a whole
 // (their cosine): BatchNorm over a batch of 3 at 8x8 subtracts near-equal terms, so single
-// gradients of the first layers move by up to half their size under 8-bit operands (measured
-// cosine 0.9984).
+// gradients of the first layers move by up to half their size under 8-bit operands, while the
+// vector as a whole keeps its direction.
 TEST(Plan, BFloat16PlansMultiplyInBFloat16) {
   const std::shared_ptr<const Graph> graph = testing::tiny_resnet(kClasses);
   const std::vector<float> f32 = loss_and_grads(graph, Precision::kFloat32);
@@ -353,15 +354,14 @@ TEST(Plan, BFloat16PlansMultiplyInBFloat16) {
 }
 
 // ResNet-50 training at 224x224 keeps from the forward to the backward only what no layer can
-// rebuild cheaply, most convolutions' outputs: measured 35.8 MB more arena per image from batch 2
-// to 4 (39.8 before layer1.0's pointwise convolutions were rebuilt from the max-pool output, 43.3
-// before the stem's output was rebuilt from the image, 46.0 before plans kept a few block outputs
-// whose rebuilding chained), where keeping every activation took 87 MB (PyTorch keeps about as
-// much), and rebuilding only element-wise outputs 52 MB. The difference of two batches leaves out
-// what does not grow with the batch (the kernel threads' scratch, twice as large with AVX-512's
-// wider tiles). In bfloat16 what convolutions and BatchNorm write for each other, and its
-// gradients, take half, and plans rebuild layer2's pointwise expansions too: measured 17.0 MB per
-// image (18.9 keeping those).
+// rebuild cheaply, most convolutions' outputs. The arena's growth per image, from batch 2 to 4,
+// leaves out what does not grow with the batch (the kernel threads' scratch, twice as large with
+// AVX-512's wider tiles). The bounds sit just above what the plans take: a plan that keeps every
+// activation (as PyTorch does), rebuilds only element-wise outputs, or stops rebuilding the
+// stem's output or layer1.0's pointwise convolutions, or keeps the block outputs whose rebuilding
+// chains, exceeds them. In bfloat16 what convolutions and BatchNorm write for each other, and its
+// gradients, take half, and plans rebuild layer2's pointwise expansions too, without which the
+// bfloat16 bound fails.
 TEST(Plan, Resnet50TrainingNeedsUnder38MegabytesPerImage) {
   for (Precision precision : {Precision::kFloat32, Precision::kBFloat16}) {
     SCOPED_TRACE(name(precision));
