@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "lib/base/check.h"
 #include "lib/parallel/exec.h"
 
 namespace xtrain::testing {
@@ -39,6 +41,17 @@ inline void expect_close(const std::vector<float>& a, const std::vector<float>& 
                          float atol, const char* what = "") {
   ASSERT_EQ(a.size(), b.size()) << what;
   expect_close(a.data(), b.data(), a.size(), rtol, atol, what);
+}
+
+// The one-line message of the xtrain::Error that f() throws, or "" if it throws none.
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 // An Exec over a pool of `threads` threads, for comparing 1 vs N threads.

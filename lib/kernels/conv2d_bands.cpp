@@ -37,11 +37,9 @@ void for_each_diagonal_weight(const Conv2dShape& s, Fn&& fn) {
 }  // namespace
 
 // Bands reach one vector of output channels where the banded convolution then runs on the direct
-// kernels (which take groups a vector wide), else the GEMM micro-kernel's width, two vectors.
-// ResNeXt-50's first-stage 3x3 layer (4 channels per group; AVX2, batch 16, bench_conv): bands
-// of 8 channels on the direct kernels take 9 + 9 + 13 ms (forward, backward data and weight)
-// against 36 + 64 + 48 ms for bands of 16 on the GEMM. On the GEMM, bands of 16 beat 32 and 64
-// on every stage, since wider bands only add zeros to multiply.
+// kernels (which take groups a vector wide), else the GEMM micro-kernel's width, two vectors:
+// narrow bands on the direct kernels multiply far fewer zeros than wider bands on the GEMM, in
+// every pass, and on the GEMM wider bands than its tile only add zeros to multiply.
 int band_groups(const Conv2dShape& s) {
   const int narrow = groups_per_band(s, simd::kLanes);
   Conv2dShape narrow_bands = s;

@@ -41,9 +41,8 @@ constexpr int kMaxDirectInChannels = 256;
 constexpr int64_t kWeightChunkBytes = int64_t{512} << 10;
 
 // Groups the direct kernels take: up to the GEMM micro-kernel's width of output channels (two
-// vectors). Wider groups fill the micro-kernel, and a GEMM per group wins: ResNeXt-50's last
-// 3x3 layer (32 channels per group, 7x7, batch 16; AVX2, bench_conv) runs forward in 4.9 ms on
-// the GEMM against 9.1 ms here, while its 16-channel groups at 14x14 take 5.1 ms here against 7.1.
+// vectors). Wider groups fill the micro-kernel, and a GEMM per group wins; narrower ones would
+// leave most of its tile empty, and the direct kernels win.
 bool narrow_groups(const Conv2dShape& s) { return s.groups == 1 || s.group_out() <= 2 * kLanes; }
 
 // Vectors of output channels per tile: two when the channels split evenly into pairs.
@@ -977,10 +976,8 @@ void pair_dy(ConstElements dy, int64_t rows, int out_w, int64_t c_out, uint32_t*
 //   taps in whole vectors], between dweight's transposes in and out.
 // The paired copy costs in proportion to c_in, the products to c_in x c_out: with few output
 // channels the copy dominates and the tap tiles win; with many, channel tiles broadcast each pair
-// into more vectors than tap tiles do, and need no transposes (bench_conv --bf16, Zen 5, 3x3:
-// ResNet-20's b128 28x28 16 -> 16 2.1-2.3 -> 0.9-1.1 ms, 14x14 32 -> 32 1.4-1.6 -> 0.8-1.2 ms,
-// the stride-2 28x28 16 -> 32 1.6 -> 1.0 ms; 7x7 64 -> 64 ties; ResNet-50's b32 56x56 64 -> 64
-// loses 10%; measured while tap tiles still read padded, paired copies).
+// into more vectors than tap tiles do, and need no transposes. Tap tiles win up to two vectors
+// of output channels; at 64 channels they tie or lose.
 bool taps_in_lanes(const Conv2dShape& s) { return s.c_out <= 2 * kLanes; }
 
 constexpr int kTapVectors = 3;       // vectors of taps per tile
@@ -989,8 +986,8 @@ constexpr int kTapTileChannels = 8;  // output channels per tile: 24 accumulator
 // A tap tile's view of x. The tile's taps of the window whose first input pixel is iw0 (negative,
 // or past the row's end, in the padding) are the elements [iw0 * pixel_step + lane_offset, ...
 // + taps) of an input row, at x + iw0 * pixel_step: those outside [0, w * pixel_step) read zeros.
-// The shape's sizes and steps are copied in as the loops use them: a tile holding the Conv2dShape
-// and deriving them took 2-7% longer over the pass.
+// The shape's sizes and steps are copied in as the loops use them: deriving them from a
+// Conv2dShape inside the loops cost time over the pass.
 struct TapTile {
   const uint16_t* x;    // x at image 0, row 0, pixel 0, plus lane_offset
   int64_t lane_offset;  // the tile's first tap in a window: elements past the window's first
@@ -1066,8 +1063,7 @@ constexpr int64_t kTapTilePairs = 64;
 
 // pairs[q - first][r] = the dy pair of output pixels 2q and 2q + 1 (0 past the row's end) in
 // channel r of the tile, for pixel pairs q in [first, end) of a row (dy: its pixel 0). Two 128-bit
-// unpacks, not interleave_pair's masked 512-bit permute: that one took 2-7% longer over the pass
-// (bench harness, ResNet-20's 16- and 32-channel layers).
+// unpacks, not interleave_pair's masked 512-bit permute, which was slower over the pass.
 inline void pair_tile_channels(const TapTile& t, const uint16_t* dy, int64_t first, int64_t end,
                                uint32_t (*pairs)[kTapTileChannels]) {
   static_assert(kTapTileChannels == 8, "a tile's channels of one pixel are one 128-bit load");
@@ -1266,9 +1262,8 @@ void for_each_tap_sum(const Conv2dShape& s, const TapSums& g, float* dweight, fl
 
 // Whether the tap tiles pair dy themselves, a row at a time, instead of reading the pairs of a
 // pass before (pair_dy): while a channel's dy feeds few tiles per kernel row, pairing it in each
-// costs less than writing and reading the pairs. In training (--profile, Zen 5, backward ms,
-// pairs in the tiles vs pair_dy): ResNet-20's b128 14x14 32 -> 32 (2 tiles per kernel row)
-// 1.53 vs 1.72; DenseNet-121's b16 128 -> 32 (8 tiles) 4% slower over its 3x3 layers.
+// costs less than writing and reading the pairs; with more tiles per kernel row, each pairing the
+// same dy again, the pass before wins.
 bool tap_tiles_pair_dy(const TapSums& g) { return g.taps.runs * g.blocks <= 2; }
 
 // dweight += the tap tiles' pass (taps_in_lanes), through its transposed sums.
@@ -1390,30 +1385,24 @@ bool bf16_direct(const Conv2dShape& s) {
 
 // Input channels per group up to which the forward and backward-data kernels take a layer. In
 // bfloat16 they beat the GEMM on 3x3 layers over 512 channels too, whose padding taps they skip
-// and whose patches they need not copy (issue 15's Zen 4, b32, best of 8, ms forward /
-// backward-data, GEMM -> direct: 7x7 24.4 / 25.2 -> 15.9 / 19.3, 14x14 95.6 / 97.9 -> 65.8 /
-// 70.7, stride 2 from 14x14 25.5 / 24.7 -> 17.3 / 20.1; b16 28x28 196 / 225 -> 138 / 144). In
-// float32 they gain less or lose (stride 2 from 14x14 forward 38 -> 48), and with AVX2's 6-pixel
-// tiles they take 1.6-2.1x the GEMM's time.
+// and whose patches they need not copy. In float32 they gain less or lose there, and with AVX2's
+// smaller tiles they lose.
 int max_direct_in_channels(Precision precision) {
   return precision == Precision::kBFloat16 ? 2 * kMaxDirectInChannels : kMaxDirectInChannels;
 }
 
 // Whether s's output rows are narrower than a forward tile (14 pixels with AVX-512) over a patch
 // deep enough for the GEMM to run near its peak. Then the im2col GEMM wins the backward-weight
-// pass, whose tiles sum over a row's pixels, or ties (Zen 5, b32,
-// bench_conv, ms: ResNet-18's 3x3 256 -> 512 stride 2 at 14x14 float32 13 direct, 12 GEMM;
-// bfloat16 9 direct, 7 GEMM; 3x3 512 -> 512 at 7x7 bfloat16 17 direct, 12-13 GEMM, float32
-// even). Narrow channels stay direct: ResNet-20's 64 channels at 7x7 run twice as fast there.
+// pass, whose tiles sum over a row's pixels, or ties. Narrow channels stay direct: over a shallow
+// patch the GEMM is far from its peak.
 bool narrow_map_over_deep_patch(const Conv2dShape& s) {
   return s.out_w() < forward_tile_pixels(2) && s.group_in() >= kMaxDirectInChannels;
 }
 
 // The same for the forward and backward-data passes, whose tiles take two output rows where a
 // map is at most half a tile wide (a 7x7 map: 14 pixels of 14): maps that fill neither one row
-// nor two (8 to 13 pixels wide with AVX-512). Two rows of 7 turned ResNet-18's 3x3 256 -> 512
-// stride 2 from 14x14 from a GEMM's 10.9 / 10.8 ms forward / backward-data in bfloat16, 21.9 /
-// 20.4 in float32, into the direct kernels' 8.2 / 9.8 and 16.4 / 18.2 (Zen 4, b32).
+// nor two (8 to 13 pixels wide with AVX-512) go to the GEMM; two rows of a 7-pixel map fill a
+// tile, and the direct kernels win them in both precisions.
 bool half_empty_tiles_over_deep_patch(const Conv2dShape& s) {
   return narrow_map_over_deep_patch(s) && 2 * s.out_w() > forward_tile_pixels(2);
 }
@@ -1436,15 +1425,11 @@ bool conv2d_direct_backward_weight_suits(const Conv2dShape& s, Precision precisi
     return false;
   }
   // A 1x1 kernel: the GEMM reads x^T in place (an im2col subsampling where strided) and wins,
-  // widening or narrowing; in bfloat16 the direct pass would first pair the pixels of x and dy
-  // (b32, bench_conv, ms: float32 256 -> 64 at 56x56 12.4-12.6 direct, 11.0-11.3 GEMM; 256 -> 128
-  // 22.1, 20.4-20.6; ResNet-18's 64 -> 128 stride 2 2.5-3.1, 2.2; bfloat16 256 -> 64 33-39, 17-21
-  // when bench_conv still made every GEMM call allocate its blocks).
+  // widening or narrowing; in bfloat16 the direct pass would first pair the pixels of x and dy.
   if (s.kh * s.kw == 1) return false;
   // A stride-1 kernel past 1x1 in float32, whatever the channels: im2col + GEMM reads and writes
-  // all of dweight again for every im2col tile (3x3 512 -> 512 at 28x28, b8: 96 ms direct, 104-109
-  // GEMM). In bfloat16 the GEMM's deep products win past kMaxDirectInChannels (the same layer
-  // 60-62 direct, 51-52 GEMM; at 14x14, b32, 62-65 and 53-54).
+  // all of dweight again for every im2col tile. In bfloat16 the GEMM's deep products win past
+  // kMaxDirectInChannels.
   if (s.stride == 1 && precision == Precision::kFloat32) return true;
   return s.group_in() <= kMaxDirectInChannels;
 }

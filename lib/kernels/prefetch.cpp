@@ -5,7 +5,7 @@
 namespace xtrain::kernels {
 namespace {
 
-constexpr int kZen4Family = 0x19;
+constexpr int kAmdFamily19h = 0x19;
 
 // CPUID leaf 1's family: the base family, plus the extended family when the base is 0xf, as the
 // vendors document it (GCC's __builtin_cpu_is names vendors and models, not families).
@@ -19,7 +19,7 @@ int cpu_family() {
 }  // namespace
 
 bool batchnorm_prefetch_pays(bool amd, int family, bool avx512) {
-  return !(amd && family == kZen4Family && avx512);
+  return !(amd && family == kAmdFamily19h && avx512);
 }
 
 bool batchnorm_prefetch_pays() {

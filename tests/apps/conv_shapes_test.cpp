@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "lib/base/check.h"
+#include "tests/test_util.h"
 
 namespace xtrain {
 namespace {
@@ -16,13 +17,8 @@ std::vector<NamedConvShape> read(const std::string& text) {
   return read_conv_shapes(in, "shapes.txt");
 }
 
-std::string error_of(const std::string& text) {
-  try {
-    read(text);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
+std::string shapes_error(const std::string& text) {
+  return testing::error_of([&] { read(text); });
 }
 
 TEST(ConvShapes, NineNumbersAndTheRestOfTheLineAsName) {
@@ -50,19 +46,19 @@ TEST(ConvShapes, NineNumbersAndTheRestOfTheLineAsName) {
 }
 
 TEST(ConvShapes, AMistakeNamesTheFileLineAndField) {
-  EXPECT_EQ(error_of("# a comment\n32 56 56 64 x 1 1 0 1 name\n"),
+  EXPECT_EQ(shapes_error("# a comment\n32 56 56 64 x 1 1 0 1 name\n"),
             "shapes.txt:2: expected N H W C_IN C_OUT K STRIDE PAD GROUPS NAME, C_OUT is not a "
             "whole number from 1 to 65536");
-  EXPECT_EQ(error_of("32 56 56 64 64 1 1 -1 1 name\n"),
+  EXPECT_EQ(shapes_error("32 56 56 64 64 1 1 -1 1 name\n"),
             "shapes.txt:1: expected N H W C_IN C_OUT K STRIDE PAD GROUPS NAME, PAD is not a whole "
             "number from 0 to 65536");
-  EXPECT_EQ(error_of("32 56 56 64 64 1 1 0\n"),
+  EXPECT_EQ(shapes_error("32 56 56 64 64 1 1 0\n"),
             "shapes.txt:1: expected N H W C_IN C_OUT K STRIDE PAD GROUPS NAME, GROUPS is not a "
             "whole number from 1 to 65536");
-  EXPECT_EQ(error_of("32 56 56 64 64 1 1 0 1\n"), "shapes.txt:1: the shape has no name");
-  EXPECT_EQ(error_of("16 56 56 128 96 3 1 1 64 name\n"),
+  EXPECT_EQ(shapes_error("32 56 56 64 64 1 1 0 1\n"), "shapes.txt:1: the shape has no name");
+  EXPECT_EQ(shapes_error("16 56 56 128 96 3 1 1 64 name\n"),
             "shapes.txt:1: GROUPS 64 must divide C_IN 128 and C_OUT 96");
-  EXPECT_EQ(error_of("1 2 2 8 8 7 1 2 1 name\n"),
+  EXPECT_EQ(shapes_error("1 2 2 8 8 7 1 2 1 name\n"),
             "shapes.txt:1: the 7x7 kernel is larger than the padded 2x2 input");
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "tests/data/temp_folder.h"
+#include "tests/test_util.h"
 
 namespace xtrain {
 namespace {
@@ -28,12 +29,7 @@ ImageFolderOptions options(const std::string& dir, bool strict = false) {
 }
 
 std::string open_error(const ImageFolderOptions& o) {
-  try {
-    open_image_folders(o, kSize, 2, 2, 1);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return testing::error_of([&] { open_image_folders(o, kSize, 2, 2, 1); });
 }
 
 // Reads one epoch of `source`; returns the labels.

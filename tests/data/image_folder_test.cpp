@@ -7,6 +7,7 @@
 
 #include "lib/base/check.h"
 #include "tests/data/temp_folder.h"
+#include "tests/test_util.h"
 
 namespace xtrain {
 namespace {
@@ -16,12 +17,7 @@ using testing::TempFolder;
 
 // The error message of scanning `root`, or "" when it succeeds.
 std::string scan_error(const std::string& root) {
-  try {
-    scan_image_folder(root);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return testing::error_of([&] { scan_image_folder(root); });
 }
 
 TEST(ImageFolder, ClassesAreSortedFolderNamesAndSamplesSortedRecursively) {

@@ -15,6 +15,8 @@
 namespace xtrain {
 namespace {
 
+using testing::error_of;
+
 // A replica whose every float and counter differs from another seed's.
 std::unique_ptr<Replica> filled_replica(int num_classes, uint32_t seed) {
   auto replica = std::make_unique<Replica>(testing::tiny_resnet(num_classes));
@@ -42,17 +44,6 @@ std::string state_bytes(Replica& r) {
   }
   out.append(reinterpret_cast<const char*>(r.momentum()), s.num_params() * sizeof(float));
   return out;
-}
-
-// The xtrain::Error message of f(), or "" if it succeeds.
-template <typename F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 bool contains(const std::string& text, const std::string& part) {

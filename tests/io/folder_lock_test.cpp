@@ -11,18 +11,14 @@
 #include "lib/base/check.h"
 #include "lib/io/host_name.h"
 #include "tests/io/io_test_util.h"
+#include "tests/test_util.h"
 
 namespace xtrain {
 namespace {
 
 // The xtrain::Error message of taking the lock, or "" if it is taken (and let go at once).
 std::string lock_error(const std::string& folder) {
-  try {
-    FolderLock lock(folder, "--logdir");
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return testing::error_of([&] { FolderLock lock(folder, "--logdir"); });
 }
 
 std::string record(const std::string& host, int64_t pid) {

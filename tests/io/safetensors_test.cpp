@@ -7,6 +7,7 @@
 
 #include "lib/base/check.h"
 #include "tests/io/io_test_util.h"
+#include "tests/test_util.h"
 
 namespace xtrain {
 namespace {
@@ -25,12 +26,7 @@ Safetensors parse(const std::string& bytes) {
 
 // The message of the xtrain::Error that parsing `bytes` throws ("" if it loads).
 std::string rejection(const std::string& bytes) {
-  try {
-    parse(bytes);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return testing::error_of([&] { parse(bytes); });
 }
 
 TEST(Safetensors, RoundTripKeepsEveryByte) {

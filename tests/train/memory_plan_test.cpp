@@ -193,12 +193,7 @@ TEST(MemoryPlan, ThreadStacksCountEveryThreadARunStarts) {
 
 std::string fit_error(const MemoryPlan& plan, int asked_cores, int max_cores, int batch,
                       size_t available) {
-  try {
-    fit_cores(plan, asked_cores, max_cores, batch, available);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return testing::error_of([&] { fit_cores(plan, asked_cores, max_cores, batch, available); });
 }
 
 TEST(FitCores, AnExplicitRunThatFitsIsKept) {
