@@ -75,6 +75,7 @@ class Plan {
   // bfloat16 where the input is stored so; or images already in bfloat16, for a bfloat16 input
   // (image_type in plan_phases.h).
   void set_images(int64_t first, int64_t count, ConstElements images);
+  bool has_loss() const { return calls_.has_loss; }
   int32_t* labels();                                         // [N], plans with a loss
   TensorView logits() { return value_view(calls_.logits); }  // [N, K] after forward
   float loss() const;  // the last forward's mean loss over the batch, plans with a loss

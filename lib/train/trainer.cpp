@@ -373,7 +373,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
     if (stop_.voted(core.rank)) return false;
     XTRAIN_CHECK(n > 0, "the training data ended after {} of {} batches", step, steps);
     Plan& plan = plan_for(core, n, PlanMode::kTrain);
-    load_batch(core, plan, n, PlanMode::kTrain);
+    load_batch(core, plan, n);
     if (core.speaks_for_job() && !options_.profile.empty() && n == options_.batch_size) {
       plan.enable_profiling();
       profiled = &plan;
@@ -428,12 +428,12 @@ Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
   return plan;
 }
 
-// Copies the core's batch of n images into the plan, and its labels into a training plan
+// Copies the core's batch of n images into the plan, and its labels into a plan with a loss
 // (evaluation counts against the core's own). A copy: a batch's size is known only once the
 // source has written it, and an epoch's last, partial batch runs on a plan of its own size.
-void Trainer::load_batch(Core& core, Plan& plan, int n, PlanMode mode) {
+void Trainer::load_batch(Core& core, Plan& plan, int n) {
   plan.set_images(0, n, core.images());
-  if (mode == PlanMode::kTrain) std::copy_n(core.labels.data(), n, plan.labels());
+  if (plan.has_loss()) std::copy_n(core.labels.data(), n, plan.labels());
 }
 
 // Prints a line once for the whole job, after every core of this process has reached this point

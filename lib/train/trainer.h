@@ -140,7 +140,7 @@ class Trainer {
   float train_step(Core& core, Plan& plan, float lr, int epoch, int64_t step);
   TestCounts test_epoch(Core& core, int epoch);
   Plan& plan_for(Core& core, int batch, PlanMode mode);
-  static void load_batch(Core& core, Plan& plan, int batch, PlanMode mode);
+  static void load_batch(Core& core, Plan& plan, int batch);
   void print_once(Core& core, const std::string& line);
 
   TrainerOptions options_;

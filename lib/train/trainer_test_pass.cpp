@@ -68,7 +68,7 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
     if (votes[1] == 0) break;
     if (n == 0) continue;
     Plan& plan = plan_for(core, n, PlanMode::kEval);
-    load_batch(core, plan, n, PlanMode::kEval);
+    load_batch(core, plan, n);
     plan.forward(core.exec);
     const TensorView logits = plan.logits();
     const int classes = static_cast<int>(logits.shape[1]);
