@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "lib/base/check.h"
-#include "lib/kernels/bfloat16_pairs.h"
+#include "lib/kernels/bf16_pairs.h"
 #include "lib/kernels/conv2d_bands.h"
 #include "lib/kernels/conv2d_direct.h"
 #include "lib/kernels/gemm.h"
@@ -140,7 +140,7 @@ void finish_rows(int64_t cols, const float* bias, float* rows, int64_t n, Elemen
             for (int64_t c = 0; c < cols; ++c) row[c] += bias[c];
           }
           if (rounded) {
-            convert_to_bfloat16(row, cols, reinterpret_cast<uint16_t*>(out.bf16() + r * cols));
+            convert_to_bf16(row, cols, reinterpret_cast<uint16_t*>(out.bf16() + r * cols));
           }
         }
       },

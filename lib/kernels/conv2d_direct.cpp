@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "lib/base/check.h"
-#include "lib/kernels/bfloat16_pairs.h"
+#include "lib/kernels/bf16_pairs.h"
 #include "lib/kernels/prefetch.h"
 #include "lib/kernels/simd.h"
 #include "lib/kernels/transpose.h"
@@ -291,8 +291,8 @@ struct BFloat16Math {
 };
 
 // src[i] as bfloat16 bits into dst[i], i < n: rounded from float32, copied from bfloat16.
-void put_bfloat16(const float* src, int64_t n, uint16_t* dst) { convert_to_bfloat16(src, n, dst); }
-void put_bfloat16(const BFloat16* src, int64_t n, uint16_t* dst) {
+void put_bf16(const float* src, int64_t n, uint16_t* dst) { convert_to_bf16(src, n, dst); }
+void put_bf16(const BFloat16* src, int64_t n, uint16_t* dst) {
   std::memcpy(dst, src, sizeof(uint16_t) * n);
 }
 
@@ -303,7 +303,7 @@ PaddedInput<uint16_t> pad_input_bf16(const S* x, int n, int h, int w, int c, int
                                      const Exec& ex) {
   pad_rows(
       x, n, h, w, c, pad, out,
-      [&](const S* src, uint16_t* dst) { put_bfloat16(src, int64_t{w} * c, dst); }, ex);
+      [&](const S* src, uint16_t* dst) { put_bf16(src, int64_t{w} * c, dst); }, ex);
   out[int64_t{n} * (h + 2 * pad) * (w + 2 * pad) * c] = 0;
   return {out, h + 2 * pad, w + 2 * pad, c, pad};
 }
@@ -787,8 +787,8 @@ void put_transposed(const float* src, int rows, int go, int64_t ld_src, uint32_t
     for (int p0 = 0; p0 < pairs; p0 += kPairs) {
       const int block_pairs = std::min(kPairs, pairs - p0);
       for (int r = 0; r < block_rows; ++r) {
-        convert_to_bfloat16(src + (r0 + r) * ld_src + 2 * p0, 2 * block_pairs,
-                            reinterpret_cast<uint16_t*>(block + r * block_pairs));
+        convert_to_bf16(src + (r0 + r) * ld_src + 2 * p0, 2 * block_pairs,
+                        reinterpret_cast<uint16_t*>(block + r * block_pairs));
       }
       transpose_matrix(block_rows, block_pairs, block, block_pairs, dst + p0 * ld_dst + r0, ld_dst);
     }
@@ -1177,10 +1177,10 @@ int bf16_weight_chunk(const Conv2dShape& s) {
 }
 
 // n elements of v as bfloat16: v's own when it stores them so, else rounded into `copy`.
-const uint16_t* bfloat16_elements(ConstElements v, int64_t n, uint16_t* copy, const Exec& ex) {
+const uint16_t* bf16_elements(ConstElements v, int64_t n, uint16_t* copy, const Exec& ex) {
   if (v.type == ElementType::kBFloat16) return reinterpret_cast<const uint16_t*>(v.bf16());
   parallel_for(
-      ex, n, [&](int64_t i0, int64_t i1) { convert_to_bfloat16(v.f32() + i0, i1 - i0, copy + i0); },
+      ex, n, [&](int64_t i0, int64_t i1) { convert_to_bf16(v.f32() + i0, i1 - i0, copy + i0); },
       1 << 14);
   return copy;
 }
@@ -1292,10 +1292,10 @@ void tap_tiles_backward_weight(const Conv2dShape& s, ConstElements x, ConstEleme
   for_each_chunk(s.n, nothing_copied ? s.n : copied, [&](int n0, int images) {
     Conv2dShape part = s;
     part.n = images;
-    const uint16_t* x_bf16 = bfloat16_elements(x.at(n0 * x_image), images * x_image, x_copy, ex);
+    const uint16_t* x_bf16 = bf16_elements(x.at(n0 * x_image), images * x_image, x_copy, ex);
     if (tiles_pair_dy) {
-      const uint16_t* dy_bf16 = bfloat16_elements(dy.at(n0 * dy_image), images * dy_image,
-                                                  reinterpret_cast<uint16_t*>(dy_scratch), ex);
+      const uint16_t* dy_bf16 = bf16_elements(dy.at(n0 * dy_image), images * dy_image,
+                                              reinterpret_cast<uint16_t*>(dy_scratch), ex);
       return tap_pass(part, g, x_bf16, nullptr, dy_bf16, sums, ex);
     }
     uint32_t* dy_pairs = reinterpret_cast<uint32_t*>(dy_scratch);
