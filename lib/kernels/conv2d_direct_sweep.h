@@ -56,11 +56,14 @@ struct TileShape {
 };
 
 // acc's rows in the mask Mask += the products of taps [q0, q1) of a run whose first taps, per
-// output row of the tile, are at in[], with the run's weights at w.
+// output row of the tile, are at in[], with the run's weights at w. This and add_kernel_row are
+// forced inline: the accumulators stay in registers only while the whole tile is one function,
+// and the compiler's own choice, for templates other files may instantiate too, was to call them.
 template <uint32_t Mask, typename Shape, typename Math, typename Out>
-inline void add_taps(const ForwardTile<Math, Out>& tile, typename Shape::Sums& acc,
-                     const typename Math::In* const (&in)[2], int64_t q0, int64_t q1,
-                     const typename Math::Weight* w) {
+[[gnu::always_inline]] inline void add_taps(const ForwardTile<Math, Out>& tile,
+                                            typename Shape::Sums& acc,
+                                            const typename Math::In* const (&in)[2], int64_t q0,
+                                            int64_t q1, const typename Math::Weight* w) {
   constexpr int kStep = Math::kStep;
   for (int64_t q = q0; q < q1; q += kStep) {
     Math::template update<Mask>(
@@ -73,7 +76,8 @@ inline void add_taps(const ForwardTile<Math, Out>& tile, typename Shape::Sums& a
 // acc's rows in Mask += the products of kernel row ky, without those of the first or last pixel
 // where it reads the padding.
 template <uint32_t Mask, typename Shape, typename Math, typename Out>
-inline void add_kernel_row(const ForwardTile<Math, Out>& tile, typename Shape::Sums& acc, int ky) {
+[[gnu::always_inline]] inline void add_kernel_row(const ForwardTile<Math, Out>& tile,
+                                                  typename Shape::Sums& acc, int ky) {
   constexpr int kStep = Math::kStep;
   constexpr uint32_t kNoFirst = Mask & ~Shape::pixel_rows(0);
   constexpr uint32_t kNoLast = Mask & ~Shape::pixel_rows(Shape::kPixels - 1);
