@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "lib/base/check.h"
-#include "lib/kernels/bfloat16_pairs.h"
+#include "lib/kernels/bf16_pairs.h"
 #include "lib/kernels/prefetch.h"
 
 namespace xtrain::kernels {
@@ -25,7 +25,7 @@ inline float value(const float* x, int64_t i) { return x[i]; }
 inline float value(const BFloat16* x, int64_t i) { return to_float(x[i]); }
 
 // out[r * stride + c] = fn(r, c) for rows r0 <= r < r1 and c < n: straight into float32; into
-// bfloat16 through a buffer of floats on the stack and the CPU's converts (convert_to_bfloat16:
+// bfloat16 through a buffer of floats on the stack and the CPU's converts (convert_to_bf16:
 // the bits of to_bfloat16). Rows that lie back to back (stride n) share the buffer, so narrow
 // rows (ResNet-20's 16 channels) are rounded a vector at a time too: rounding them one element
 // at a time, or one short row per convert, made the bfloat16 passes slower than float32's.
@@ -47,7 +47,7 @@ inline void put_rows(BFloat16* out, int64_t stride, int64_t r0, int64_t r1, int 
       for (int64_t i = 0; i < rows; ++i) {
         for (int c = 0; c < n; ++c) chunk[i * n + c] = fn(r + i, c);
       }
-      convert_to_bfloat16(chunk, rows * n, reinterpret_cast<uint16_t*>(out + r * stride));
+      convert_to_bf16(chunk, rows * n, reinterpret_cast<uint16_t*>(out + r * stride));
     }
     return;
   }
@@ -55,7 +55,7 @@ inline void put_rows(BFloat16* out, int64_t stride, int64_t r0, int64_t r1, int 
     for (int c0 = 0; c0 < n; c0 += kRoundedChunk) {
       const int m = std::min(kRoundedChunk, n - c0);
       for (int c = 0; c < m; ++c) chunk[c] = fn(r, c0 + c);
-      convert_to_bfloat16(chunk, m, reinterpret_cast<uint16_t*>(out + r * stride + c0));
+      convert_to_bf16(chunk, m, reinterpret_cast<uint16_t*>(out + r * stride + c0));
     }
   }
 }

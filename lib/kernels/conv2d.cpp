@@ -1,59 +1,142 @@
+// Which implementation runs each pass of a convolution: one ordered list per pass and precision,
+// whose first entry with a rule that holds for the shape runs (oneDNN's cpu_convolution_list.cpp
+// is the model). The rules are named predicates; the reasons behind them are beside their
+// definitions (conv2d_direct_rules.cpp, conv2d_bands.h, conv2d_gemm.h). Every implementation of a
+// pass takes the arguments of that pass in conv2d.h, so that one list holds them; each uses what
+// it needs.
 #include "lib/kernels/conv2d.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "lib/base/check.h"
-#include "lib/kernels/bfloat16_pairs.h"
 #include "lib/kernels/conv2d_bands.h"
 #include "lib/kernels/conv2d_direct.h"
-#include "lib/kernels/gemm.h"
-#include "lib/tensor/aligned_buffer.h"
+#include "lib/kernels/conv2d_direct_bf16.h"
+#include "lib/kernels/conv2d_gemm.h"
 
 namespace xtrain::kernels {
 namespace {
 
-// The im2col buffer holds a tile of output rows at a time, so it stays a few MB whatever the
-// batch (a whole-batch im2col of ResNet-50's first 3x3 layer at batch 32 would be 230 MB).
-constexpr int64_t kWorkspaceBudgetFloats = int64_t{1} << 20;
-constexpr int64_t kMinTileRows = 64;
-// Channels per chunk when threads split col2im and dbias by channel.
-constexpr int64_t kMinChannelChunk = 8;
+using ForwardPass = void(const Conv2dShape& s, ConstElements x, const float* weight,
+                         const float* bias, Elements y, float* workspace, const Exec& ex,
+                         Precision precision);
+using BackwardDataPass = void(const Conv2dShape& s, ConstElements dy, const float* weight,
+                              Elements dx, float* workspace, const Exec& ex, Precision precision,
+                              bool add);
+using BackwardWeightPass = void(const Conv2dShape& s, ConstElements x, ConstElements dy,
+                                float* dweight, float* workspace, const Exec& ex,
+                                Precision precision);
 
-int64_t tile_rows(const Conv2dShape& s) {
-  return std::min(s.rows(), std::max(kMinTileRows, kWorkspaceBudgetFloats / s.patch()));
+// An entry of a list: the implementation `run` serves the shapes for which `serves` holds, asked
+// in the list's precision.
+template <typename Pass>
+struct Candidate {
+  bool (*serves)(const Conv2dShape& s, Precision precision);
+  Pass* run;
+};
+
+// ---- The rules not given by the direct kernels (conv2d_direct.h) ----
+
+// Groups narrower than the kernels' vector tiles join into bands, and the banded convolution runs
+// through the same list (conv2d_bands.h).
+bool groups_join_into_bands(const Conv2dShape& s, Precision) { return band_groups(s) > 1; }
+
+// The direct backward-data pass where it suits s: on groups a vector wide, never ones that join
+// into bands. It rounds a bfloat16 dx as it stores its tiles.
+bool direct_backward_data(const Conv2dShape& s, Precision precision) {
+  return band_groups(s) == 1 && conv2d_direct_backward_data_suits(s, precision);
 }
 
-// Calls fn(n, ih, iw, tap) for each of the kh*kw taps of output row r; ih or iw may fall in the
-// padding (outside [0, h) x [0, w)).
-template <typename Fn>
-inline void for_each_tap(const Conv2dShape& s, int64_t r, Fn&& fn) {
-  const int64_t ohw = int64_t{s.out_h()} * s.out_w();
-  const int n = static_cast<int>(r / ohw);
-  const int oh = static_cast<int>(r % ohw) / s.out_w();
-  const int ow = static_cast<int>(r % ohw) % s.out_w();
-  for (int ky = 0; ky < s.kh; ++ky) {
-    for (int kx = 0; kx < s.kw; ++kx) {
-      fn(n, oh * s.stride - s.pad_h + ky, ow * s.stride - s.pad_w + kx, ky * s.kw + kx);
-    }
-  }
+// A pointwise layer's pass is one GEMM over its pixels as rows.
+bool pointwise(const Conv2dShape& s, Precision) { return s.is_pointwise(); }
+
+// The GEMM paths take whatever no entry before them does.
+bool any_shape(const Conv2dShape&, Precision) { return true; }
+
+// ---- The lists ----
+// Entries under AVX512_BF16 exist only in builds for a CPU with it (conv2d_direct_bf16.h).
+
+// Forward, float32. Bands run this list again over the banded shape.
+const Candidate<ForwardPass> kForwardFloat32[] = {
+    {groups_join_into_bands, forward_in_bands},
+    {conv2d_direct_suits, conv2d_direct_forward},
+    {any_shape, gemm_forward},
+};
+
+// Forward, bfloat16.
+const Candidate<ForwardPass> kForwardBFloat16[] = {
+    {groups_join_into_bands, forward_in_bands},
+#if defined(__AVX512BF16__)
+    {conv2d_direct_suits, conv2d_direct_bf16_forward},
+#endif
+    {any_shape, gemm_forward},
+};
+
+// Backward-data, float32.
+const Candidate<BackwardDataPass> kBackwardDataFloat32[] = {
+    {direct_backward_data, conv2d_direct_backward_data},
+    {pointwise, pointwise_backward_data},
+    {groups_join_into_bands, backward_data_in_bands},
+    {any_shape, col2im_backward_data},
+};
+
+// Backward-data, bfloat16, into a float32 dx (the gradient of a float32 value).
+const Candidate<BackwardDataPass> kBackwardDataBFloat16[] = {
+#if defined(__AVX512BF16__)
+    {direct_backward_data, conv2d_direct_bf16_backward_data},
+#endif
+    {pointwise, pointwise_backward_data},
+    {groups_join_into_bands, backward_data_in_bands},
+    {any_shape, col2im_backward_data},
+};
+
+// Backward-data, bfloat16, into a bfloat16 dx: by the paths that round dx as they store it, else
+// in float32 chunks of images (through kBackwardDataBFloat16), each rounded once.
+const Candidate<BackwardDataPass> kBackwardDataIntoBFloat16[] = {
+#if defined(__AVX512BF16__)
+    {direct_backward_data, conv2d_direct_bf16_backward_data},
+#endif
+    {pointwise_dx_rounded_by_gemm, pointwise_backward_data},
+    {any_shape, backward_data_in_float32_chunks},
+};
+
+// Backward-weight, float32.
+const Candidate<BackwardWeightPass> kBackwardWeightFloat32[] = {
+    {groups_join_into_bands, backward_weight_in_bands},
+    {conv2d_direct_backward_weight_suits, conv2d_direct_backward_weight},
+    {any_shape, gemm_backward_weight},
+};
+
+// Backward-weight, bfloat16: tap tiles for few output channels, else channel tiles.
+const Candidate<BackwardWeightPass> kBackwardWeightBFloat16[] = {
+    {groups_join_into_bands, backward_weight_in_bands},
+#if defined(__AVX512BF16__)
+    {conv2d_tap_tiles_suit, conv2d_tap_tiles_bf16_backward_weight},
+    {conv2d_direct_backward_weight_suits, conv2d_direct_bf16_backward_weight},
+#endif
+    {any_shape, gemm_backward_weight},
+};
+
+// The implementation of the first entry of `list` whose rule holds for s (the last one's always
+// does).
+template <typename Pass>
+Pass* first_serving(const Candidate<Pass>* list, const Conv2dShape& s, Precision precision) {
+  while (!list->serves(s, precision)) ++list;
+  return list->run;
 }
 
-bool inside(const Conv2dShape& s, int ih, int iw) {
-  return ih >= 0 && ih < s.h && iw >= 0 && iw < s.w;
+// The backward-data list for a dx of dx_type in `precision` (a bfloat16 dx exists only in bfloat16
+// precision).
+const Candidate<BackwardDataPass>* backward_data_list(ElementType dx_type, Precision precision) {
+  if (precision == Precision::kFloat32) return kBackwardDataFloat32;
+  return dx_type == ElementType::kBFloat16 ? kBackwardDataIntoBFloat16 : kBackwardDataBFloat16;
 }
 
-// Offset of x[n, ih, iw, c] in an input-shaped tensor.
-int64_t pixel_offset(const Conv2dShape& s, int n, int ih, int iw, int c) {
-  return ((int64_t{n} * s.h + ih) * s.w + iw) * s.c_in + c;
-}
-
-// dst[i] = src[i] for i < n, as float32.
-void copy_as_float(const float* src, int n, float* dst) {
-  std::memcpy(dst, src, sizeof(float) * n);
-}
-void copy_as_float(const BFloat16* src, int n, float* dst) {
-  for (int i = 0; i < n; ++i) dst[i] = to_float(src[i]);
+// The scratch of one call on s with a float32 dx: the largest of any implementation's.
+size_t unrounded_workspace_floats(const Conv2dShape& s) {
+  // Banded: the banded weight (or its gradient), then the banded convolution's own scratch.
+  if (band_groups(s) > 1) return banded_weight_floats(s) + unrounded_workspace_floats(banded(s));
+  return std::max(gemm_workspace_floats(s), conv2d_direct_workspace_floats(s));
 }
 
 // Element i of float32 or bfloat16 elements, as a float.
@@ -61,283 +144,11 @@ float element(ConstElements e, int64_t i) {
   return e.type == ElementType::kBFloat16 ? to_float(e.bf16()[i]) : e.f32()[i];
 }
 
-// col[r - r0, :] = group g's receptive field of output row r, in weight order (ky, kx, its
-// input channels), as float32.
-template <typename T>
-void im2col(const Conv2dShape& s, const T* x, int g, int64_t r0, int64_t r1, float* col,
-            const Exec& ex) {
-  const int channels = s.group_in(), first = g * channels;
-  parallel_for(
-      ex, r1 - r0,
-      [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          float* row = col + i * s.patch();
-          for_each_tap(s, r0 + i, [&](int n, int ih, int iw, int tap) {
-            float* dst = row + int64_t{tap} * channels;
-            if (inside(s, ih, iw)) {
-              copy_as_float(x + pixel_offset(s, n, ih, iw, first), channels, dst);
-            } else {
-              std::memset(dst, 0, sizeof(float) * channels);
-            }
-          });
-        }
-      },
-      16);
-}
-
-// dx += col2im(dcol) for group g's input channels and output rows [r0, r1). Threads own channel
-// ranges, so overlapping receptive fields never race and every dx element is summed in row order.
-void col2im_add(const Conv2dShape& s, const float* dcol, int g, int64_t r0, int64_t r1, float* dx,
-                const Exec& ex) {
-  const int channels = s.group_in(), first = g * channels;
-  parallel_for(
-      ex, channels,
-      [&](int64_t c0, int64_t c1) {
-        for (int64_t r = r0; r < r1; ++r) {
-          const float* row = dcol + (r - r0) * s.patch();
-          for_each_tap(s, r, [&](int n, int ih, int iw, int tap) {
-            if (!inside(s, ih, iw)) return;
-            float* dst = dx + pixel_offset(s, n, ih, iw, first);
-            const float* src = row + int64_t{tap} * channels;
-            for (int64_t c = c0; c < c1; ++c) dst[c] += src[c];
-          });
-        }
-      },
-      kMinChannelChunk);
-}
-
-void im2col(const Conv2dShape& s, ConstElements x, int g, int64_t r0, int64_t r1, float* col,
-            const Exec& ex) {
-  if (x.type == ElementType::kBFloat16) return im2col(s, x.bf16(), g, r0, r1, col, ex);
-  im2col(s, x.f32(), g, r0, r1, col, ex);
-}
-
-// Calls fn(r0, r1) for each tile [r0, r1) of output rows, in order.
-template <typename Fn>
-void for_each_tile(const Conv2dShape& s, Fn&& fn) {
-  const int64_t m = s.rows(), tile = tile_rows(s);
-  for (int64_t r0 = 0; r0 < m; r0 += tile) fn(r0, std::min(m, r0 + tile));
-}
-
-// Rows of the float32 products tile through which the GEMM paths write a bfloat16 output.
-int64_t product_tile_rows(const Conv2dShape& s) {
-  return std::min(s.rows(), std::max(kMinTileRows, kWorkspaceBudgetFloats / s.c_out));
-}
-
-// n rows of `cols` float32 sums in `rows`: the bias added (when not null), then rounded into out
-// when out is bfloat16 (when float32, `rows` are out's own). Finishes the forward's GEMM tiles
-// and a bfloat16 dx's float32 chunks.
-void finish_rows(int64_t cols, const float* bias, float* rows, int64_t n, Elements out,
-                 const Exec& ex) {
-  const bool rounded = out.type == ElementType::kBFloat16;
-  if (bias == nullptr && !rounded) return;
-  parallel_for(
-      ex, n,
-      [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) {
-          float* row = rows + r * cols;
-          if (bias != nullptr) {
-            for (int64_t c = 0; c < cols; ++c) row[c] += bias[c];
-          }
-          if (rounded) {
-            convert_to_bfloat16(row, cols, reinterpret_cast<uint16_t*>(out.bf16() + r * cols));
-          }
-        }
-      },
-      256);
-}
-
-// Whether a bfloat16 output of a GEMM over k-long patches (with no bias to add first) comes
-// rounded from the GEMM's tiles as they are stored: where k is one GEMM block (ResNet-50's
-// pointwise layers, forward and backward-data). Otherwise float32 products are summed into a
-// tile of the workspace, and finish_rows rounds them into the output.
-bool rounded_by_gemm(int64_t k, Precision precision) { return k <= gemm_max_rounded_k(precision); }
-
-// The forward's GEMM paths, a tile of output rows at a time: one GEMM (pointwise), or an im2col
-// tile and a GEMM per group. Each tile's products go into y itself when y is float32 or the GEMM
-// rounds them, else into a float32 tile of the workspace that finish_rows rounds into y.
-void gemm_forward(const Conv2dShape& s, ConstElements x, const float* weight, const float* bias,
-                  Elements y, float* workspace, const Exec& ex, Precision precision) {
-  const int64_t m = s.rows(), k = s.patch(), cols = s.group_out();
-  const bool via_products =
-      y.type == ElementType::kBFloat16 && (bias != nullptr || !rounded_by_gemm(k, precision));
-  int64_t tile = s.is_pointwise() ? m : tile_rows(s);
-  if (via_products) tile = std::min(tile, product_tile_rows(s));
-  float* patches = workspace;  // the im2col tile
-  float* products = workspace + (s.is_pointwise() ? 0 : tile_rows(s) * k);
-  for (int64_t r0 = 0; r0 < m; r0 += tile) {
-    const int64_t r1 = std::min(m, r0 + tile);
-    const Elements out = via_products ? Elements(products) : y.at(r0 * s.c_out);
-    if (s.is_pointwise()) {
-      gemm(false, false, r1 - r0, s.c_out, k, 1.0f, x.at(r0 * k), k, weight, s.c_out, 0.0f, out,
-           s.c_out, ex, precision);
-    } else {
-      // Group g: its im2col times weight columns [g * cols, ...) into the same columns of out.
-      for (int g = 0; g < s.groups; ++g) {
-        im2col(s, x, g, r0, r1, patches, ex);
-        gemm(false, false, r1 - r0, cols, k, 1.0f, patches, k, weight + g * cols, s.c_out, 0.0f,
-             out.at(g * cols), s.c_out, ex, precision);
-      }
-    }
-    if (out.type == ElementType::kFloat32) {
-      finish_rows(s.c_out, bias, out.f32(), r1 - r0, y.at(r0 * s.c_out), ex);
-    }
-  }
-}
-
-// Whether the direct pass computes dx for s: it rounds a bfloat16 dx as it stores its tiles, so no
-// float32 chunk is rounded after it.
-bool direct_backward_data(const Conv2dShape& s, Precision precision) {
-  return band_groups(s) == 1 && conv2d_direct_backward_data_suits(s, precision);
-}
-
-// Whether a pointwise layer's bfloat16 dx comes rounded from its one GEMM (dy W^T, over c_out).
-bool pointwise_dx_rounded_by_gemm(const Conv2dShape& s, Precision precision) {
-  return s.is_pointwise() && rounded_by_gemm(s.c_out, precision);
-}
-
-// Whether dx is one GEMM's C (dy W^T): a pointwise layer's, float32 or rounded by that GEMM.
-bool dx_by_one_gemm(const Conv2dShape& s, ElementType dx_type, Precision precision) {
-  return s.is_pointwise() &&
-         (dx_type == ElementType::kFloat32 || pointwise_dx_rounded_by_gemm(s, precision));
-}
-
-// dx's elements, [n, h, w, c_in], rounded up to whole cache lines.
-size_t dx_floats(const Conv2dShape& s) {
-  return AlignedBuffer::round_up(int64_t{s.n} * s.h * s.w * s.c_in);
-}
-
-// Where neither the direct pass nor a pointwise layer's one GEMM takes it (they round their
-// register tiles as they store them), a bfloat16 dx is computed in float32 a chunk of images at a
-// time, each chunk's dx in the
-// workspace and rounded once into dx, as PyTorch rounds its convolutions' outputs: then every
-// path sums in float32 as for a float32 dx, and the scratch stays a few MB (and never less than
-// one image's dx) whatever the batch. Returns s over the chunk's images.
-Conv2dShape rounded_dx_chunk(const Conv2dShape& s) {
-  Conv2dShape chunk = s;
-  const int64_t image = int64_t{s.h} * s.w * s.c_in;
-  chunk.n = static_cast<int>(std::clamp<int64_t>(kWorkspaceBudgetFloats / image, 1, s.n));
-  return chunk;
-}
-
-// The scratch of one call on s with a float32 dx.
-size_t unrounded_workspace_floats(const Conv2dShape& s) {
-  // Banded: the banded weight (or its gradient), then the banded convolution's own scratch.
-  if (band_groups(s) > 1) return banded_weight_floats(s) + unrounded_workspace_floats(banded(s));
-  const size_t im2col = s.is_pointwise() ? 0 : static_cast<size_t>(tile_rows(s) * s.patch());
-  const size_t products = static_cast<size_t>(product_tile_rows(s) * s.c_out);  // bfloat16 y
-  return std::max(im2col + products, conv2d_direct_workspace_floats(s));
-}
-
-}  // namespace
-
-size_t conv2d_workspace_floats(const Conv2dShape& s, std::optional<ElementType> dx_type) {
-  // Only a bfloat16 plan stores a bfloat16 dx: where its direct pass or the GEMM rounds it, no
-  // chunk.
-  if (dx_type != ElementType::kBFloat16 || direct_backward_data(s, Precision::kBFloat16) ||
-      pointwise_dx_rounded_by_gemm(s, Precision::kBFloat16)) {
-    return unrounded_workspace_floats(s);
-  }
-  const Conv2dShape chunk = rounded_dx_chunk(s);
-  return std::max(unrounded_workspace_floats(s),
-                  dx_floats(chunk) + unrounded_workspace_floats(chunk));
-}
-
-void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, const float* bias,
-                    Elements y, float* workspace, const Exec& ex, Precision precision) {
-  if (band_groups(s) > 1) {
-    expand_to_bands(s, weight, workspace);
-    conv2d_forward(banded(s), x, workspace, bias, y, workspace + banded_weight_floats(s), ex,
-                   precision);
-  } else if (conv2d_direct_suits(s, precision)) {
-    conv2d_direct_forward(s, x, weight, bias, y, workspace, ex, precision);
-  } else {
-    gemm_forward(s, x, weight, bias, y, workspace, ex, precision);
-  }
-}
-
-// That GEMM adds C as it stores its tiles, asking for C's lines a tile ahead, in little more time
-// than the product alone, where a pass summing the two gradients after would read and write the
-// whole gradient once more. A bfloat16 dx exists only in bfloat16 plans.
-bool conv2d_backward_data_adds(const Conv2dShape& s, ElementType dx_type) {
-  return dx_by_one_gemm(s, dx_type, Precision::kBFloat16);
-}
-
-void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight, Elements dx,
-                          float* workspace, const Exec& ex, Precision precision, bool add) {
-  XTRAIN_CHECK(!add || conv2d_backward_data_adds(s, dx.type),
-               "conv2d_backward_data: this layer's dx cannot be added into");
-  if (direct_backward_data(s, precision)) {
-    conv2d_direct_backward_data(s, dy, weight, dx, workspace, ex, precision);
-    return;
-  }
-  const int64_t m = s.rows(), k = s.patch();
-  if (dx_by_one_gemm(s, dx.type, precision)) {
-    gemm(false, true, m, k, s.c_out, 1.0f, dy, s.c_out, weight, s.c_out, add ? 1.0f : 0.0f, dx, k,
-         ex, precision);
-    return;
-  }
-  if (dx.type == ElementType::kBFloat16) {
-    const Conv2dShape chunk = rounded_dx_chunk(s);
-    float* chunk_dx = workspace;
-    const int64_t dy_image = int64_t{s.out_h()} * s.out_w() * s.c_out;
-    const int64_t dx_image = int64_t{s.h} * s.w * s.c_in;
-    for (int n0 = 0; n0 < s.n; n0 += chunk.n) {
-      Conv2dShape part = s;
-      part.n = std::min(chunk.n, s.n - n0);
-      conv2d_backward_data(part, dy.at(n0 * dy_image), weight, chunk_dx,
-                           workspace + dx_floats(chunk), ex, precision);
-      finish_rows(s.c_in, nullptr, chunk_dx, part.n * int64_t{s.h} * s.w, dx.at(n0 * dx_image), ex);
-    }
-    return;
-  }
-  if (band_groups(s) > 1) {
-    expand_to_bands(s, weight, workspace);
-    conv2d_backward_data(banded(s), dy, workspace, dx, workspace + banded_weight_floats(s), ex,
-                         precision);
-    return;
-  }
-  const int64_t dx_size = int64_t{s.n} * s.h * s.w * s.c_in;
-  parallel_for(
-      ex, dx_size,
-      [&](int64_t b, int64_t e) { std::memset(dx.f32() + b, 0, sizeof(float) * (e - b)); },
-      1 << 16);
-  const int64_t cols = s.group_out();
-  for_each_tile(s, [&](int64_t r0, int64_t r1) {
-    for (int g = 0; g < s.groups; ++g) {
-      gemm(false, true, r1 - r0, k, cols, 1.0f, dy.at(r0 * s.c_out + g * cols), s.c_out,
-           weight + g * cols, s.c_out, 0.0f, workspace, k, ex, precision);
-      col2im_add(s, workspace, g, r0, r1, dx.f32(), ex);
-    }
-  });
-}
-
-void conv2d_backward_weight(const Conv2dShape& s, ConstElements x, ConstElements dy, float* dweight,
-                            float* dbias, float* workspace, const Exec& ex, Precision precision) {
-  if (band_groups(s) > 1) {
-    const size_t floats = banded_weight_floats(s);
-    std::fill(workspace, workspace + floats, 0.0f);
-    conv2d_backward_weight(banded(s), x, dy, workspace, dbias, workspace + floats, ex, precision);
-    add_band_diagonals(s, workspace, dweight);
-    return;
-  }
-  const int64_t m = s.rows(), k = s.patch();
-  if (conv2d_direct_backward_weight_suits(s, precision)) {
-    conv2d_direct_backward_weight(s, x, dy, dweight, workspace, ex, precision);
-  } else if (s.is_pointwise()) {
-    gemm(true, false, k, s.c_out, m, 1.0f, x, k, dy, s.c_out, 1.0f, dweight, s.c_out, ex,
-         precision);
-  } else {
-    const int64_t cols = s.group_out();
-    for_each_tile(s, [&](int64_t r0, int64_t r1) {
-      for (int g = 0; g < s.groups; ++g) {
-        im2col(s, x, g, r0, r1, workspace, ex);
-        gemm(true, false, k, cols, r1 - r0, 1.0f, workspace, k, dy.at(r0 * s.c_out + g * cols),
-             s.c_out, 1.0f, dweight + g * cols, s.c_out, ex, precision);
-      }
-    });
-  }
-  if (dbias == nullptr) return;
+// dbias += the column sums of dy [rows, c_out], each summed in double over the rows in order.
+// Threads own ranges of at least kBiasChannels channels.
+void add_bias_gradient(const Conv2dShape& s, ConstElements dy, float* dbias, const Exec& ex) {
+  constexpr int64_t kBiasChannels = 8;
+  const int64_t m = s.rows();
   parallel_for(
       ex, s.c_out,
       [&](int64_t c0, int64_t c1) {
@@ -347,7 +158,55 @@ void conv2d_backward_weight(const Conv2dShape& s, ConstElements x, ConstElements
           dbias[c] += static_cast<float>(sum);
         }
       },
-      kMinChannelChunk);
+      kBiasChannels);
+}
+
+}  // namespace
+
+size_t conv2d_workspace_floats(const Conv2dShape& s, std::optional<ElementType> dx_type) {
+  // Only a bfloat16 plan stores a bfloat16 dx. Where its list sums it in float32 chunks, the
+  // scratch holds a chunk's dx and the scratch of the chunk's call.
+  if (dx_type != ElementType::kBFloat16 ||
+      first_serving(kBackwardDataIntoBFloat16, s, Precision::kBFloat16) !=
+          backward_data_in_float32_chunks) {
+    return unrounded_workspace_floats(s);
+  }
+  const Conv2dShape chunk = rounded_dx_chunk(s);
+  return std::max(unrounded_workspace_floats(s),
+                  dx_floats(chunk) + unrounded_workspace_floats(chunk));
+}
+
+void conv2d_forward(const Conv2dShape& s, ConstElements x, const float* weight, const float* bias,
+                    Elements y, float* workspace, const Exec& ex, Precision precision) {
+  const Candidate<ForwardPass>* list =
+      precision == Precision::kFloat32 ? kForwardFloat32 : kForwardBFloat16;
+  first_serving(list, s, precision)(s, x, weight, bias, y, workspace, ex, precision);
+}
+
+// The one GEMM of a pointwise layer adds C as it stores its tiles, asking for C's lines a tile
+// ahead, in less time than a pass summing the two gradients after. A bfloat16 dx exists only in
+// bfloat16 plans.
+bool conv2d_backward_data_adds(const Conv2dShape& s, ElementType dx_type) {
+  return first_serving(backward_data_list(dx_type, Precision::kBFloat16), s,
+                       Precision::kBFloat16) == pointwise_backward_data;
+}
+
+void conv2d_backward_data(const Conv2dShape& s, ConstElements dy, const float* weight, Elements dx,
+                          float* workspace, const Exec& ex, Precision precision, bool add) {
+  XTRAIN_CHECK(!add || conv2d_backward_data_adds(s, dx.type),
+               "conv2d_backward_data: this layer's dx cannot be added into");
+  XTRAIN_CHECK(dx.type == ElementType::kFloat32 || precision == Precision::kBFloat16,
+               "conv2d_backward_data: a bfloat16 dx needs bfloat16 precision");
+  first_serving(backward_data_list(dx.type, precision), s, precision)(s, dy, weight, dx, workspace,
+                                                                      ex, precision, add);
+}
+
+void conv2d_backward_weight(const Conv2dShape& s, ConstElements x, ConstElements dy, float* dweight,
+                            float* dbias, float* workspace, const Exec& ex, Precision precision) {
+  const Candidate<BackwardWeightPass>* list =
+      precision == Precision::kFloat32 ? kBackwardWeightFloat32 : kBackwardWeightBFloat16;
+  first_serving(list, s, precision)(s, x, dy, dweight, workspace, ex, precision);
+  if (dbias != nullptr) add_bias_gradient(s, dy, dbias, ex);
 }
 
 }  // namespace xtrain::kernels

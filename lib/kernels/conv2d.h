@@ -7,11 +7,10 @@
 // ungrouped convolution is one GEMM [N*H*W, C_in] x [C_in, C_out]; one with few input channels
 // per group, groups of one or two vectors of outputs and the same padding on every side runs the
 // direct kernels of conv2d_direct.h; any other (Inception's 1x7 padded (0, 3) among them) goes
-// through an im2col buffer in `workspace` and one GEMM per group. Groups narrower than a vector
-// are first joined into bands (conv2d_bands.h). In bfloat16 (precision.h) the GEMMs and the
-// direct forward and backward-data kernels round their operands as they pack or pad them; the
-// backward-weight pass takes the GEMM paths (the direct one sums over pixels, which vdpbf16ps
-// would need paired).
+// through an im2col buffer in `workspace` and one GEMM per group (conv2d_gemm.h). Groups narrower
+// than a vector are first joined into bands (conv2d_bands.h). conv2d.cpp lists, per pass and
+// precision, which implementation serves which shapes. In bfloat16 (precision.h) every
+// implementation rounds its operands as it packs or pads them and sums their products in float32.
 #pragma once
 
 #include <cstddef>

@@ -37,9 +37,10 @@ void for_each_diagonal_weight(const Conv2dShape& s, Fn&& fn) {
 }  // namespace
 
 // Bands reach one vector of output channels where the banded convolution then runs on the direct
-// kernels (which take groups a vector wide), else the GEMM micro-kernel's width, two vectors:
-// narrow bands on the direct kernels multiply far fewer zeros than wider bands on the GEMM, in
-// every pass, and on the GEMM wider bands than its tile only add zeros to multiply.
+// kernels (which take groups a vector wide), else the GEMM micro-kernel's width, two vectors. The
+// direct kernels over bands of one vector run the narrow groups several times faster than the
+// GEMM over bands of two. On the GEMM, bands of two vectors beat wider ones on every stage, since
+// wider bands only add zeros to multiply.
 int band_groups(const Conv2dShape& s) {
   const int narrow = groups_per_band(s, simd::kLanes);
   Conv2dShape narrow_bands = s;
@@ -68,6 +69,31 @@ void expand_to_bands(const Conv2dShape& s, const float* weight, float* banded_we
 
 void add_band_diagonals(const Conv2dShape& s, const float* banded_dweight, float* dweight) {
   for_each_diagonal_weight(s, [&](int64_t bi, int64_t wi) { dweight[wi] += banded_dweight[bi]; });
+}
+
+void forward_in_bands(const Conv2dShape& s, ConstElements x, const float* weight, const float* bias,
+                      Elements y, float* workspace, const Exec& ex, Precision precision) {
+  expand_to_bands(s, weight, workspace);
+  conv2d_forward(banded(s), x, workspace, bias, y, workspace + banded_weight_floats(s), ex,
+                 precision);
+}
+
+void backward_data_in_bands(const Conv2dShape& s, ConstElements dy, const float* weight,
+                            Elements dx, float* workspace, const Exec& ex, Precision precision,
+                            bool add) {
+  expand_to_bands(s, weight, workspace);
+  conv2d_backward_data(banded(s), dy, workspace, dx, workspace + banded_weight_floats(s), ex,
+                       precision);
+}
+
+void backward_weight_in_bands(const Conv2dShape& s, ConstElements x, ConstElements dy,
+                              float* dweight, float* workspace, const Exec& ex,
+                              Precision precision) {
+  const size_t floats = banded_weight_floats(s);
+  std::fill(workspace, workspace + floats, 0.0f);
+  conv2d_backward_weight(banded(s), x, dy, workspace, /*dbias=*/nullptr, workspace + floats, ex,
+                         precision);
+  add_band_diagonals(s, workspace, dweight);
 }
 
 }  // namespace xtrain::kernels

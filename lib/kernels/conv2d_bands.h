@@ -2,10 +2,9 @@
 // kernels' vector tiles (ResNeXt-50's first stage: 4 per group) runs as a convolution with fewer,
 // wider groups, "bands" of b neighbouring groups, whose weights are block-diagonal (zero between
 // different groups of a band). That is b times the multiply-adds, but each group fills a vector
-// (direct kernels) or the GEMM micro-kernel, which pays: ResNeXt-50's first-stage 3x3 layer, as
-// bands of 4 groups on the GEMM, trained 3x faster than with a GEMM per group, and as bands of 2
-// on the direct kernels 4x faster again. The zeros add nothing, so results equal the grouped
-// convolution's up to the order of rounding.
+// (direct kernels) or the GEMM micro-kernel: a GEMM per narrow group would leave most of each
+// micro-kernel idle, and the banded products run far faster, on the direct kernels faster again.
+// The zeros add nothing, so results equal the grouped convolution's up to the order of rounding.
 #pragma once
 
 #include <cstddef>
@@ -28,5 +27,17 @@ void expand_to_bands(const Conv2dShape& s, const float* weight, float* banded);
 
 // dweight += the block-diagonal part of banded_dweight (the rest is gradient of the zeros).
 void add_band_diagonals(const Conv2dShape& s, const float* banded_dweight, float* dweight);
+
+// The passes of conv2d.h over the banded convolution, whose weight (or its gradient) takes the
+// workspace's first banded_weight_floats(s) floats, its own scratch the rest. Each has the
+// arguments of its pass in conv2d.h; backward_weight_in_bands leaves dbias to its caller.
+void forward_in_bands(const Conv2dShape& s, ConstElements x, const float* weight, const float* bias,
+                      Elements y, float* workspace, const Exec& ex, Precision precision);
+void backward_data_in_bands(const Conv2dShape& s, ConstElements dy, const float* weight,
+                            Elements dx, float* workspace, const Exec& ex, Precision precision,
+                            bool add);
+void backward_weight_in_bands(const Conv2dShape& s, ConstElements x, ConstElements dy,
+                              float* dweight, float* workspace, const Exec& ex,
+                              Precision precision);
 
 }  // namespace xtrain::kernels

@@ -172,8 +172,7 @@ void multiply(Precision precision, const Operand& a, const Operand& b, const Til
               int64_t k, int64_t depth, float alpha, float beta, Out* c, int64_t ldc,
               float* blocks) {
   if (precision == Precision::kBFloat16) {
-    gemm_tile::multiply_bfloat16(a, b, t.i0, t.i1, t.j0, t.j1, k, depth, alpha, beta, c, ldc,
-                                 blocks);
+    gemm_tile::multiply_bf16(a, b, t.i0, t.i1, t.j0, t.j1, k, depth, alpha, beta, c, ldc, blocks);
   } else {
     gemm_tile::multiply_float32(a, b, t.i0, t.i1, t.j0, t.j1, k, depth, alpha, beta, c, ldc,
                                 blocks);

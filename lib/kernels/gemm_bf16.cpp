@@ -9,7 +9,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "lib/kernels/bfloat16_pairs.h"
+#include "lib/kernels/bf16_pairs.h"
 #include "lib/kernels/gemm.h"
 #include "lib/kernels/gemm_tile.h"
 #include "lib/kernels/prefetch.h"
@@ -53,7 +53,7 @@ void convert_rows(const T* data, int64_t ld, int64_t r0, int rows, int64_t p0, i
     const T* src = data + (r0 + r) * ld + p0;
     uint16_t* dst = reinterpret_cast<uint16_t*>(to.out + r * to.r_step);
     if constexpr (std::is_same_v<T, float>) {
-      convert_to_bfloat16(src, kc, dst);
+      convert_to_bf16(src, kc, dst);
     } else {
       std::memcpy(dst, src, sizeof(uint16_t) * kc);
     }
@@ -193,8 +193,8 @@ void pack_pairs(const Operand& x, int64_t r0, int rows, int64_t p0, int64_t kc,
 // packed (b[q * kNR + c]). Slots as above.
 #if defined(__AVX512BF16__)
 template <bool kPackedA, typename Out>
-void bfloat16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, float alpha,
-                   float c_scale, Out* c, int64_t ldc, int rows, int cols) {
+void bf16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, float alpha, float c_scale,
+               Out* c, int64_t ldc, int rows, int cols) {
   static_assert(simd::kLanes == 16, "AVX512_BF16 comes with AVX-512's 16 float lanes");
   Vec acc[kMR][2];
 #pragma GCC unroll 6
@@ -216,8 +216,8 @@ void bfloat16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, flo
 }
 #else
 template <bool kPackedA, typename Out>
-void bfloat16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, float alpha,
-                   float c_scale, Out* c, int64_t ldc, int rows, int cols) {
+void bf16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, float alpha, float c_scale,
+               Out* c, int64_t ldc, int rows, int cols) {
   float32_tile<kPackedA ? APanel::kPacked : APanel::kRows>(2 * pairs, a, lda, b, alpha, c_scale, c,
                                                            ldc, rows, cols);
 }
@@ -226,9 +226,9 @@ void bfloat16_tile(int64_t pairs, const Slot* a, int64_t lda, const Slot* b, flo
 }  // namespace
 
 template <typename Out>
-void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
-                       int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,
-                       int64_t ldc, float* blocks) {
+void multiply_bf16(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
+                   int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,
+                   int64_t ldc, float* blocks) {
   // A's block of kMC rows first, then B's.
   const int64_t block_slots = (depth + 1) / 2 * kSlotsPerPair;
   const int64_t block_nc = block_columns(block_slots);
@@ -272,11 +272,11 @@ void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i
         for_each_tile(c, ldc, ic, mc, jc, nc, c_scale != 0.0f, ahead,
                       [=](int64_t ir, int64_t jr, int rows, int cols, Out* c_tile) {
                         if (!a.transposed) {
-                          bfloat16_tile<false>(pairs, pa + ir * slots, slots, pb + jr * slots,
-                                               alpha, c_scale, c_tile, ldc, rows, cols);
+                          bf16_tile<false>(pairs, pa + ir * slots, slots, pb + jr * slots, alpha,
+                                           c_scale, c_tile, ldc, rows, cols);
                         } else {
-                          bfloat16_tile<true>(pairs, pa + ir * slots, kMR, pb + jr * slots, alpha,
-                                              c_scale, c_tile, ldc, rows, cols);
+                          bf16_tile<true>(pairs, pa + ir * slots, kMR, pb + jr * slots, alpha,
+                                          c_scale, c_tile, ldc, rows, cols);
                         }
                       });
       }
@@ -284,10 +284,10 @@ void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i
   }
 }
 
-template void multiply_bfloat16(const Operand&, const Operand&, int64_t, int64_t, int64_t, int64_t,
-                                int64_t, int64_t, float, float, float*, int64_t, float*);
-template void multiply_bfloat16(const Operand&, const Operand&, int64_t, int64_t, int64_t, int64_t,
-                                int64_t, int64_t, float, float, BFloat16*, int64_t, float*);
+template void multiply_bf16(const Operand&, const Operand&, int64_t, int64_t, int64_t, int64_t,
+                            int64_t, int64_t, float, float, float*, int64_t, float*);
+template void multiply_bf16(const Operand&, const Operand&, int64_t, int64_t, int64_t, int64_t,
+                            int64_t, int64_t, float, float, BFloat16*, int64_t, float*);
 
 }  // namespace gemm_tile
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "lib/kernels/bfloat16_pairs.h"
+#include "lib/kernels/bf16_pairs.h"
 #include "lib/kernels/simd.h"
 #include "lib/tensor/elements.h"
 #include "lib/tensor/precision.h"
@@ -144,9 +144,9 @@ void multiply_float32(const Operand& a, const Operand& b, int64_t i0, int64_t i1
                       int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,
                       int64_t ldc, float* blocks);
 template <typename Out>
-void multiply_bfloat16(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
-                       int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,
-                       int64_t ldc, float* blocks);
+void multiply_bf16(const Operand& a, const Operand& b, int64_t i0, int64_t i1, int64_t j0,
+                   int64_t j1, int64_t k, int64_t depth, float alpha, float beta, Out* c,
+                   int64_t ldc, float* blocks);
 
 // Where tiles add C (c_scale != 0), asks for the lines of the tile after c_tile while this one
 // multiplies: the next one down C's rows in the strip, or after the strip's last, next_strip (the
@@ -246,7 +246,7 @@ inline void store_tile(const Vec (&acc)[kMR][2], float alpha, float c_scale, BFl
     if (c_scale != 0.0f) {
       for (int j = 0; j < cols; ++j) row[j] = std::fma(c_scale, to_float(c[r * ldc + j]), row[j]);
     }
-    convert_to_bfloat16(row, cols, reinterpret_cast<uint16_t*>(c + r * ldc));
+    convert_to_bf16(row, cols, reinterpret_cast<uint16_t*>(c + r * ldc));
   }
 }
 

@@ -6,7 +6,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "lib/kernels/bfloat16_pairs.h"
+#include "lib/kernels/bf16_pairs.h"
 #include "lib/kernels/thread_scratch.h"
 #include "lib/tensor/aligned_buffer.h"
 #include "lib/tensor/bfloat16.h"
@@ -124,7 +124,7 @@ inline void store_block(BFloat16* out, __m512 v) {
 #else
   alignas(64) float values[kChannelBlock];
   _mm512_store_ps(values, v);
-  convert_to_bfloat16(values, kChannelBlock, reinterpret_cast<uint16_t*>(out));
+  convert_to_bf16(values, kChannelBlock, reinterpret_cast<uint16_t*>(out));
 #endif
 }
 #else
@@ -228,8 +228,8 @@ void backward(const MaxPool2dShape& s, const TX* x, const TDY* dy, TDX* dx, cons
       auto finish_rows_to = [&](int end) {
         if constexpr (kRing) {
           for (; finished_rows < end; ++finished_rows) {
-            convert_to_bfloat16(sums.base + sums.offset(finished_rows), row_size,
-                                reinterpret_cast<uint16_t*>(dx_image + finished_rows * row_size));
+            convert_to_bf16(sums.base + sums.offset(finished_rows), row_size,
+                            reinterpret_cast<uint16_t*>(dx_image + finished_rows * row_size));
           }
         }
       };

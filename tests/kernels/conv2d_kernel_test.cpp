@@ -358,8 +358,9 @@ TEST(Conv2dKernel, BackwardWeightAccumulates) {
 
 // The direct passes pad a few images at a time (a few MB of workspace whatever the batch): the
 // batch's outputs are each image's alone, bit for bit, and its dweight is the images' gradients
-// added in order. A 62x62x64 input pads to 1 MB per image (chunks of 4 of 9 images; dy alike);
-// the strided layer's dy pads to 2.2 MB per image (chunks of 1, each sweeping four phases).
+// added in order. A 62x62x64 input pads to a quarter of a chunk per image (chunks of 4 of 9
+// images; dy alike); the strided layer's dy pads to over half a chunk per image (chunks of 1, each
+// sweeping four phases).
 TEST(Conv2dKernel, DirectPassesChunkTheBatchWithTheSameBits) {
   for (const Conv2dShape& s : {Conv2dShape{9, 62, 62, 64, 64, 3, 3, 1, 1, 1},
                                Conv2dShape{3, 90, 90, 16, 256, 3, 3, 2, 1, 1}}) {

@@ -12,7 +12,7 @@
 namespace xtrain::kernels {
 
 // dst[i] = bfloat16(src[i]) for i < n (as to_bfloat16), in any build.
-void convert_to_bfloat16(const float* src, int64_t n, uint16_t* dst);
+void convert_to_bf16(const float* src, int64_t n, uint16_t* dst);
 
 }  // namespace xtrain::kernels
 
