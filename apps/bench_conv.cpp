@@ -75,8 +75,7 @@ constexpr int kRepeats = 5;  // runs of each pass, of which the best counts
 void bench(const xtrain::NamedConvShape& named, int repeats, const Exec& ex,
            xtrain::Precision precision) {
   const Conv2dShape& s = named.shape;
-  const ElementType type =
-      precision == xtrain::Precision::kBFloat16 ? ElementType::kBFloat16 : ElementType::kFloat32;
+  const ElementType type = precision;  // activations stored as a plan of this precision stores them
   Activations x(size_t(s.n) * s.h * s.w * s.c_in, type, 1),
       dx(size_t(s.n) * s.h * s.w * s.c_in, type, 0);
   Activations y(s.rows() * s.c_out, type, 0), dy(s.rows() * s.c_out, type, 3);

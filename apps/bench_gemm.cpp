@@ -17,18 +17,18 @@
 #include "apps/bench_exec.h"
 #include "lib/base/cpu.h"
 #include "lib/kernels/gemm.h"
-#include "lib/tensor/tensor.h"
+#include "lib/tensor/aligned_buffer.h"
 
 namespace {
 
 // Best rate of `repeats` products C[m, n] = A[m, k] * B[k, n], in GFLOP/s.
 double best_gflops(int64_t m, int64_t n, int64_t k, int repeats, const xtrain::Exec& ex,
                    xtrain::Precision precision) {
-  xtrain::Tensor a(xtrain::Shape{m, k}), b(xtrain::Shape{k, n}), c(xtrain::Shape{m, n});
-  for (int64_t i = 0; i < a.numel(); ++i) {
+  xtrain::AlignedBuffer a(m * k), b(k * n), c(m * n);
+  for (size_t i = 0; i < a.size(); ++i) {
     a.data()[i] = static_cast<float>(i % 7) * 0.25f - 0.75f;  // small values: no overflow
   }
-  for (int64_t i = 0; i < b.numel(); ++i) b.data()[i] = static_cast<float>(i % 5) * 0.5f - 1.0f;
+  for (size_t i = 0; i < b.size(); ++i) b.data()[i] = static_cast<float>(i % 5) * 0.5f - 1.0f;
   double best_seconds = 1e30;
   for (int r = 0; r < repeats; ++r) {
     const auto start = std::chrono::steady_clock::now();

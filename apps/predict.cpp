@@ -186,7 +186,7 @@ int predict(const PredictFlags& flags) {
       normalize_pixels(batch.data() + readable[r] * bytes, bytes, input.at(r * bytes));
     }
     plan.forward(exec);
-    const float* logits = plan.logits().data;
+    const float* logits = plan.logits().f32();
     for (int r = 0; r < m; ++r) {
       const std::string& path = paths[first + readable[r]];
       const float* row = logits + int64_t{r} * num_classes;

@@ -191,7 +191,7 @@ int32_t* Plan::labels() {
 
 float Plan::loss() const {
   XTRAIN_CHECK(calls_.has_loss, "this plan has no loss");
-  return forward_calls_.back().output.data[0];
+  return forward_calls_.back().output.f32()[0];
 }
 
 template <typename Call>

@@ -14,12 +14,13 @@ Shape Add::output_shape(const std::vector<Shape>& inputs) const {
 }
 
 void Add::forward(const LayerCall& s) const {
-  kernels::add_forward(s.output.numel(), s.inputs[0].data, s.inputs[1].data, s.output.data, s.ex);
+  kernels::add_forward(s.output.numel(), s.inputs[0].f32(), s.inputs[1].f32(), s.output.f32(),
+                       s.ex);
 }
 
 void Add::backward(const LayerCall& s) const {
   for (const TensorView& dx : s.dinputs) {
-    if (!dx.empty()) std::copy_n(s.doutput.data, s.doutput.numel(), dx.data);
+    if (!dx.empty()) std::copy_n(s.doutput.f32(), s.doutput.numel(), dx.f32());
   }
 }
 

@@ -14,13 +14,13 @@ Shape AveragePooling::output_shape(const std::vector<Shape>& inputs) const {
 }
 
 void AveragePooling::forward(const LayerCall& s) const {
-  kernels::avg_pool2d_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.output.data,
+  kernels::avg_pool2d_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].f32(), s.output.f32(),
                               s.ex);
 }
 
 void AveragePooling::backward(const LayerCall& s) const {
   if (s.dinputs[0].empty()) return;
-  kernels::avg_pool2d_backward(kernel_shape(s.inputs[0].shape), s.doutput.data, s.dinputs[0].data,
+  kernels::avg_pool2d_backward(kernel_shape(s.inputs[0].shape), s.doutput.f32(), s.dinputs[0].f32(),
                                s.ex);
 }
 

@@ -14,7 +14,7 @@ template <typename Fn>
 void for_each_copied(const std::vector<TensorView>& parts, const TensorView& whole, Fn&& fn) {
   int64_t col = 0;
   for (size_t i = 0; i < parts.size(); ++i) {
-    if (parts[i].data != whole.data + col) fn(i, col);
+    if (parts[i].f32() != whole.f32() + col) fn(i, col);
     col += parts[i].shape[3];
   }
 }
@@ -39,7 +39,7 @@ void Concat::forward(const LayerCall& s) const {
     const TensorView& x = s.inputs[i];
     kernels::copy_columns(
         pixels(x.shape),
-        {x.data, x.shape[3], 0, s.output.data, s.output.row_elements(), col, x.shape[3]}, s.ex);
+        {x.f32(), x.shape[3], 0, s.output.f32(), s.output.row_elements(), col, x.shape[3]}, s.ex);
   });
 }
 
@@ -49,7 +49,7 @@ void Concat::backward(const LayerCall& s) const {
     if (dx.empty()) return;
     kernels::copy_columns(
         pixels(dx.shape),
-        {s.doutput.data, s.doutput.row_elements(), col, dx.data, dx.shape[3], 0, dx.shape[3]},
+        {s.doutput.f32(), s.doutput.row_elements(), col, dx.f32(), dx.shape[3], 0, dx.shape[3]},
         s.ex);
   });
 }

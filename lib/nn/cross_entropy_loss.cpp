@@ -29,13 +29,14 @@ size_t CrossEntropyLoss::saved_floats(const std::vector<Shape>& inputs) const {
 }
 
 void CrossEntropyLoss::forward(const LayerCall& s) const {
-  s.output.data[0] = kernels::cross_entropy_forward(
-      kernel_shape(s.inputs[0].shape, label_smoothing_), s.inputs[0].data, s.labels, s.saved, s.ex);
+  s.output.f32()[0] =
+      kernels::cross_entropy_forward(kernel_shape(s.inputs[0].shape, label_smoothing_),
+                                     s.inputs[0].f32(), s.labels, s.saved, s.ex);
 }
 
 void CrossEntropyLoss::backward(const LayerCall& s) const {
   kernels::cross_entropy_backward(kernel_shape(s.inputs[0].shape, label_smoothing_), s.saved,
-                                  s.labels, s.dinputs[0].data, s.ex);
+                                  s.labels, s.dinputs[0].f32(), s.ex);
 }
 
 }  // namespace xtrain

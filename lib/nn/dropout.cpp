@@ -16,15 +16,15 @@ kernels::DropoutShape Dropout::kernel_shape(const LayerCall& s) const {
 
 void Dropout::forward(const LayerCall& s) const {
   if (!s.training) {  // the identity; a copy, as a plan gives every value its own buffer
-    std::copy_n(s.inputs[0].data, s.output.numel(), s.output.data);
+    std::copy_n(s.inputs[0].f32(), s.output.numel(), s.output.f32());
     return;
   }
-  kernels::dropout_forward(kernel_shape(s), s.inputs[0].data, s.output.data, s.ex);
+  kernels::dropout_forward(kernel_shape(s), s.inputs[0].f32(), s.output.f32(), s.ex);
 }
 
 void Dropout::backward(const LayerCall& s) const {
   if (s.dinputs[0].empty()) return;  // dropout on the image itself
-  kernels::dropout_backward(kernel_shape(s), s.doutput.data, s.dinputs[0].data, s.ex);
+  kernels::dropout_backward(kernel_shape(s), s.doutput.f32(), s.dinputs[0].f32(), s.ex);
 }
 
 }  // namespace xtrain

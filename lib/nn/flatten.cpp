@@ -22,12 +22,12 @@ Shape Flatten::output_shape(const std::vector<Shape>& inputs) const {
 // Per image, the [H * W, C] matrix of NHWC becomes PyTorch's [C, H * W].
 void Flatten::forward(const LayerCall& s) const {
   const Shape& x = s.inputs[0].shape;
-  kernels::transpose_batch(x[0], x[1] * x[2], x[3], s.inputs[0].data, s.output.data, s.ex);
+  kernels::transpose_batch(x[0], x[1] * x[2], x[3], s.inputs[0].f32(), s.output.f32(), s.ex);
 }
 
 void Flatten::backward(const LayerCall& s) const {
   const Shape& x = s.inputs[0].shape;
-  kernels::transpose_batch(x[0], x[3], x[1] * x[2], s.doutput.data, s.dinputs[0].data, s.ex);
+  kernels::transpose_batch(x[0], x[3], x[1] * x[2], s.doutput.f32(), s.dinputs[0].f32(), s.ex);
 }
 
 }  // namespace xtrain

@@ -18,13 +18,13 @@ Shape GlobalAvgPoolFlatten::output_shape(const std::vector<Shape>& inputs) const
 }
 
 void GlobalAvgPoolFlatten::forward(const LayerCall& s) const {
-  kernels::global_avg_pool_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.output.data,
-                                   s.ex);
+  kernels::global_avg_pool_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].f32(),
+                                   s.output.f32(), s.ex);
 }
 
 void GlobalAvgPoolFlatten::backward(const LayerCall& s) const {
-  kernels::global_avg_pool_backward(kernel_shape(s.inputs[0].shape), s.doutput.data,
-                                    s.dinputs[0].data, s.ex);
+  kernels::global_avg_pool_backward(kernel_shape(s.inputs[0].shape), s.doutput.f32(),
+                                    s.dinputs[0].f32(), s.ex);
 }
 
 }  // namespace xtrain

@@ -31,18 +31,18 @@ int64_t Linear::macs(const std::vector<Shape>& inputs) const {
 }
 
 void Linear::forward(const LayerCall& s) const {
-  kernels::linear_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.params[0],
-                          s.params[1], s.output.data, s.ex, s.precision);
+  kernels::linear_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].f32(), s.params[0],
+                          s.params[1], s.output.f32(), s.ex, s.precision);
 }
 
 void Linear::backward(const LayerCall& s) const {
   const kernels::LinearShape k = kernel_shape(s.inputs[0].shape);
   if (!s.dinputs[0].empty()) {
-    kernels::linear_backward_data(k, s.doutput.data, s.params[0], s.dinputs[0].data, s.ex,
+    kernels::linear_backward_data(k, s.doutput.f32(), s.params[0], s.dinputs[0].f32(), s.ex,
                                   s.precision);
   }
-  kernels::linear_backward_weight(k, s.inputs[0].data, s.doutput.data, s.grads[0], s.grads[1], s.ex,
-                                  s.precision);
+  kernels::linear_backward_weight(k, s.inputs[0].f32(), s.doutput.f32(), s.grads[0], s.grads[1],
+                                  s.ex, s.precision);
 }
 
 }  // namespace xtrain

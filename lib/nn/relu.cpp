@@ -15,12 +15,12 @@ kernels::ReLUShape kernel_shape(const TensorView& y, int64_t dy_row) {
 }  // namespace
 
 void ReLU::forward(const LayerCall& s) const {
-  kernels::relu_forward(kernel_shape(s.output, 0), s.inputs[0].data, s.output.data, s.ex);
+  kernels::relu_forward(kernel_shape(s.output, 0), s.inputs[0].f32(), s.output.f32(), s.ex);
 }
 
 void ReLU::backward(const LayerCall& s) const {
-  kernels::relu_backward(kernel_shape(s.output, s.doutput.row_elements()), s.output.data,
-                         s.doutput.data, s.dinputs[0].data, s.ex);
+  kernels::relu_backward(kernel_shape(s.output, s.doutput.row_elements()), s.output.f32(),
+                         s.doutput.f32(), s.dinputs[0].f32(), s.ex);
 }
 
 }  // namespace xtrain

@@ -21,13 +21,13 @@ Shape ShortcutPad::output_shape(const std::vector<Shape>& inputs) const {
 }
 
 void ShortcutPad::forward(const LayerCall& s) const {
-  kernels::shortcut_pad_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].data, s.output.data,
+  kernels::shortcut_pad_forward(kernel_shape(s.inputs[0].shape), s.inputs[0].f32(), s.output.f32(),
                                 s.ex);
 }
 
 void ShortcutPad::backward(const LayerCall& s) const {
-  kernels::shortcut_pad_backward(kernel_shape(s.inputs[0].shape), s.doutput.data, s.dinputs[0].data,
-                                 s.ex);
+  kernels::shortcut_pad_backward(kernel_shape(s.inputs[0].shape), s.doutput.f32(),
+                                 s.dinputs[0].f32(), s.ex);
 }
 
 }  // namespace xtrain

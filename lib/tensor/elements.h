@@ -9,15 +9,9 @@
 #include <cstdint>
 
 #include "lib/tensor/bfloat16.h"
+#include "lib/tensor/element_type.h"
 
 namespace xtrain {
-
-enum class ElementType { kFloat32, kBFloat16 };
-
-// Floats of storage that n elements of type take (a bfloat16 pair fills one).
-inline size_t floats_for(int64_t n, ElementType type) {
-  return static_cast<size_t>(type == ElementType::kFloat32 ? n : (n + 1) / 2);
-}
 
 struct ConstElements {
   ConstElements(const float* p) : data(p), type(ElementType::kFloat32) {}        // NOLINT: implicit

@@ -72,10 +72,10 @@ Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
     plan.forward(core.exec);
     const TensorView logits = plan.logits();
     const int classes = static_cast<int>(logits.shape[1]);
-    counts[0] += count_top_k_correct(logits.data, core.labels.data(), n, classes, 1);
-    counts[1] += count_top_k_correct(logits.data, core.labels.data(), n, classes, 5);
+    counts[0] += count_top_k_correct(logits.f32(), core.labels.data(), n, classes, 1);
+    counts[1] += count_top_k_correct(logits.f32(), core.labels.data(), n, classes, 5);
     counts[2] += n;
-    counts[3] += count_nonfinite_rows(logits.data, n, classes);
+    counts[3] += count_nonfinite_rows(logits.f32(), n, classes);
     if (step % options_.log_steps == 0) {
       spdlog::info(test_line(core.ordinal, step, epoch, clock_time()));
     }

@@ -104,7 +104,6 @@ TEST(Plan, OnlyPlansWithALossHaveLabelsAndALoss) {
   EXPECT_THROW(eval.loss(), Error);
 }
 
-// An eval plan keeps no activation for a backward and has no gradients.
 // The image of a bfloat16 plan whose convolution reads it is stored in bfloat16: set_images
 // writes each image given, rounded, and leaves the others alone.
 TEST(Plan, SetImagesRoundsTheImageOfABFloat16Plan) {
@@ -114,7 +113,7 @@ TEST(Plan, SetImagesRoundsTheImageOfABFloat16Plan) {
     Plan& plan = replica.plan_for(Shape{3, 6, 6, 3}, PlanMode::kEval);
     const TensorView input = plan.input();
     const bool rounded = precision == Precision::kBFloat16;
-    ASSERT_EQ(input.type, rounded ? ElementType::kBFloat16 : ElementType::kFloat32);
+    ASSERT_EQ(input.type, precision);
     const int64_t image = input.numel() / 3;
     const std::vector<float> first = testing::random_floats(input.numel(), 8);
     const std::vector<float> second = testing::random_floats(image, 9);
@@ -122,12 +121,13 @@ TEST(Plan, SetImagesRoundsTheImageOfABFloat16Plan) {
     plan.set_images(1, 1, second.data());
     for (int64_t i = 0; i < input.numel(); ++i) {
       const float given = i / image == 1 ? second[i - image] : first[i];
-      const float stored = rounded ? to_float(input.elements().bf16()[i]) : input.data[i];
+      const float stored = rounded ? to_float(input.bf16()[i]) : input.f32()[i];
       ASSERT_EQ(stored, rounded ? round_to_bfloat16(given) : given) << "element " << i;
     }
   }
 }
 
+// An eval plan keeps no activation for a backward and has no gradients.
 TEST(Plan, EvalPlansAreSmallerThanTrainingPlans) {
   Replica replica(testing::tiny_resnet(kClasses));
   const size_t train =
@@ -307,7 +307,7 @@ std::vector<float> logits_loss_and_grads(std::shared_ptr<const Graph> graph) {
   fill_image(eval, 17);
   eval.forward(Exec{});
   const TensorView logits = eval.logits();
-  std::vector<float> result(logits.data, logits.data + logits.numel());
+  std::vector<float> result(logits.f32(), logits.f32() + logits.numel());
   const std::vector<float> step =
       step_results(replica, replica.plan_for(Shape{3, 8, 8, 3}, PlanMode::kTrain, &kLoss), 17);
   result.insert(result.end(), step.begin(), step.end());

@@ -43,7 +43,7 @@ TEST(TorchGolden, PyTorchWeightsGivePyTorchLogits) {
   plan.forward(Exec{});
   const TensorView logits = plan.logits();
   ASSERT_EQ(logits.numel(), 10);
-  testing::expect_close(logits.data, expected.data(), 10, 1e-4f, 1e-5f, "logits");
+  testing::expect_close(logits.f32(), expected.data(), 10, 1e-4f, 1e-5f, "logits");
 }
 
 // Saved again by us, every tensor PyTorch wrote comes back with the same dtype, shape and bytes.

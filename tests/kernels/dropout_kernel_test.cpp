@@ -41,14 +41,16 @@ TEST(DropoutKernel, MatchesReferenceAndTorchsArithmetic) {
     const DropoutShape s{n, p, kernels::dropout_layer_key(kernels::dropout_step_key(1, 3, 0), "x")};
     std::vector<float> x = testing::random_floats(n, 5);
     x[7] = std::numeric_limits<float>::quiet_NaN();
-    std::vector<float> y1(n), y2(n), ref(n), dx(n);
+    const std::vector<float> dy = testing::random_floats(n, 6);
+    std::vector<float> y1(n), y2(n), ref(n), dx(n), ref_dx(n);
     kernels::dropout_forward(s, x.data(), y1.data(), Exec{});
     kernels::dropout_forward(s, x.data(), y2.data(), two.exec());
     kernels::reference::dropout_forward(s, x.data(), ref.data());
     expect_bitwise_equal(y1, ref, "y, one thread");
     expect_bitwise_equal(y2, ref, "y, two threads");
-    kernels::dropout_backward(s, x.data(), dx.data(), two.exec());  // dy = x: the same product
-    expect_bitwise_equal(dx, ref, "dx");
+    kernels::dropout_backward(s, dy.data(), dx.data(), two.exec());
+    kernels::reference::dropout_backward(s, dy.data(), ref_dx.data());
+    expect_bitwise_equal(dx, ref_dx, "dx");
     int64_t kept = 0;
     for (int64_t i = 0; i < n; ++i) {
       if (i == 7) continue;

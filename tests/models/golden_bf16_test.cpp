@@ -94,7 +94,7 @@ TEST(GoldenBf16, Resnet50TrainsLikePyTorchAutocast) {
     losses[step] = run.forward_backward(step);
     if (step == 0) {
       const TensorView y = run.train().logits();
-      logits.assign(y.data, y.data + y.numel());
+      logits.assign(y.f32(), y.f32() + y.numel());
     }
     run.update();
   }

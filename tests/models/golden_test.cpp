@@ -82,7 +82,7 @@ void check_against_pytorch(const std::string& model) {
   for (int step = 0; step < 2; ++step) {
     losses[step] = run.forward_backward(step);
     if (step == 0) {
-      expect_values(train.logits().data, train.logits().numel(), golden, "logits", 1e-4);
+      expect_values(train.logits().f32(), train.logits().numel(), golden, "logits", 1e-4);
       for (size_t k = 0; k < store.entries().size(); ++k) {
         const ParamEntry& e = store.entries()[k];
         if (e.spec.kind != ParamKind::kParameter) continue;
@@ -109,9 +109,9 @@ void check_against_pytorch(const std::string& model) {
   }
 
   Plan& eval = run.replica().plan_for(train.input().shape, PlanMode::kEval);
-  eval.set_images(0, train.input().shape[0], train.input().data);  // a float32 plan's image
+  eval.set_images(0, train.input().shape[0], train.input().f32());  // a float32 plan's image
   eval.forward(run.exec());
-  expect_values(eval.logits().data, eval.logits().numel(), golden, "eval_logits", 1e-4);
+  expect_values(eval.logits().f32(), eval.logits().numel(), golden, "eval_logits", 1e-4);
 }
 
 TEST(Golden, Resnet18MatchesPyTorch) { check_against_pytorch("resnet18"); }
