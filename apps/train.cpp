@@ -22,7 +22,6 @@
 #include "apps/train_flags.h"
 #include "data/fake_data.h"
 #include "data/image_folder_source.h"
-#include "data/loader.h"
 #include "lib/base/address_space.h"
 #include "lib/base/check.h"
 #include "lib/base/cpu.h"
@@ -193,7 +192,7 @@ void check_same_cores(ProcessGroup& processes, int num_cores) {
                processes.rank(), num_cores, processes.size(), total);
 }
 
-// What each core will hold besides its training batch, for the memory plan.
+// The memory plan's options from the flags; image folders add what their loaders take.
 MemoryPlanOptions memory_plan_options(const TrainFlags& flags, const ProcessGroup& processes) {
   MemoryPlanOptions memory;
   memory.processes = processes.size();
@@ -202,9 +201,6 @@ MemoryPlanOptions memory_plan_options(const TrainFlags& flags, const ProcessGrou
   memory.image_size = flags.trainer.image_size;
   memory.precision = flags.trainer.precision;
   memory.trains = !flags.evaluate;
-  memory.loads_images = !flags.fake_data;
-  memory.num_workers = flags.data.loader.num_workers;
-  memory.ring_slots = loader_ring_slots(flags.data.loader);
   return memory;
 }
 
@@ -289,6 +285,8 @@ StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
     test_data = std::move(folders.test);
     memory_options.partial_train_batch = std::move(folders.partial_train_batch);
     memory_options.partial_test_batch = std::move(folders.partial_test_batch);
+    memory_options.train_source_memory = std::move(folders.train_memory);
+    memory_options.test_source_memory = std::move(folders.test_memory);
   }
 
   StartUp run;
@@ -300,7 +298,7 @@ StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
                                         : std::max(1, options.num_cores / processes.local_size());
   const MemoryPlan memory(run.model, std::move(memory_options));
   run.available = available_memory(std::getenv("XTRAIN_MEMORY_LIMIT"), processes.local_size(),
-                                   memory.thread_stacks(run.max_cores));
+                                   memory.thread_stacks(run.max_cores, options.batch_size));
   if (!run.available && processes.rank() == 0) {
     spdlog::warn(
         "warning: cannot read the available memory (/proc/meminfo, cgroup memory "

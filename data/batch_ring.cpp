@@ -18,6 +18,16 @@ BatchRing::BatchRing(int num_slots, int batch_size, int64_t image_bytes)
   for (int s = 0; s < num_slots; ++s) images_.emplace_back(size_t(batch_size) * image_bytes);
 }
 
+size_t BatchRing::image_buffer_bytes_for(int num_slots, int batch_size, int64_t image_bytes) {
+  return size_t(num_slots) * batch_size * image_bytes;
+}
+
+size_t BatchRing::image_buffer_bytes() const {
+  size_t bytes = 0;
+  for (const std::vector<uint8_t>& images : images_) bytes += images.size();
+  return bytes;
+}
+
 int BatchRing::batch_size_of(int64_t batch) const {
   return static_cast<int>(std::min<int64_t>(batch_size_, num_samples_ - batch * batch_size_));
 }

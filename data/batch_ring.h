@@ -19,6 +19,10 @@ namespace xtrain {
 class BatchRing {
  public:
   BatchRing(int num_slots, int batch_size, int64_t image_bytes);
+  // The image_buffer_bytes() of such a ring, without allocating it. Its labels, an int32 an
+  // image, are left out of the count.
+  static size_t image_buffer_bytes_for(int num_slots, int batch_size, int64_t image_bytes);
+  size_t image_buffer_bytes() const;  // its images' buffers, as allocated
 
   // A sample for a worker to write: its position in the epoch and where its image and label go.
   struct Claim {

@@ -4,6 +4,7 @@
 // Not here: decoding, shuffling, sharding (the sources in this folder), training (lib/train/).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,6 +40,17 @@ class BatchSource {
 
 // Makes the source of core `rank` of `num_replicas`.
 using BatchSourceFactory = std::function<std::unique_ptr<BatchSource>(int rank, int num_replicas)>;
+
+// What one core's source takes besides the batch it writes into, for the memory plan
+// (lib/train/memory_plan.h).
+struct SourceMemory {
+  size_t buffers = 0;   // bytes of the images it holds ahead of the core (labels left out)
+  size_t decoding = 0;  // bytes its worker threads decode images in (an allowance)
+  int threads = 0;      // its worker threads
+};
+
+// The memory of one core's source of batches of batch_size (null: it takes none, as FakeData).
+using SourceMemoryFor = std::function<SourceMemory(int batch_size)>;
 
 // The largest last, partial batch that any of num_replicas cores reads in an epoch in batches of
 // batch_size (0: every batch is full). A plan is compiled for it too, so it takes memory.

@@ -48,16 +48,29 @@ SamplerOptions sampler_options(int64_t dataset_size, bool train, const ImageFold
   return sampler;
 }
 
+LoaderOptions loader_options(const ImageFolderOptions& options, int batch_size) {
+  LoaderOptions loader = options.loader;
+  loader.batch_size = batch_size;
+  return loader;
+}
+
 BatchSourceFactory loader_factory(std::shared_ptr<const Dataset> dataset, bool train,
                                   const ImageFolderOptions& options, int batch_size,
                                   uint64_t seed) {
   auto unreadable = std::make_shared<UnreadableImages>();
-  LoaderOptions loader = options.loader;
-  loader.batch_size = batch_size;
+  const LoaderOptions loader = loader_options(options, batch_size);
   return [=](int rank, int num_replicas) {
     const SamplerOptions sampler =
         sampler_options(dataset->size(), train, options, seed, rank, num_replicas);
     return std::make_unique<Loader>(dataset, unreadable, sampler, loader);
+  };
+}
+
+SourceMemoryFor loader_memory(const Dataset& dataset, bool train,
+                              const ImageFolderOptions& options) {
+  const int64_t image_bytes = dataset.image_bytes();
+  return [=](int batch_size) {
+    return Loader::memory_for(loader_options(options, batch_size), image_bytes, train);
   };
 }
 
@@ -100,6 +113,8 @@ ImageFolderSources open_image_folders(const ImageFolderOptions& options, int ima
   sources.test = loader_factory(val_set, /*train=*/false, options, test_batch_size, seed);
   sources.partial_train_batch = partial_batch(train_set->size(), /*train=*/true, options, seed);
   sources.partial_test_batch = partial_batch(val_set->size(), /*train=*/false, options, seed);
+  sources.train_memory = loader_memory(*train_set, /*train=*/true, options);
+  sources.test_memory = loader_memory(*val_set, /*train=*/false, options);
   return sources;
 }
 

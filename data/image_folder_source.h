@@ -24,7 +24,9 @@ struct ImageFolderOptions {
 struct ImageFolderSources {
   BatchSourceFactory train;
   BatchSourceFactory test;
-  PartialBatchSize partial_train_batch, partial_test_batch;  // for the memory plan
+  // For the memory plan.
+  PartialBatchSize partial_train_batch, partial_test_batch;
+  SourceMemoryFor train_memory, test_memory;
   int num_classes = 0;
 };
 

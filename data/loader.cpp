@@ -9,8 +9,10 @@
 #include "lib/base/escape_bytes.h"
 
 namespace xtrain {
+namespace {
 
-int loader_ring_slots(const LoaderOptions& o) {
+// The batches a loader with these options holds ahead of its core: its ring's slots.
+int ring_slots(const LoaderOptions& o) {
   XTRAIN_CHECK(o.num_workers >= 1, "--num_workers must be >= 1, got {}", o.num_workers);
   XTRAIN_CHECK(o.prefetch_factor >= 1, "--prefetch_factor must be >= 1, got {}", o.prefetch_factor);
   XTRAIN_CHECK(o.loader_prefetch_size >= 1, "--loader_prefetch_size must be >= 1, got {}",
@@ -18,10 +20,18 @@ int loader_ring_slots(const LoaderOptions& o) {
   return std::min(o.loader_prefetch_size, o.num_workers * o.prefetch_factor);
 }
 
-namespace {
-
 // The label of a test sample that could not be read: a hole in its batch of the ring.
 constexpr int32_t kUnreadable = -1;
+
+// A decoding worker's buffers, allowed for: the file, the decoded BGR image, its RGB copy and the
+// resized crop. Its malloc arena keeps the buffers of the largest image it has decoded, so the
+// allowance is a few times what a typical ImageNet photo takes.
+constexpr size_t kDecodeBytesPerWorker = size_t{4} << 20;
+
+// A test loader holds back up to a batch of readable images, in 8-bit pixels.
+size_t held_back_bytes(const LoaderOptions& o, int64_t image_bytes) {
+  return size_t(o.batch_size) * image_bytes;
+}
 
 }  // namespace
 
@@ -32,7 +42,7 @@ Loader::Loader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<Unreadabl
       sampler_options_(sampler),
       sampler_(sampler),
       options_(options),
-      ring_(loader_ring_slots(options), options.batch_size, dataset_->image_bytes()),
+      ring_(ring_slots(options), options.batch_size, dataset_->image_bytes()),
       workers_(options.num_workers, [this](int) { work(); }) {
   if (!sampler_options_.train) {
     readable_images_.resize(size_t(options_.batch_size) * dataset_->image_bytes());
@@ -41,6 +51,20 @@ Loader::Loader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<Unreadabl
 }
 
 Loader::~Loader() { ring_.close(); }  // every worker returns, then workers_ joins them
+
+SourceMemory Loader::memory_for(const LoaderOptions& options, int64_t image_bytes, bool train) {
+  SourceMemory memory;
+  memory.buffers =
+      BatchRing::image_buffer_bytes_for(ring_slots(options), options.batch_size, image_bytes);
+  if (!train) memory.buffers += held_back_bytes(options, image_bytes);
+  memory.decoding = options.num_workers * kDecodeBytesPerWorker;
+  memory.threads = options.num_workers;
+  return memory;
+}
+
+size_t Loader::image_buffer_bytes() const {
+  return ring_.image_buffer_bytes() + readable_images_.size();
+}
 
 int64_t Loader::samples_per_epoch() const {
   const int64_t n = sampler_.num_samples();

@@ -35,15 +35,17 @@ struct LoaderOptions {
   bool strict = false;           // the first unreadable image is an error
 };
 
-// The batches a loader with these options holds ahead of its core: its ring's buffers.
-int loader_ring_slots(const LoaderOptions& options);
-
 class Loader : public BatchSource {
  public:
   // The sampler's drop_last (training) also drops the last partial batch.
   Loader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<UnreadableImages> unreadable,
          const SamplerOptions& sampler, const LoaderOptions& options);
   ~Loader() override;
+  // What a loader with these options takes, for images of image_bytes: its images' buffers as
+  // the constructor sizes them (a training loader's ring; a test loader's also the batch of
+  // readable images it holds back), its workers and their decoding allowance.
+  static SourceMemory memory_for(const LoaderOptions& options, int64_t image_bytes, bool train);
+  size_t image_buffer_bytes() const;  // its images' buffers, as allocated
 
   int64_t batches_per_epoch() const override;
   void start_epoch(int epoch) override;

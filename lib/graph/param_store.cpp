@@ -39,27 +39,56 @@ void fill(const ParamSpec& spec, float* out, int64_t n, std::mt19937_64& rng) {
   }
 }
 
+// Where every entry of a graph lives: its offset into the buffer of its kind, and each kind's
+// size.
+struct ParamLayout {
+  std::vector<ParamEntry> entries;
+  std::vector<int> node_first_entry;
+  std::vector<size_t> node_first_param;
+  ParamSizes sizes;
+};
+
+ParamLayout lay_out(const Graph& graph) {
+  ParamLayout layout;
+  for (const Node& node : graph.nodes()) {
+    layout.node_first_entry.push_back(static_cast<int>(layout.entries.size()));
+    layout.node_first_param.push_back(layout.sizes.params);
+    for (ParamSpec& spec : node.layer->param_specs()) {
+      const std::string name = node.layer->name() + "." + spec.name;
+      const bool taken = std::any_of(layout.entries.begin(), layout.entries.end(),
+                                     [&](const ParamEntry& e) { return e.name == name; });
+      XTRAIN_CHECK(!taken, "two tensors named {}", name);
+      ParamSizes& sizes = layout.sizes;
+      size_t& size = spec.kind == ParamKind::kParameter ? sizes.params
+                     : spec.kind == ParamKind::kBuffer  ? sizes.buffers
+                                                        : sizes.counters;
+      layout.entries.push_back({name, std::move(spec), size});
+      size += std::max<int64_t>(1, layout.entries.back().spec.shape.numel());
+    }
+  }
+  layout.node_first_entry.push_back(static_cast<int>(layout.entries.size()));
+  layout.node_first_param.push_back(layout.sizes.params);
+  return layout;
+}
+
 }  // namespace
 
 ParamStore::ParamStore(const Graph& graph) {
-  size_t sizes[3] = {0, 0, 0};  // floats per kind; counters count elements
-  for (const Node& node : graph.nodes()) {
-    node_first_entry_.push_back(static_cast<int>(entries_.size()));
-    node_first_param_.push_back(sizes[0]);
-    for (ParamSpec& spec : node.layer->param_specs()) {
-      const std::string name = node.layer->name() + "." + spec.name;
-      XTRAIN_CHECK(find(name) == nullptr, "two tensors named {}", name);
-      size_t& size = sizes[static_cast<int>(spec.kind)];
-      entries_.push_back({name, std::move(spec), size});
-      size += std::max<int64_t>(1, entries_.back().spec.shape.numel());
-    }
-  }
-  node_first_entry_.push_back(static_cast<int>(entries_.size()));
-  node_first_param_.push_back(sizes[0]);
-  params_ = AlignedBuffer(sizes[0]);
-  grads_ = AlignedBuffer(sizes[0]);
-  buffers_ = AlignedBuffer(sizes[1]);
-  counters_.assign(sizes[2], 0);
+  ParamLayout layout = lay_out(graph);
+  entries_ = std::move(layout.entries);
+  node_first_entry_ = std::move(layout.node_first_entry);
+  node_first_param_ = std::move(layout.node_first_param);
+  params_ = AlignedBuffer(layout.sizes.params);
+  grads_ = AlignedBuffer(layout.sizes.params);
+  buffers_ = AlignedBuffer(layout.sizes.buffers);
+  counters_.assign(layout.sizes.counters, 0);
+}
+
+ParamSizes ParamStore::sizes_for(const Graph& graph) { return lay_out(graph).sizes; }
+
+size_t ParamStore::bytes() const {
+  return (params_.size() + grads_.size() + buffers_.size()) * sizeof(float) +
+         counters_.size() * sizeof(int64_t);
 }
 
 const ParamEntry* ParamStore::find(const std::string& name) const {

@@ -19,9 +19,21 @@ struct ParamEntry {
   size_t offset;  // into the buffer of spec.kind
 };
 
+// The elements a store holds of each kind: floats of parameters (and as many of gradients) and
+// of buffers, int64 counters.
+struct ParamSizes {
+  size_t params = 0, buffers = 0, counters = 0;
+  size_t bytes() const {
+    return (2 * params + buffers) * sizeof(float) + counters * sizeof(int64_t);
+  }
+};
+
 class ParamStore {
  public:
   explicit ParamStore(const Graph& graph);
+  // The sizes a store of this graph has, laid out by the constructor's code without allocating
+  // anything: sizes_for(graph).bytes() is its bytes().
+  static ParamSizes sizes_for(const Graph& graph);
 
   const std::vector<ParamEntry>& entries() const { return entries_; }
   // Entries of node i are entries()[first_entry(i) .. first_entry(i + 1)).
@@ -40,6 +52,8 @@ class ParamStore {
   size_t num_params() const { return params_.size(); }  // floats in params() and grads()
   size_t num_buffers() const { return buffers_.size(); }
   size_t num_counters() const { return counters_.size(); }
+  // Its parameters, gradients, buffers and counters, as allocated.
+  size_t bytes() const;
 
   // Where an entry's values live (parameters and buffers: floats; counters: int64).
   float* data(const ParamEntry& e);

@@ -14,26 +14,12 @@ Replica::Replica(std::shared_ptr<const Graph> graph, int kernel_threads, Precisi
       store_(*graph_),
       momentum_(store_.num_params()) {}
 
-size_t Replica::state_bytes(const Graph& graph) {
-  size_t bytes = 0;
-  for (const Node& node : graph.nodes()) {
-    for (const ParamSpec& spec : node.layer->param_specs()) {
-      const size_t n = std::max<int64_t>(1, spec.shape.numel());  // as ParamStore counts them
-      switch (spec.kind) {
-        case ParamKind::kParameter:
-          bytes += 3 * n * sizeof(float);  // the value, its gradient and its momentum
-          break;
-        case ParamKind::kBuffer:
-          bytes += n * sizeof(float);
-          break;
-        case ParamKind::kCounter:
-          bytes += n * sizeof(int64_t);
-          break;
-      }
-    }
-  }
-  return bytes;
+size_t Replica::state_bytes_for(const Graph& graph) {
+  const ParamSizes sizes = ParamStore::sizes_for(graph);
+  return sizes.bytes() + sizes.params * sizeof(float);  // the momentum of every parameter
 }
+
+size_t Replica::state_bytes() const { return store_.bytes() + momentum_.size() * sizeof(float); }
 
 void Replica::copy_state_from(Replica& other) {
   XTRAIN_CHECK(other.graph_ == graph_, "copy_state_from needs a replica of the same graph");

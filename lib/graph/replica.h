@@ -19,9 +19,12 @@ class Replica {
   // `precision`.
   explicit Replica(std::shared_ptr<const Graph> graph, int kernel_threads = 1,
                    Precision precision = Precision::kFloat32);
-  // Bytes a replica of this graph holds besides its plans (parameters, gradients, momentum,
-  // buffers and counters), counted without allocating them.
-  static size_t state_bytes(const Graph& graph);
+  // The state_bytes() of a replica of this graph, from the sizes its constructor allocates,
+  // without allocating anything.
+  static size_t state_bytes_for(const Graph& graph);
+  // Its bytes besides its plans, as allocated: parameters, gradients, buffers, counters and
+  // momentum.
+  size_t state_bytes() const;
 
   const Graph& graph() const { return *graph_; }
   ParamStore& store() { return store_; }

@@ -10,15 +10,11 @@
 #include "lib/graph/replica.h"
 #include "lib/graph/training_loss.h"
 #include "lib/parallel/mesh.h"
+#include "lib/train/batch_buffer.h"
 #include "lib/train/log_lines.h"
 
 namespace xtrain {
 namespace {
-
-// A decoding worker's buffers: a typical ImageNet image is a ~110 KB JPEG of 500x375 pixels, so
-// the file, the decoded BGR and its RGB copy (0.56 MB each) and the resized crop make ~1.5 MB.
-// The worker's malloc arena keeps the buffers of the largest image it has decoded: allow 4 MB.
-constexpr size_t kDecodeBytesPerWorker = size_t{4} << 20;
 
 // More images than any core's share of a data set holds.
 constexpr int kMaxShard = std::numeric_limits<int>::max();
@@ -98,28 +94,34 @@ CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
   }
   need.plans = std::max(need.plans, plan(test_batch, /*training=*/false) +
                                         plan(partial(o.partial_test_batch, test_batch), false));
-  need.replica = Replica::state_bytes(*graph_);
-  const int64_t image_elements = int64_t{o.image_size} * o.image_size * graph_->input_channels();
-  // The trainer's batch buffer holds the plans' image type; a loader's ring, 8-bit pixels, and
-  // so does the batch a test loader fills with the readable images of its ring's batches.
-  need.batches = sizeof(float) * floats_for(std::max(batch_size, test_batch) * image_elements,
-                                            image_type(*graph_, o.precision));
-  if (o.loads_images) {
-    const size_t ring_images = size_t(o.ring_slots) * (batch_size + o.test_set_batch_size);
-    need.batches += (ring_images + o.test_set_batch_size) * image_elements;
-    need.decoding = 2 * size_t(o.num_workers) * kDecodeBytesPerWorker;  // training and test
-  }
+  need.replica = Replica::state_bytes_for(*graph_);
+  const SourceMemory train = train_source(batch_size), test = test_source();
+  // The trainer's batch buffer holds the larger of its training and test batches.
+  const BatchBufferSize buffer =
+      batch_buffer_size(*graph_, o.precision, o.image_size, std::max(batch_size, test_batch));
+  need.batches = buffer.image_bytes() + train.buffers + test.buffers;
+  need.decoding = train.decoding + test.decoding;
   return need;
+}
+
+SourceMemory MemoryPlan::train_source(int batch_size) const {
+  return options_.train_source_memory ? options_.train_source_memory(batch_size) : SourceMemory{};
+}
+
+// The test loaders are made for --test_set_batch_size, before the cores are known.
+SourceMemory MemoryPlan::test_source() const {
+  const MemoryPlanOptions& o = options_;
+  return o.test_source_memory ? o.test_source_memory(o.test_set_batch_size) : SourceMemory{};
 }
 
 size_t MemoryPlan::total(int num_cores, int batch_size) const {
   return kProcessBytes + num_cores * core(num_cores, batch_size).total();
 }
 
-size_t MemoryPlan::thread_stacks(int num_cores) const {
+size_t MemoryPlan::thread_stacks(int num_cores, int batch_size) const {
   const MemoryPlanOptions& o = options_;
-  const int loader_workers = o.loads_images ? 2 * o.num_workers : 0;  // training and test
-  const int per_core = Mesh::threads_per_core(num_cores, o.local_processes) + loader_workers;
+  const int per_core = Mesh::threads_per_core(num_cores, o.local_processes) +
+                       train_source(batch_size).threads + test_source().threads;
   const int per_process = 1 + (o.processes > 1 ? 1 : 0);  // StopWatcher, BucketedMean
   return size_t(num_cores * per_core + per_process) * thread_stack_bytes();
 }

@@ -1,15 +1,16 @@
 // MemoryPlan: the memory a run will take, computed before any of it is taken, so that a run that
-// cannot fit stops at once with advice instead of being killed by the kernel midway. Each
-// emulated core holds:
-// - the arena of every plan it compiles, as the plan's own layout sizes it (activations,
-//   gradients, every call's scratch and its kernel threads' scratch): training at
-//   --batch_size and at the epoch's last partial batch, evaluation at test_batch() and at its
-//   partial batch (a replica keeps its plans for the whole run), of which only the larger
-//   phase's count: training and testing give the other's arena pages back;
-// - its replica: parameters, gradients, momentum, buffers;
-// - its batches: the input buffer the trainer copies batches through (in the plans' image type,
-//   for test_batch()), and each loader's ring (8-bit pixels, in batches of the flags' sizes);
-// - the loader workers' decode buffers.
+// cannot fit stops at once with advice instead of being killed by the kernel midway. Each part
+// counts itself with the code that sizes its buffers, and the plan adds them up. Each emulated
+// core holds:
+// - the arena of every plan it compiles (Plan::arena_bytes_for): training at --batch_size and
+//   at the epoch's last partial batch, evaluation at test_batch() and at its partial batch (a
+//   replica keeps its plans for the whole run), of which only the larger phase's count: training
+//   and testing give the other's arena pages back;
+// - its replica's state (Replica::state_bytes_for): parameters, gradients, momentum, buffers;
+// - its batches: the buffer the trainer copies batches through (batch_buffer_size, for the
+//   larger of --batch_size and test_batch()), and what its training and test sources hold
+//   ahead (SourceMemory: a loader's ring, in batches of the flags' sizes);
+// - its sources' decoding allowance.
 // The process adds a fixed overhead. fit_cores() then picks the cores to run.
 // Not here: how much memory there is (memory_budget.h), the lines printed (log_lines.h).
 #pragma once
@@ -28,12 +29,10 @@ struct MemoryPlanOptions {
   int image_size = 224;
   Precision precision = Precision::kFloat32;  // bfloat16 plans store some activations in half
   bool trains = true;  // false under --evaluate: no training plan is compiled
-  // Image folders: a training and a test loader per core, each with num_workers decoding
-  // threads and a ring of ring_slots batches. --fake_data has neither.
-  bool loads_images = false;
-  int num_workers = 4;
-  int ring_slots = 8;
   PartialBatchSize partial_train_batch, partial_test_batch;  // null: every batch is full
+  // What each core's training and test sources take (image folders: their loaders); null: none
+  // (--fake_data).
+  SourceMemoryFor train_source_memory, test_source_memory;
   // The job's processes, each running as many cores (their replicas share the data set), and
   // those on this machine (they share its hardware threads).
   int processes = 1;
@@ -44,8 +43,8 @@ struct MemoryPlanOptions {
 struct CoreMemory {
   size_t plans = 0;     // the arenas of its compiled plans
   size_t replica = 0;   // parameters, gradients, momentum, buffers
-  size_t batches = 0;   // its input buffer and its loaders' rings
-  size_t decoding = 0;  // its loader workers' decode buffers
+  size_t batches = 0;   // its batch buffer and what its sources hold ahead
+  size_t decoding = 0;  // its sources' decoding allowance
 
   size_t total() const { return plans + replica + batches + decoding; }
 };
@@ -70,13 +69,17 @@ class MemoryPlan {
   CoreMemory core(int num_cores, int batch_size) const;
   // Every core's need plus the process's.
   size_t total(int num_cores, int batch_size) const;
-  // The address space the threads of num_cores cores reserve for their stacks: each core's own
-  // thread, its kernel threads and its loaders' workers, and the process's stop watcher and
-  // gradient reducer. Counted against `ulimit -v` only (memory_budget.h): a stack takes address
-  // space at once but memory only as it is used.
-  size_t thread_stacks(int num_cores) const;
+  // The address space the threads of num_cores cores at batch_size reserve for their stacks:
+  // each core's own thread, its kernel threads and its sources' workers, and the process's stop
+  // watcher and gradient reducer. Counted against `ulimit -v` only (memory_budget.h): a stack
+  // takes address space at once but memory only as it is used.
+  size_t thread_stacks(int num_cores, int batch_size) const;
 
  private:
+  // What each core's training source of batch_size and its test source take.
+  SourceMemory train_source(int batch_size) const;
+  SourceMemory test_source() const;
+
   std::shared_ptr<const Graph> graph_;
   MemoryPlanOptions options_;
 };

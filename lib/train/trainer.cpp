@@ -32,9 +32,7 @@ std::string metrics_report(const Metrics& metrics, Precision precision) {
 }
 
 // The most images a batch of this run holds, training or testing.
-int64_t largest_batch(const TrainerOptions& o) {
-  return std::max(o.batch_size, o.test_set_batch_size);
-}
+int largest_batch(const TrainerOptions& o) { return std::max(o.batch_size, o.test_set_batch_size); }
 
 }  // namespace
 
@@ -52,11 +50,9 @@ Trainer::Core::Core(int rank, int ordinal, int threads, std::shared_ptr<const Gr
       // Like the XLA script, the schedule counts the data's full epoch even with --num_steps.
       lr_scheduler(
           make_lr_scheduler(with_steps_per_epoch(o.lr_schedule, train->batches_per_epoch()))),
-      image_type(xtrain::image_type(replica.graph(), o.precision)),
-      image_storage(floats_for(
-          largest_batch(o) * o.image_size * o.image_size * replica.graph().input_channels(),
-          image_type)),
-      labels(largest_batch(o)) {
+      batch_buffer(batch_buffer_size(replica.graph(), o.precision, o.image_size, largest_batch(o))),
+      image_storage(batch_buffer.image_floats),
+      labels(batch_buffer.labels) {
   replica.store().initialize(o.seed);  // the same seed everywhere: identical replicas
 }
 

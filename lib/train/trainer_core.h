@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "lib/train/batch_buffer.h"
 #include "lib/train/trainer.h"
 
 namespace xtrain {
@@ -19,7 +20,7 @@ struct Trainer::Core {
 
   // The ordinal-0 core of the job speaks for it: the lines printed once, the logdir.
   bool speaks_for_job() const { return ordinal == 0; }
-  Elements images() { return {image_storage.data(), image_type}; }
+  Elements images() { return {image_storage.data(), batch_buffer.image_type}; }
 
   const int rank;     // in this process's Mesh
   const int ordinal;  // in the job: its device xla:ordinal, its data shard, its dropout masks
@@ -29,8 +30,9 @@ struct Trainer::Core {
   SGD sgd;
   std::unique_ptr<BatchSource> train, test;
   std::unique_ptr<LRScheduler> lr_scheduler;
-  // The batch buffer, in its plans' image type (bfloat16 takes half), and its labels.
-  const ElementType image_type;
+  // The batch buffer, in its plans' image type (bfloat16 takes half), and its labels
+  // (batch_buffer.h).
+  const BatchBufferSize batch_buffer;
   AlignedBuffer image_storage;
   std::vector<int32_t> labels;
   int64_t global_step = 0;     // optimizer steps taken, over the whole run

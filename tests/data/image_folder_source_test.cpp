@@ -60,6 +60,25 @@ TEST(ImageFolderSource, FindsTheClassesAndReadsBothSplits) {
   EXPECT_EQ(read_all(*test, 2), (std::vector<int32_t>{0, 1, 2}));
 }
 
+// The memory plan asks what each core's loaders take at a batch size of its choice: what a loader
+// of that batch size over the split's RGB images takes.
+TEST(ImageFolderSource, CountsTheLoadersAtAnyBatchSize) {
+  TempFolder t;
+  t.write("train/cat/a.png", png_bytes());
+  t.write("val/cat/a.png", png_bytes());
+  const ImageFolderOptions o = options(t.path());
+  const ImageFolderSources sources = open_image_folders(o, kSize, 2, 2, 1);
+  LoaderOptions loader = o.loader;
+  loader.batch_size = 5;
+  for (bool train : {true, false}) {
+    const SourceMemory counted = (train ? sources.train_memory : sources.test_memory)(5);
+    const SourceMemory expected = Loader::memory_for(loader, kSize * kSize * 3, train);
+    EXPECT_EQ(counted.buffers, expected.buffers);
+    EXPECT_EQ(counted.decoding, expected.decoding);
+    EXPECT_EQ(counted.threads, expected.threads);
+  }
+}
+
 TEST(ImageFolderSource, LayoutErrorsNameThePath) {
   TempFolder t;
   EXPECT_EQ(open_error(options(t.path() + "/nope")),

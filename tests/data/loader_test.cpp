@@ -127,6 +127,25 @@ TEST(Loader, BatchesFollowTheSamplerWithAPartialLastBatch) {
   EXPECT_EQ(loader->skipped_images(), 0);
 }
 
+// The memory plan counts a loader by memory_for(), which sizes the images' buffers the loader
+// allocates: a ring of min(loader_prefetch_size, num_workers * prefetch_factor) batches, and for
+// a test loader the batch of readable images it holds back.
+TEST(Loader, CountsTheBuffersItAllocates) {
+  auto data = std::make_shared<ScriptedDataset>(10);
+  const LoaderOptions o = loader_options(4, 1);  // a ring of min(3, 1 * 2) slots
+  const size_t batch_bytes = 4 * kPixelBytes;
+  for (bool train : {true, false}) {
+    SCOPED_TRACE(train ? "training" : "test");
+    const SourceMemory memory = Loader::memory_for(o, kPixelBytes, train);
+    EXPECT_EQ(memory.buffers, (train ? 2 : 3) * batch_bytes);
+    EXPECT_EQ(make_loader(data, sampler(10, train), o)->image_buffer_bytes(), memory.buffers);
+    EXPECT_EQ(memory.threads, 1);
+    EXPECT_GT(memory.decoding, 0u);
+  }
+  EXPECT_EQ(Loader::memory_for(loader_options(4, 3), kPixelBytes, true).decoding,
+            3 * Loader::memory_for(o, kPixelBytes, true).decoding);
+}
+
 // A bfloat16 batch is the float batch rounded (as a bfloat16 plan stores its input).
 TEST(Loader, WritesABFloat16BatchRounded) {
   auto data = std::make_shared<ScriptedDataset>(9);

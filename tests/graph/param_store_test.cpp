@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "lib/graph/graph_builder.h"
+#include "tests/graph/tiny_resnet.h"
 
 namespace xtrain {
 namespace {
@@ -72,6 +73,22 @@ TEST(ParamStore, InitializeIsAFunctionOfTheSeed) {
   c.initialize(2);
   EXPECT_TRUE(std::equal(a.params(), a.params() + a.num_params(), b.params()));
   EXPECT_FALSE(std::equal(a.params(), a.params() + a.num_params(), c.params()));
+}
+
+// The memory plan counts a store by sizes_for(), which lays it out as the constructor does: a
+// gradient per parameter, BatchNorm's running statistics and its int64 batch counters.
+TEST(ParamStore, CountsTheBuffersItAllocates) {
+  const auto graph = testing::tiny_resnet(/*num_classes=*/3);
+  const ParamSizes sizes = ParamStore::sizes_for(*graph);
+  const ParamStore store(*graph);
+  EXPECT_EQ(sizes.params, store.num_params());
+  EXPECT_EQ(sizes.buffers, store.num_buffers());
+  EXPECT_EQ(sizes.counters, store.num_counters());
+  EXPECT_GT(sizes.buffers, 0u);
+  EXPECT_GT(sizes.counters, 0u);
+  EXPECT_EQ(sizes.bytes(), store.bytes());
+  EXPECT_EQ(store.bytes(), (2 * store.num_params() + store.num_buffers()) * sizeof(float) +
+                               store.num_counters() * sizeof(int64_t));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "lib/graph/replica.h"
 #include "lib/nn/cross_entropy_loss.h"
 #include "lib/parallel/mesh.h"
+#include "lib/train/batch_buffer.h"
 #include "lib/train/log_lines.h"
 #include "models/registry.h"
 #include "tests/test_util.h"
@@ -71,7 +72,7 @@ TEST_P(MemoryEstimate, IsWithinTenPercentOfTheMeasuredRssGrowth) {
   MemoryPlanOptions options;
   options.image_size = c.image_size;
   const MemoryPlan memory(graph, options);
-  const double estimate = Replica::state_bytes(*graph) +
+  const double estimate = Replica::state_bytes_for(*graph) +
                           memory.plan_bytes(c.batch_size, /*training=*/true, /*kernel_threads=*/1);
   const double measured =
       measured_step_bytes(graph, Shape{c.batch_size, c.image_size, c.image_size, 3});
@@ -102,7 +103,9 @@ TEST(MemoryPlan, ANeedGrowsWithTheBatchAndTheCores) {
   EXPECT_EQ(plan.total(2, 32), MemoryPlan::kProcessBytes + 2 * plan.core(2, 32).total());
 }
 
-TEST(MemoryPlan, CountsPartialBatchPlansLoaderRingsAndDecoding) {
+// A core's batches are the trainer's batch buffer, for the larger of its training and test
+// batches, and what its sources hold ahead; its decoding is their allowance.
+TEST(MemoryPlan, AddsUpWhatEachPartCountsOfItself) {
   MemoryPlanOptions options;
   options.image_size = 32;
   const auto graph = build_model("resnet20", 10);
@@ -112,20 +115,20 @@ TEST(MemoryPlan, CountsPartialBatchPlansLoaderRingsAndDecoding) {
   EXPECT_EQ(
       partial.plans,
       fake.plans + MemoryPlan(graph, options).plan_bytes(16, true, Mesh::threads_per_core(1)));
-  options.loads_images = true;
-  options.ring_slots = 3;
-  options.num_workers = 2;
+  EXPECT_EQ(fake.replica, Replica::state_bytes_for(*graph));
+  const size_t float_buffer = batch_buffer_size(*graph, Precision::kFloat32, 32, 64).image_bytes();
+  EXPECT_EQ(fake.batches, float_buffer);
+  EXPECT_EQ(fake.decoding, 0u);
+  // Image folders: each source at its own batch size.
+  options.train_source_memory = [](int batch) { return SourceMemory{1000 * size_t(batch), 7, 2}; };
+  options.test_source_memory = [](int batch) { return SourceMemory{10 * size_t(batch), 5, 2}; };
   const CoreMemory folders = MemoryPlan(graph, options).core(1, 32);
-  const size_t pixels = 32 * 32 * 3;
-  // The trainer's buffer (the larger batch, in floats), and the train and test rings' 8-bit pixels
-  // with the batch the test loader fills with readable images.
-  EXPECT_EQ(fake.batches, 64 * pixels * sizeof(float));
-  EXPECT_EQ(folders.batches, fake.batches + (3 * (32 + 64) + 64) * pixels);
+  EXPECT_EQ(folders.batches, float_buffer + 1000 * 32 + 10 * 64);
+  EXPECT_EQ(folders.decoding, 12u);
   options.precision = Precision::kBFloat16;  // the trainer's buffer in bfloat16
   EXPECT_EQ(MemoryPlan(graph, options).core(1, 32).batches,
-            folders.batches - 64 * pixels * sizeof(float) / 2);
-  EXPECT_GT(folders.decoding, 0u);
-  EXPECT_EQ(fake.decoding, 0u);
+            folders.batches - float_buffer +
+                batch_buffer_size(*graph, Precision::kBFloat16, 32, 64).image_bytes());
   options.trains = false;  // --evaluate compiles no training plan
   EXPECT_LT(MemoryPlan(graph, options).core(1, 32).plans, folders.plans);
 }
@@ -175,19 +178,20 @@ TEST(MemoryPlan, TheTestBatchIsTheLargestACoreGets) {
 }
 
 // Under ulimit -v every thread's stack counts: each core's own and kernel threads, its training
-// and test loaders' workers, and the process's stop watcher (and in a job its gradient reducer).
+// and test sources' workers, and the process's stop watcher (and in a job its gradient reducer).
 TEST(MemoryPlan, ThreadStacksCountEveryThreadARunStarts) {
   MemoryPlanOptions options;
   options.image_size = 32;
-  options.loads_images = true;
-  options.num_workers = 3;
+  options.train_source_memory = [](int batch) { return SourceMemory{0, 0, 3}; };
+  options.test_source_memory = [](int batch) { return SourceMemory{0, 0, 3}; };
   const auto graph = build_model("resnet20", 10);
   const size_t stack = thread_stack_bytes();
   const int kernel_threads = Mesh::threads_per_core(2);
-  EXPECT_EQ(MemoryPlan(graph, options).thread_stacks(2), (2 * (kernel_threads + 6) + 1) * stack);
-  options.loads_images = false;  // --fake_data
+  EXPECT_EQ(MemoryPlan(graph, options).thread_stacks(2, 32),
+            (2 * (kernel_threads + 6) + 1) * stack);
+  options.train_source_memory = options.test_source_memory = nullptr;  // --fake_data
   options.processes = options.local_processes = 2;
-  EXPECT_EQ(MemoryPlan(graph, options).thread_stacks(1),
+  EXPECT_EQ(MemoryPlan(graph, options).thread_stacks(1, 32),
             (Mesh::threads_per_core(1, 2) + 2) * stack);
 }
 
