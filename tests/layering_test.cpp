@@ -37,7 +37,7 @@ const std::map<std::string, std::set<std::string>> kMayInclude = {
     {"lib/nn", with(kCore, {"lib/kernels"})},
     {"lib/graph", kBelowGraph},
     {"lib/optim", kCore},
-    {"lib/io", with(kBelowGraph, {"lib/graph"})},
+    {"lib/io", with(kBelowGraph, {"lib/graph", "lib/optim"})},
     {"data", kCore},
     {"models", with(kBelowGraph, {"lib/graph"})},
     // The trainer drives compiled plans (lib/graph) and never reaches past them to a layer or a

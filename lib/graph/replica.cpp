@@ -11,15 +11,11 @@ Replica::Replica(std::shared_ptr<const Graph> graph, int kernel_threads, Precisi
     : graph_(std::move(graph)),
       kernel_threads_(kernel_threads),
       precision_(precision),
-      store_(*graph_),
-      momentum_(store_.num_params()) {}
+      store_(*graph_) {}
 
-size_t Replica::state_bytes_for(const Graph& graph) {
-  const ParamSizes sizes = ParamStore::sizes_for(graph);
-  return sizes.bytes() + sizes.params * sizeof(float);  // the momentum of every parameter
-}
+size_t Replica::state_bytes_for(const Graph& graph) { return ParamStore::sizes_for(graph).bytes(); }
 
-size_t Replica::state_bytes() const { return store_.bytes() + momentum_.size() * sizeof(float); }
+size_t Replica::state_bytes() const { return store_.bytes(); }
 
 void Replica::copy_state_from(Replica& other) {
   XTRAIN_CHECK(other.graph_ == graph_, "copy_state_from needs a replica of the same graph");
@@ -27,7 +23,6 @@ void Replica::copy_state_from(Replica& other) {
   std::copy_n(from.params(), from.num_params(), store_.params());
   std::copy_n(from.buffers(), from.num_buffers(), store_.buffers());
   std::copy_n(from.counters(), from.num_counters(), store_.counters());
-  std::copy_n(other.momentum(), from.num_params(), momentum());
 }
 
 Plan& Replica::plan_for(const Shape& input, PlanMode mode, const Layer* loss) {

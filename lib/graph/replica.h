@@ -1,7 +1,8 @@
 // Replica: one copy of a model, as an emulated core owns it: the shared graph, this copy's
-// parameters, gradients, buffers and optimizer state, and its compiled plans, one per input
-// shape, mode and loss, compiled on first use and then reused (a step allocates nothing).
+// parameters, gradients and buffers, and its compiled plans, one per input shape, mode and loss,
+// compiled on first use and then reused (a step allocates nothing).
 // The loss is the caller's (the trainer's CrossEntropyLoss): a replica is the model alone.
+// Not here: the optimizer and its state (lib/optim), which the trainer's core owns beside it.
 #pragma once
 
 #include <map>
@@ -22,14 +23,12 @@ class Replica {
   // The state_bytes() of a replica of this graph, from the sizes its constructor allocates,
   // without allocating anything.
   static size_t state_bytes_for(const Graph& graph);
-  // Its bytes besides its plans, as allocated: parameters, gradients, buffers, counters and
-  // momentum.
+  // Its bytes besides its plans, as allocated: parameters, gradients, buffers and counters.
   size_t state_bytes() const;
 
   const Graph& graph() const { return *graph_; }
   ParamStore& store() { return store_; }
-  float* momentum() { return momentum_.data(); }  // SGD's buffer, parallel to store().params()
-  // Copies parameters, buffers, counters and momentum from a replica of the same graph.
+  // Copies parameters, buffers and counters from a replica of the same graph.
   void copy_state_from(Replica& other);
 
   // `loss` ends the plan (Plan's constructor); it must outlive the replica.
@@ -45,7 +44,6 @@ class Replica {
   int kernel_threads_;
   Precision precision_;
   ParamStore store_;
-  AlignedBuffer momentum_;
   std::map<std::tuple<std::vector<int64_t>, PlanMode, const Layer*>, std::unique_ptr<Plan>> plans_;
   double compile_seconds_ = 0.0;
 };

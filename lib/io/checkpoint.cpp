@@ -17,25 +17,26 @@
 namespace xtrain {
 namespace {
 
-const std::string kMomentumPrefix = "optimizer.momentum_buffer.";
+const std::string kOptimizerPrefix = "optimizer.";
 
 // One tensor of a replica as a checkpoint holds it: where it lives here, how PyTorch sees it.
 struct Slot {
   std::string name;  // the file's key
   Shape ours;        // our shape and layout
   TorchLayout layout = TorchLayout::kSame;
-  float* floats = nullptr;     // parameters, buffers, momentum
+  float* floats = nullptr;     // parameters, buffers, optimizer state
   int64_t* counter = nullptr;  // num_batches_tracked
 
   DType dtype() const { return counter ? DType::kI64 : DType::kF32; }
   std::vector<int64_t> file_shape() const { return torch_shape(layout, ours); }
 };
 
-std::vector<Slot> slots_of(Replica& replica, bool with_momentum) {
+// The replica's tensors, then each optimizer state buffer's share of every parameter.
+std::vector<Slot> slots_of(Replica& replica, const std::vector<StateBuffer>& optimizer = {}) {
   ParamStore& store = replica.store();
   const std::vector<Node>& nodes = replica.graph().nodes();
   std::vector<Slot> slots;
-  std::vector<Slot> momentum;
+  std::vector<Slot> state;
   for (size_t node = 0; node < nodes.size(); ++node) {
     const int end = store.first_entry(static_cast<int>(node) + 1);
     for (int i = store.first_entry(static_cast<int>(node)); i < end; ++i) {
@@ -46,16 +47,18 @@ std::vector<Slot> slots_of(Replica& replica, bool with_momentum) {
       } else {
         slot.floats = store.data(e);
       }
-      if (with_momentum && e.spec.kind == ParamKind::kParameter) {
-        Slot m = slot;
-        m.name = kMomentumPrefix + e.name;
-        m.floats = replica.momentum() + e.offset;  // momentum mirrors the parameter buffer
-        momentum.push_back(std::move(m));
+      if (e.spec.kind == ParamKind::kParameter) {
+        for (const StateBuffer& buffer : optimizer) {
+          Slot s = slot;
+          s.name = kOptimizerPrefix + buffer.name + "." + e.name;
+          s.floats = buffer.values + e.offset;  // state mirrors the parameter buffer
+          state.push_back(std::move(s));
+        }
       }
       slots.push_back(std::move(slot));
     }
   }
-  slots.insert(slots.end(), momentum.begin(), momentum.end());
+  slots.insert(slots.end(), state.begin(), state.end());
   return slots;
 }
 
@@ -93,14 +96,14 @@ std::string name_list(const std::vector<std::string>& names) {
                      names.size() - kShown);
 }
 
-bool is_momentum(const std::string& name) { return name.rfind(kMomentumPrefix, 0) == 0; }
+bool is_optimizer_state(const std::string& name) { return name.rfind(kOptimizerPrefix, 0) == 0; }
 
-// Checks that the file holds exactly the slots (momentum aside if ignore_momentum) with their
-// dtypes and shapes, then copies every tensor in. Returns the classifier's slots skipped (those
-// named classifier + ".").
+// Checks that the file holds exactly the slots (optimizer state aside if ignore_optimizer) with
+// their dtypes and shapes, then copies every tensor in. Returns the classifier's slots skipped
+// (those named classifier + ".").
 std::vector<std::string> load_slots(const std::string& path, const Safetensors& file,
                                     const std::vector<Slot>& slots, const std::string& classifier,
-                                    bool skip_mismatched_fc, bool ignore_momentum) {
+                                    bool skip_mismatched_fc, bool ignore_optimizer) {
   const auto is_fc = [prefix = classifier + "."](const std::string& name) {
     return name.rfind(prefix, 0) == 0;
   };
@@ -122,7 +125,7 @@ std::vector<std::string> load_slots(const std::string& path, const Safetensors& 
     }
   }
   for (const auto& [name, t] : file.tensors) {
-    if (by_name.count(name) == 0 && !(ignore_momentum && is_momentum(name)))
+    if (by_name.count(name) == 0 && !(ignore_optimizer && is_optimizer_state(name)))
       unexpected.push_back(name);
   }
   if (!skip_mismatched_fc) {
@@ -159,9 +162,9 @@ int64_t parse_int(const std::map<std::string, std::string>& metadata, const std:
   return value;
 }
 
-Safetensors file_of(Replica& replica, const CheckpointInfo& info, bool with_momentum) {
+Safetensors file_of(const std::vector<Slot>& slots, const CheckpointInfo& info) {
   Safetensors file;
-  for (const Slot& slot : slots_of(replica, with_momentum)) file.tensors[slot.name] = to_file(slot);
+  for (const Slot& slot : slots) file.tensors[slot.name] = to_file(slot);
   file.metadata = {{"format_version", std::to_string(kCheckpointFormatVersion)},
                    {"model", info.model},
                    {"epoch", std::to_string(info.epoch)},
@@ -174,21 +177,23 @@ Safetensors file_of(Replica& replica, const CheckpointInfo& info, bool with_mome
 
 }  // namespace
 
-void save_checkpoint(const std::string& path, Replica& replica, const CheckpointInfo& info) {
-  write_safetensors(path, file_of(replica, info, /*with_momentum=*/true));
+void save_checkpoint(const std::string& path, Replica& replica,
+                     const std::vector<StateBuffer>& optimizer, const CheckpointInfo& info) {
+  write_safetensors(path, file_of(slots_of(replica, optimizer), info));
 }
 
 void save_model(const std::string& path, Replica& replica, const CheckpointInfo& info) {
-  write_safetensors(path, file_of(replica, info, /*with_momentum=*/false));
+  write_safetensors(path, file_of(slots_of(replica), info));
 }
 
 CheckpointInfo load_checkpoint(const std::string& path, Replica& replica,
+                               const std::vector<StateBuffer>& optimizer,
                                const std::string& model) {
   const Safetensors file = read_safetensors(path);
-  const bool has_momentum =
+  const bool has_optimizer_state =
       std::any_of(file.tensors.begin(), file.tensors.end(),
-                  [](const auto& tensor) { return is_momentum(tensor.first); });
-  XTRAIN_CHECK(has_momentum,
+                  [](const auto& tensor) { return is_optimizer_state(tensor.first); });
+  XTRAIN_CHECK(has_optimizer_state,
                "{} holds a model's weights alone, no optimizer state: to go on with a run, resume "
                "from its checkpoint-last.safetensors; to start from these weights, pass them as "
                "--pretrained",
@@ -218,15 +223,15 @@ CheckpointInfo load_checkpoint(const std::string& path, Replica& replica,
                  "{}: __metadata__ best_top1 is \"{}\", not a number", path, text);
   }
 
-  load_slots(path, file, slots_of(replica, /*with_momentum=*/true), replica.graph().classifier(),
-             /*skip_mismatched_fc=*/false, /*ignore_momentum=*/false);
+  load_slots(path, file, slots_of(replica, optimizer), replica.graph().classifier(),
+             /*skip_mismatched_fc=*/false, /*ignore_optimizer=*/false);
   return info;
 }
 
 std::vector<std::string> load_pretrained(const std::string& path, Replica& replica,
                                          bool skip_mismatched_fc) {
-  return load_slots(path, read_safetensors(path), slots_of(replica, /*with_momentum=*/false),
-                    replica.graph().classifier(), skip_mismatched_fc, /*ignore_momentum=*/true);
+  return load_slots(path, read_safetensors(path), slots_of(replica), replica.graph().classifier(),
+                    skip_mismatched_fc, /*ignore_optimizer=*/true);
 }
 
 }  // namespace xtrain

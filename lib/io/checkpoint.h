@@ -1,8 +1,8 @@
 // Checkpoint: a replica's state as a safetensors file that reads as a torchvision state_dict.
 // Names are the state_dict keys, shapes PyTorch's (Conv2d weights OIHW, converted here),
-// parameters and buffers F32, num_batches_tracked I64 scalars; SGD's momentum of parameter p is
-// "optimizer.momentum_buffer.<p>". Loading checks the whole file against the model first and
-// changes nothing unless everything fits.
+// parameters and buffers F32, num_batches_tracked I64 scalars; an optimizer's state buffer b of
+// parameter p is "optimizer.<b>.<p>" (SGD's momentum: optimizer.momentum_buffer.<p>). Loading
+// checks the whole file against the model first and changes nothing unless everything fits.
 // Not here: when to save or which file to resume from (lib/train), the file format
 // (safetensors.h).
 #pragma once
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lib/graph/replica.h"
+#include "lib/optim/state_buffer.h"
 
 namespace xtrain {
 
@@ -30,22 +31,26 @@ struct CheckpointInfo {
   std::string precision;
 };
 
-// Writes parameters, buffers, counters and momentum atomically (the old file survives a failure).
-void save_checkpoint(const std::string& path, Replica& replica, const CheckpointInfo& info);
+// Writes parameters, buffers, counters and the optimizer's state atomically (the old file survives
+// a failure).
+void save_checkpoint(const std::string& path, Replica& replica,
+                     const std::vector<StateBuffer>& optimizer, const CheckpointInfo& info);
 
 // Writes the model alone (parameters, buffers, counters: exactly a PyTorch state_dict, which
 // load_state_dict takes strictly), atomically, with a checkpoint's metadata. Such a file is for
-// --pretrained, predict and PyTorch; load_checkpoint refuses it, having no momentum to resume.
+// --pretrained, predict and PyTorch; load_checkpoint refuses it, having no optimizer state to
+// resume.
 void save_model(const std::string& path, Replica& replica, const CheckpointInfo& info);
 
 // For --resume: restores everything save_checkpoint wrote and returns its metadata. The file must
 // have been written for `model` (checked first, so another model's file is named as such) and
-// hold exactly the model's tensors plus momentum.
-CheckpointInfo load_checkpoint(const std::string& path, Replica& replica, const std::string& model);
+// hold exactly the model's tensors plus the optimizer's state.
+CheckpointInfo load_checkpoint(const std::string& path, Replica& replica,
+                               const std::vector<StateBuffer>& optimizer, const std::string& model);
 
-// For --pretrained: loads parameters, buffers and counters (momentum in the file is ignored,
-// the optimizer starts fresh). Missing keys, unexpected keys and shape or dtype mismatches are
-// listed together in one xtrain::Error. With skip_mismatched_fc, the classifier's tensors (fc.*
+// For --pretrained: loads parameters, buffers and counters (optimizer state in the file is
+// ignored, the optimizer starts fresh). Missing keys, unexpected keys and shape or dtype mismatches
+// are listed together in one xtrain::Error. With skip_mismatched_fc, the classifier's tensors (fc.*
 // in a ResNet, Graph::classifier()) whose shape differs (another class count) are left as they
 // are and returned, for the caller to re-initialize and mention; otherwise the list is empty.
 std::vector<std::string> load_pretrained(const std::string& path, Replica& replica,

@@ -114,19 +114,22 @@ void LogDir::append(const EvalRecord& record) {
   events_.add_scalars(record.epoch, tensorboard_scalars(record), wall_time_now());
 }
 
-void LogDir::save_epoch(Replica& replica, const CheckpointInfo& info, bool improved) {
+void LogDir::save_epoch(Replica& replica, const std::vector<StateBuffer>& optimizer,
+                        const CheckpointInfo& info, bool improved) {
   std::lock_guard<std::mutex> lock(mutex_);
   const std::string file = path(epoch_file(info.epoch));
-  save_checkpoint(file, replica, info);
+  save_checkpoint(file, replica, optimizer, info);
   replace_with_link(file, path(kLast));
   if (improved) save_model(path(kBest), replica, info);
   std::error_code ignored;  // an old file already gone is fine
   fs::remove(path(epoch_file(info.epoch - keep_checkpoints_)), ignored);
 }
 
-void LogDir::save_last(Replica& replica, const CheckpointInfo& info) {
+void LogDir::save_last(Replica& replica, const std::vector<StateBuffer>& optimizer,
+                       const CheckpointInfo& info) {
   std::lock_guard<std::mutex> lock(mutex_);
-  save_checkpoint(path(kLast), replica, info);  // atomic: replaces the link, not its target
+  save_checkpoint(path(kLast), replica, optimizer,
+                  info);  // atomic: replaces the link, not its target
 }
 
 void LogDir::write_summary(const RunSummary& summary) {

@@ -39,12 +39,14 @@ class LogDir {
   void append(const TrainRecord& record);
   // To metrics.jsonl and the event file.
   void append(const EvalRecord& record);
-  // Saves the replica after an epoch as checkpoint-epoch-N and checkpoint-last, and its model
-  // alone as model_best when `improved`; removes epoch files older than the last
-  // keep_checkpoints.
-  void save_epoch(Replica& replica, const CheckpointInfo& info, bool improved);
+  // Saves the replica and its optimizer's state after an epoch as checkpoint-epoch-N and
+  // checkpoint-last, and its model alone as model_best when `improved`; removes epoch files
+  // older than the last keep_checkpoints.
+  void save_epoch(Replica& replica, const std::vector<StateBuffer>& optimizer,
+                  const CheckpointInfo& info, bool improved);
   // Saves checkpoint-last alone, in the middle of an epoch (--checkpoint_steps, Ctrl-C).
-  void save_last(Replica& replica, const CheckpointInfo& info);
+  void save_last(Replica& replica, const std::vector<StateBuffer>& optimizer,
+                 const CheckpointInfo& info);
   void write_summary(const RunSummary& summary);
 
   // The newest checkpoint-last.safetensors in dir, for --resume=auto; "" if there is none yet.

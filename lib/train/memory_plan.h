@@ -6,7 +6,8 @@
 //   at the epoch's last partial batch, evaluation at test_batch() and at its partial batch (a
 //   replica keeps its plans for the whole run), of which only the larger phase's count: training
 //   and testing give the other's arena pages back;
-// - its replica's state (Replica::state_bytes_for): parameters, gradients, momentum, buffers;
+// - its replica's state (Replica::state_bytes_for): parameters, gradients, buffers;
+// - its optimizer's state (SGD::state_bytes_for): the momentum;
 // - its batches: the buffer the trainer copies batches through (batch_buffer_size, for the
 //   larger of --batch_size and test_batch()), and what its training and test sources hold
 //   ahead (SourceMemory: a loader's ring, in batches of the flags' sizes);
@@ -41,12 +42,13 @@ struct MemoryPlanOptions {
 
 // One core's need, in bytes.
 struct CoreMemory {
-  size_t plans = 0;     // the arenas of its compiled plans
-  size_t replica = 0;   // parameters, gradients, momentum, buffers
-  size_t batches = 0;   // its batch buffer and what its sources hold ahead
-  size_t decoding = 0;  // its sources' decoding allowance
+  size_t plans = 0;      // the arenas of its compiled plans
+  size_t replica = 0;    // parameters, gradients, buffers
+  size_t optimizer = 0;  // the optimizer's state
+  size_t batches = 0;    // its batch buffer and what its sources hold ahead
+  size_t decoding = 0;   // its sources' decoding allowance
 
-  size_t total() const { return plans + replica + batches + decoding; }
+  size_t total() const { return plans + replica + optimizer + batches + decoding; }
 };
 
 class MemoryPlan {

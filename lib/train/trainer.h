@@ -106,6 +106,7 @@ class Trainer {
   int num_cores() const { return mesh_.num_cores(); }    // in this process
   int world_size() const { return mesh_.world_size(); }  // in the job
   Replica& replica(int rank);
+  SGD& optimizer(int rank);
 
   // What run() will do, for the Run line: the first epoch it trains (later after a resume), the
   // training steps of an epoch and the test batches per core of one evaluation.

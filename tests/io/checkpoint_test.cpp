@@ -6,6 +6,7 @@
 
 #include "lib/base/check.h"
 #include "lib/io/safetensors.h"
+#include "lib/optim/sgd.h"
 #include "models/registry.h"
 #include "tests/graph/tiny_resnet.h"
 #include "tests/io/io_test_util.h"
@@ -17,24 +18,35 @@ namespace {
 
 using testing::error_of;
 
-// A replica whose every float and counter differs from another seed's.
-std::unique_ptr<Replica> filled_replica(int num_classes, uint32_t seed) {
-  auto replica = std::make_unique<Replica>(testing::tiny_resnet(num_classes));
-  ParamStore& store = replica->store();
+// A replica and its optimizer, as a core holds them.
+struct RunState {
+  explicit RunState(int num_classes)
+      : replica(testing::tiny_resnet(num_classes)),
+        sgd(SGDOptions{}, replica.store().num_params()) {}
+  float* momentum() { return sgd.state()[0].values; }
+
+  Replica replica;
+  SGD sgd;
+};
+
+// A run's state whose every float and counter differs from another seed's.
+std::unique_ptr<RunState> filled_state(int num_classes, uint32_t seed) {
+  auto state = std::make_unique<RunState>(num_classes);
+  ParamStore& store = state->replica.store();
   store.initialize(seed);
   const std::vector<float> buffers = testing::random_floats(store.num_buffers(), seed + 1);
   std::copy(buffers.begin(), buffers.end(), store.buffers());
   const std::vector<float> momentum = testing::random_floats(store.num_params(), seed + 2);
-  std::copy(momentum.begin(), momentum.end(), replica->momentum());
+  std::copy(momentum.begin(), momentum.end(), state->momentum());
   for (const ParamEntry& e : store.entries()) {
     if (e.spec.kind == ParamKind::kCounter) *store.counter(e) = 1000 * seed + e.offset;
   }
-  return replica;
+  return state;
 }
 
 // Every float, counter and momentum value, as bytes.
-std::string state_bytes(Replica& r) {
-  ParamStore& s = r.store();
+std::string state_bytes(RunState& r) {
+  ParamStore& s = r.replica.store();
   std::string out(reinterpret_cast<const char*>(s.params()), s.num_params() * sizeof(float));
   out.append(reinterpret_cast<const char*>(s.buffers()), s.num_buffers() * sizeof(float));
   for (const ParamEntry& e : s.entries()) {
@@ -63,13 +75,16 @@ CheckpointInfo sample_info() {
 
 TEST(Checkpoint, SaveThenLoadRestoresEveryByte) {
   testing::TempDir dir;
-  auto saved = filled_replica(5, 1);
-  save_checkpoint(dir.file("a.safetensors"), *saved, sample_info());
+  auto saved = filled_state(5, 1);
+  save_checkpoint(dir.file("a.safetensors"), saved->replica, saved->sgd.state(), sample_info());
 
-  auto loaded = filled_replica(5, 2);
+  auto loaded = filled_state(5, 2);
   ASSERT_NE(state_bytes(*loaded), state_bytes(*saved));
-  const CheckpointInfo info = load_checkpoint(dir.file("a.safetensors"), *loaded, "tiny_resnet");
-  EXPECT_THROW(load_checkpoint(dir.file("a.safetensors"), *loaded, "resnet18"), Error);
+  const CheckpointInfo info = load_checkpoint(dir.file("a.safetensors"), loaded->replica,
+                                              loaded->sgd.state(), "tiny_resnet");
+  EXPECT_THROW(
+      load_checkpoint(dir.file("a.safetensors"), loaded->replica, loaded->sgd.state(), "resnet18"),
+      Error);
   EXPECT_EQ(state_bytes(*loaded), state_bytes(*saved));
   EXPECT_EQ(info.model, "tiny_resnet");
   EXPECT_EQ(info.epoch, 3);
@@ -78,15 +93,15 @@ TEST(Checkpoint, SaveThenLoadRestoresEveryByte) {
   EXPECT_EQ(info.best_top1, 71.25);
   EXPECT_EQ(info.precision, "bfloat16");
 
-  save_checkpoint(dir.file("b.safetensors"), *loaded, info);
+  save_checkpoint(dir.file("b.safetensors"), loaded->replica, loaded->sgd.state(), info);
   EXPECT_EQ(testing::read_bytes(dir.file("a.safetensors")),
             testing::read_bytes(dir.file("b.safetensors")));
 }
 
 TEST(Checkpoint, FileHasTorchvisionNamesShapesAndDtypes) {
   testing::TempDir dir;
-  auto replica = filled_replica(5, 1);
-  save_checkpoint(dir.file("a.safetensors"), *replica, sample_info());
+  auto state = filled_state(5, 1);
+  save_checkpoint(dir.file("a.safetensors"), state->replica, state->sgd.state(), sample_info());
   const Safetensors file = read_safetensors(dir.file("a.safetensors"));
 
   auto expect_tensor = [&](const std::string& name, DType dtype, std::vector<int64_t> shape) {
@@ -106,10 +121,10 @@ TEST(Checkpoint, FileHasTorchvisionNamesShapesAndDtypes) {
 
   // Every state_dict entry once, plus one momentum buffer per parameter.
   size_t parameters = 0;
-  for (const ParamEntry& e : replica->store().entries()) {
+  for (const ParamEntry& e : state->replica.store().entries()) {
     parameters += e.spec.kind == ParamKind::kParameter;
   }
-  EXPECT_EQ(file.tensors.size(), replica->store().entries().size() + parameters);
+  EXPECT_EQ(file.tensors.size(), state->replica.store().entries().size() + parameters);
 
   const std::map<std::string, std::string> metadata = {
       {"format_version", "1"},  {"model", "tiny_resnet"},       {"epoch", "3"},
@@ -122,8 +137,8 @@ TEST(Checkpoint, FileHasTorchvisionNamesShapesAndDtypes) {
 // must land at ours [y][x][i][o]; fc.weight [k][f] at [k][f].
 TEST(Checkpoint, PretrainedConvWeightsAreTransposedFromOIHW) {
   testing::TempDir dir;
-  auto source = filled_replica(5, 1);
-  save_checkpoint(dir.file("a.safetensors"), *source, sample_info());
+  auto source = filled_state(5, 1);
+  save_checkpoint(dir.file("a.safetensors"), source->replica, source->sgd.state(), sample_info());
   Safetensors file = read_safetensors(dir.file("a.safetensors"));
   std::vector<float> oihw(4 * 3 * 3 * 3);
   for (int o = 0; o < 4; ++o)
@@ -138,9 +153,9 @@ TEST(Checkpoint, PretrainedConvWeightsAreTransposedFromOIHW) {
   std::memcpy(file.tensors.at("fc.weight").data.data(), fc.data(), fc.size() * 4);
   write_safetensors(dir.file("b.safetensors"), file);
 
-  auto replica = filled_replica(5, 2);
-  EXPECT_TRUE(load_pretrained(dir.file("b.safetensors"), *replica, false).empty());
-  ParamStore& store = replica->store();
+  auto target = filled_state(5, 2);
+  EXPECT_TRUE(load_pretrained(dir.file("b.safetensors"), target->replica, false).empty());
+  ParamStore& store = target->replica.store();
   const float* conv = store.data(*store.find("conv1.weight"));  // [KH, KW, C_in, C_out]
   EXPECT_EQ(conv[((0 * 3 + 0) * 3 + 0) * 4 + 0], 0);
   EXPECT_EQ(conv[((1 * 3 + 2) * 3 + 0) * 4 + 3], 3012);  // y=1 x=2 i=0 o=3
@@ -153,22 +168,22 @@ TEST(Checkpoint, PretrainedConvWeightsAreTransposedFromOIHW) {
 
 TEST(Checkpoint, PretrainedIgnoresMomentumAndLeavesItAlone) {
   testing::TempDir dir;
-  auto source = filled_replica(5, 1);
-  save_checkpoint(dir.file("a.safetensors"), *source, sample_info());
-  auto replica = filled_replica(5, 2);
-  const std::vector<float> momentum(replica->momentum(),
-                                    replica->momentum() + replica->store().num_params());
-  load_pretrained(dir.file("a.safetensors"), *replica, false);
-  EXPECT_EQ(std::memcmp(replica->store().params(), source->store().params(),
-                        source->store().num_params() * sizeof(float)),
+  auto source = filled_state(5, 1);
+  save_checkpoint(dir.file("a.safetensors"), source->replica, source->sgd.state(), sample_info());
+  auto target = filled_state(5, 2);
+  const std::vector<float> momentum(target->momentum(),
+                                    target->momentum() + target->replica.store().num_params());
+  load_pretrained(dir.file("a.safetensors"), target->replica, false);
+  EXPECT_EQ(std::memcmp(target->replica.store().params(), source->replica.store().params(),
+                        source->replica.store().num_params() * sizeof(float)),
             0);
-  EXPECT_TRUE(std::equal(momentum.begin(), momentum.end(), replica->momentum()));
+  EXPECT_TRUE(std::equal(momentum.begin(), momentum.end(), target->momentum()));
 }
 
 TEST(Checkpoint, PretrainedListsEveryProblemInOneErrorAndChangesNothing) {
   testing::TempDir dir;
-  auto source = filled_replica(5, 1);
-  save_checkpoint(dir.file("a.safetensors"), *source, sample_info());
+  auto source = filled_state(5, 1);
+  save_checkpoint(dir.file("a.safetensors"), source->replica, source->sgd.state(), sample_info());
   Safetensors file = read_safetensors(dir.file("a.safetensors"));
   file.tensors.erase("bn1.bias");
   file.tensors.erase("neck.conv2.weight");
@@ -177,10 +192,10 @@ TEST(Checkpoint, PretrainedListsEveryProblemInOneErrorAndChangesNothing) {
   file.tensors["bn1.num_batches_tracked"].dtype = DType::kF64;
   write_safetensors(dir.file("b.safetensors"), file);
 
-  auto replica = filled_replica(5, 2);
-  const std::string before = state_bytes(*replica);
+  auto target = filled_state(5, 2);
+  const std::string before = state_bytes(*target);
   const std::string message =
-      error_of([&] { load_pretrained(dir.file("b.safetensors"), *replica, false); });
+      error_of([&] { load_pretrained(dir.file("b.safetensors"), target->replica, false); });
   EXPECT_TRUE(contains(message, dir.file("b.safetensors") + " does not fit the model")) << message;
   EXPECT_TRUE(contains(message, "missing keys: bn1.bias, neck.conv2.weight;")) << message;
   EXPECT_TRUE(contains(message, "unexpected keys: head.weight;")) << message;
@@ -190,28 +205,28 @@ TEST(Checkpoint, PretrainedListsEveryProblemInOneErrorAndChangesNothing) {
       << message;
   EXPECT_TRUE(contains(message, "bn1.num_batches_tracked is F64 [] in the file, I64 []"))
       << message;
-  EXPECT_EQ(state_bytes(*replica), before);
+  EXPECT_EQ(state_bytes(*target), before);
 }
 
 TEST(Checkpoint, PretrainedWithAnotherClassCountSkipsFcOnlyWhenAsked) {
   testing::TempDir dir;
-  auto source = filled_replica(5, 1);
-  save_checkpoint(dir.file("a.safetensors"), *source, sample_info());
+  auto source = filled_state(5, 1);
+  save_checkpoint(dir.file("a.safetensors"), source->replica, source->sgd.state(), sample_info());
 
-  auto replica = filled_replica(7, 2);
+  auto target = filled_state(7, 2);
   const std::string message =
-      error_of([&] { load_pretrained(dir.file("a.safetensors"), *replica, false); });
+      error_of([&] { load_pretrained(dir.file("a.safetensors"), target->replica, false); });
   EXPECT_TRUE(contains(message, "fc.weight is F32 [5, 12] in the file, F32 [7, 12] in the model"))
       << message;
 
-  ParamStore& store = replica->store();
+  ParamStore& store = target->replica.store();
   const ParamEntry& fc = *store.find("fc.weight");
   const std::vector<float> fc_before(store.data(fc), store.data(fc) + 7 * 12);
-  EXPECT_EQ(load_pretrained(dir.file("a.safetensors"), *replica, true),
+  EXPECT_EQ(load_pretrained(dir.file("a.safetensors"), target->replica, true),
             (std::vector<std::string>{"fc.weight", "fc.bias"}));
   EXPECT_TRUE(std::equal(fc_before.begin(), fc_before.end(), store.data(fc)));
   const ParamEntry& conv = *store.find("neck.conv3.weight");
-  EXPECT_EQ(std::memcmp(store.data(conv), source->store().data(conv),
+  EXPECT_EQ(std::memcmp(store.data(conv), source->replica.store().data(conv),
                         conv.spec.shape.numel() * sizeof(float)),
             0);
 }
@@ -222,7 +237,7 @@ TEST(Checkpoint, PretrainedSkipsTheModelsOwnClassifier) {
   testing::TempDir dir;
   Replica source(build_model("squeezenet1_1", 10));
   source.store().initialize(1);
-  save_checkpoint(dir.file("a.safetensors"), source, sample_info());
+  save_checkpoint(dir.file("a.safetensors"), source, /*optimizer=*/{}, sample_info());
   Replica replica(build_model("squeezenet1_1", 4));
   replica.store().initialize(2);
   EXPECT_EQ(load_pretrained(dir.file("a.safetensors"), replica, true),
@@ -254,22 +269,24 @@ TEST(Checkpoint, ModelFileHoldsTorchvisionsStateDictAlone) {
 // model_best starts other runs (--pretrained) but resumes none: one line says where to resume.
 TEST(Checkpoint, ModelFileLoadsAsPretrainedAndNotForResuming) {
   testing::TempDir dir;
-  auto saved = filled_replica(5, 1);
-  save_model(dir.file("model_best.safetensors"), *saved, sample_info());
-  auto loaded = filled_replica(5, 2);
+  auto saved = filled_state(5, 1);
+  save_model(dir.file("model_best.safetensors"), saved->replica, sample_info());
+  auto loaded = filled_state(5, 2);
   const std::string momentum(reinterpret_cast<const char*>(loaded->momentum()),
-                             loaded->store().num_params() * sizeof(float));
+                             loaded->replica.store().num_params() * sizeof(float));
   const std::string before = state_bytes(*loaded);
 
-  const std::string error = error_of(
-      [&] { load_checkpoint(dir.file("model_best.safetensors"), *loaded, "tiny_resnet"); });
+  const std::string error = error_of([&] {
+    load_checkpoint(dir.file("model_best.safetensors"), loaded->replica, loaded->sgd.state(),
+                    "tiny_resnet");
+  });
   EXPECT_EQ(error, dir.file("model_best.safetensors") +
                        " holds a model's weights alone, no optimizer state: to go on with a run, "
                        "resume from its checkpoint-last.safetensors; to start from these weights, "
                        "pass them as --pretrained");
   EXPECT_EQ(state_bytes(*loaded), before);
 
-  EXPECT_TRUE(load_pretrained(dir.file("model_best.safetensors"), *loaded, false).empty());
+  EXPECT_TRUE(load_pretrained(dir.file("model_best.safetensors"), loaded->replica, false).empty());
   std::string expected = state_bytes(*saved);
   expected.replace(expected.size() - momentum.size(), momentum.size(), momentum);  // untouched
   EXPECT_EQ(state_bytes(*loaded), expected);
@@ -277,40 +294,48 @@ TEST(Checkpoint, ModelFileLoadsAsPretrainedAndNotForResuming) {
 
 TEST(Checkpoint, ResumeNeedsACheckpointWithMomentumAndMetadata) {
   testing::TempDir dir;
-  auto source = filled_replica(5, 1);
-  save_checkpoint(dir.file("a.safetensors"), *source, sample_info());
+  auto source = filled_state(5, 1);
+  save_checkpoint(dir.file("a.safetensors"), source->replica, source->sgd.state(), sample_info());
   Safetensors file = read_safetensors(dir.file("a.safetensors"));
-  auto replica = filled_replica(5, 2);
-  const std::string before = state_bytes(*replica);
+  auto target = filled_state(5, 2);
+  const std::string before = state_bytes(*target);
 
   Safetensors weights_only = file;
   weights_only.metadata.clear();
   write_safetensors(dir.file("b.safetensors"), weights_only);
-  EXPECT_TRUE(contains(
-      error_of([&] { load_checkpoint(dir.file("b.safetensors"), *replica, "tiny_resnet"); }),
-      "not an xtrain checkpoint"));
+  EXPECT_TRUE(contains(error_of([&] {
+                         load_checkpoint(dir.file("b.safetensors"), target->replica,
+                                         target->sgd.state(), "tiny_resnet");
+                       }),
+                       "not an xtrain checkpoint"));
 
   Safetensors no_momentum = file;
   no_momentum.tensors.erase("optimizer.momentum_buffer.fc.bias");
   write_safetensors(dir.file("c.safetensors"), no_momentum);
-  EXPECT_TRUE(contains(
-      error_of([&] { load_checkpoint(dir.file("c.safetensors"), *replica, "tiny_resnet"); }),
-      "missing keys: optimizer.momentum_buffer.fc.bias"));
+  EXPECT_TRUE(contains(error_of([&] {
+                         load_checkpoint(dir.file("c.safetensors"), target->replica,
+                                         target->sgd.state(), "tiny_resnet");
+                       }),
+                       "missing keys: optimizer.momentum_buffer.fc.bias"));
 
   Safetensors bad_epoch = file;
   bad_epoch.metadata["epoch"] = "3x";
   write_safetensors(dir.file("d.safetensors"), bad_epoch);
-  EXPECT_TRUE(contains(
-      error_of([&] { load_checkpoint(dir.file("d.safetensors"), *replica, "tiny_resnet"); }),
-      "__metadata__ epoch is \"3x\", not a non-negative integer"));
+  EXPECT_TRUE(contains(error_of([&] {
+                         load_checkpoint(dir.file("d.safetensors"), target->replica,
+                                         target->sgd.state(), "tiny_resnet");
+                       }),
+                       "__metadata__ epoch is \"3x\", not a non-negative integer"));
 
   Safetensors future = file;
   future.metadata["format_version"] = "2";
   write_safetensors(dir.file("e.safetensors"), future);
-  EXPECT_TRUE(contains(
-      error_of([&] { load_checkpoint(dir.file("e.safetensors"), *replica, "tiny_resnet"); }),
-      "checkpoint format version 2"));
-  EXPECT_EQ(state_bytes(*replica), before);
+  EXPECT_TRUE(contains(error_of([&] {
+                         load_checkpoint(dir.file("e.safetensors"), target->replica,
+                                         target->sgd.state(), "tiny_resnet");
+                       }),
+                       "checkpoint format version 2"));
+  EXPECT_EQ(state_bytes(*target), before);
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ TEST(TorchGolden, SavingPyTorchWeightsAgainGivesPyTorchsTensors) {
   Replica replica(testing::tiny_resnet(5));
   load_pretrained(kFixtures + "tiny_resnet_torch.safetensors", replica, false);
   testing::TempDir dir;
-  save_checkpoint(dir.file("again.safetensors"), replica, CheckpointInfo{});
+  save_model(dir.file("again.safetensors"), replica, CheckpointInfo{});
 
   const Safetensors torch = read_safetensors(kFixtures + "tiny_resnet_torch.safetensors");
   const Safetensors ours = read_safetensors(dir.file("again.safetensors"));

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "lib/base/check.h"
@@ -13,17 +14,26 @@
 namespace xtrain {
 namespace {
 
+// The values of an SGD's one state buffer, its momentum.
+std::vector<float> momentum_of(SGD& sgd, size_t n) {
+  const std::vector<StateBuffer> state = sgd.state();
+  EXPECT_EQ(state.size(), 1u);
+  EXPECT_EQ(state[0].name, "momentum_buffer");
+  return std::vector<float>(state[0].values, state[0].values + n);
+}
+
 struct TwoSteps {
   std::vector<float> params, momentum;
 };
 
 // p = {1, -2}, first gradient {0.5, 0.25}, second {-1, 2}, lr 0.1, momentum 0.9, wd 0.01.
 TwoSteps run_two_steps(bool nesterov, const Exec& ex = Exec{}) {
-  const SGD sgd(SGDOptions{/*momentum=*/0.9f, /*weight_decay=*/0.01f, nesterov});
-  TwoSteps r{{1.0f, -2.0f}, {0.0f, 0.0f}};
+  SGD sgd(SGDOptions{/*momentum=*/0.9f, /*weight_decay=*/0.01f, nesterov}, 2);
+  TwoSteps r{{1.0f, -2.0f}, {}};
   const std::vector<float> g1 = {0.5f, 0.25f}, g2 = {-1.0f, 2.0f};
-  sgd.step(2, r.params.data(), g1.data(), r.momentum.data(), 0.1f, ex);
-  sgd.step(2, r.params.data(), g2.data(), r.momentum.data(), 0.1f, ex);
+  sgd.step(r.params.data(), g1.data(), 0.1f, ex);
+  sgd.step(r.params.data(), g2.data(), 0.1f, ex);
+  r.momentum = momentum_of(sgd, 2);
   return r;
 }
 
@@ -49,22 +59,23 @@ TEST(SGD, TwoStepsMatchHandComputedNesterov) {
 }
 
 TEST(SGD, ZeroMomentumIsPlainGradientDescent) {
-  const SGD sgd(SGDOptions{/*momentum=*/0.0f, /*weight_decay=*/0.0f, /*nesterov=*/false});
-  std::vector<float> p = {1.0f, 2.0f}, buf = {7.0f, 7.0f};
+  SGD sgd(SGDOptions{/*momentum=*/0.0f, /*weight_decay=*/0.0f, /*nesterov=*/false}, 2);
+  std::fill_n(sgd.state()[0].values, 2, 7.0f);
+  std::vector<float> p = {1.0f, 2.0f};
   const std::vector<float> g = {0.5f, -1.0f};
-  sgd.step(2, p.data(), g.data(), buf.data(), 0.2f, Exec{});
+  sgd.step(p.data(), g.data(), 0.2f, Exec{});
   testing::expect_close(p, {0.9f, 2.2f}, 0.0f, 1e-7f, "params");
-  testing::expect_close(buf, {7.0f, 7.0f}, 0.0f, 0.0f, "untouched momentum");
+  testing::expect_close(momentum_of(sgd, 2), {7.0f, 7.0f}, 0.0f, 0.0f, "untouched momentum");
 }
 
 // A large flat buffer is split over threads; every element gets the same update either way.
 TEST(SGD, OneAndTwoThreadsAreBitwiseEqual) {
   const size_t n = 100003;
   const std::vector<float> grads = testing::random_floats(n, 3);
-  const SGD sgd(SGDOptions{});
   auto run = [&](const Exec& ex) {
-    std::vector<float> p = testing::random_floats(n, 4), buf(n, 0.0f);
-    for (int step = 0; step < 3; ++step) sgd.step(n, p.data(), grads.data(), buf.data(), 0.1f, ex);
+    SGD sgd(SGDOptions{}, n);
+    std::vector<float> p = testing::random_floats(n, 4);
+    for (int step = 0; step < 3; ++step) sgd.step(p.data(), grads.data(), 0.1f, ex);
     return p;
   };
   testing::PoolExec two(2);
@@ -78,23 +89,40 @@ TEST(SGD, VectorAndScalarPathsAreBitwiseEqual) {
   const std::vector<float> grads = testing::random_floats(n, 5);
   for (const SGDOptions& options :
        {SGDOptions{}, SGDOptions{0.9f, 1e-4f, true}, SGDOptions{0.0f, 1e-4f, false}}) {
-    const SGD sgd(options);
-    std::vector<float> whole = testing::random_floats(n, 6), whole_buf(n, 0.5f);
-    std::vector<float> single = whole, single_buf = whole_buf;
+    SGD whole_sgd(options, n);
+    std::vector<SGD> single_sgds;
+    for (size_t i = 0; i < n; ++i) single_sgds.emplace_back(options, 1);
+    std::vector<float> whole = testing::random_floats(n, 6), single = whole;
     for (int step = 0; step < 2; ++step) {
-      sgd.step(n, whole.data(), grads.data(), whole_buf.data(), 0.1f, Exec{});
-      for (size_t i = 0; i < n; ++i) {
-        sgd.step(1, &single[i], &grads[i], &single_buf[i], 0.1f, Exec{});
-      }
+      whole_sgd.step(whole.data(), grads.data(), 0.1f, Exec{});
+      for (size_t i = 0; i < n; ++i) single_sgds[i].step(&single[i], &grads[i], 0.1f, Exec{});
     }
     EXPECT_EQ(whole, single) << "momentum " << options.momentum << " nesterov " << options.nesterov;
-    EXPECT_EQ(whole_buf, single_buf);
+    std::vector<float> single_momentum;
+    for (SGD& sgd : single_sgds) single_momentum.push_back(momentum_of(sgd, 1)[0]);
+    EXPECT_EQ(momentum_of(whole_sgd, n), single_momentum);
   }
 }
 
+// A resumed run's replicas take core 0's state: the same momentum, so the same next step.
+TEST(SGD, CopiedStateStepsAlike) {
+  const std::vector<float> grads = {0.5f, -0.25f, 1.0f};
+  SGD first(SGDOptions{}, 3), second(SGDOptions{}, 3);
+  std::vector<float> p = {1.0f, 2.0f, 3.0f};
+  first.step(p.data(), grads.data(), 0.1f, Exec{});
+  second.copy_state_from(first);
+  EXPECT_EQ(momentum_of(second, 3), momentum_of(first, 3));
+  std::vector<float> q = p;
+  first.step(p.data(), grads.data(), 0.1f, Exec{});
+  second.step(q.data(), grads.data(), 0.1f, Exec{});
+  EXPECT_EQ(p, q);
+  SGD other_size(SGDOptions{}, 2);
+  EXPECT_THROW(other_size.copy_state_from(first), Error);
+}
+
 TEST(SGD, RejectsNesterovWithoutMomentum) {
-  EXPECT_THROW(SGD(SGDOptions{0.0f, 0.0f, true}), Error);
-  EXPECT_THROW(SGD(SGDOptions{-0.1f, 0.0f, false}), Error);
+  EXPECT_THROW(SGD(SGDOptions{0.0f, 0.0f, true}, 1), Error);
+  EXPECT_THROW(SGD(SGDOptions{-0.1f, 0.0f, false}, 1), Error);
 }
 
 }  // namespace

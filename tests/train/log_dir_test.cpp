@@ -9,6 +9,7 @@
 
 #include "lib/base/check.h"
 #include "lib/io/safetensors.h"
+#include "lib/optim/sgd.h"
 #include "tests/graph/tiny_resnet.h"
 #include "tests/io/io_test_util.h"
 #include "tests/io/tf_records.h"
@@ -95,12 +96,13 @@ TEST(LogDir, ModelBestHoldsTheModelAloneAndCheckpointsTheMomentum) {
   testing::TempDir dir;
   Replica replica(testing::tiny_resnet(5));
   replica.store().initialize(1);
+  SGD sgd(SGDOptions{}, replica.store().num_params());
   CheckpointInfo info;
   info.model = "tiny_resnet";
   info.epoch = 1;
   {
     LogDir log_dir(dir.file(""), /*keep_checkpoints=*/1);
-    log_dir.save_epoch(replica, info, /*improved=*/true);
+    log_dir.save_epoch(replica, sgd.state(), info, /*improved=*/true);
   }
   const auto momentum_keys = [&](const std::string& name) {
     int count = 0;

@@ -12,6 +12,7 @@
 #include "lib/base/check.h"
 #include "lib/graph/replica.h"
 #include "lib/nn/cross_entropy_loss.h"
+#include "lib/optim/sgd.h"
 #include "lib/parallel/mesh.h"
 #include "lib/train/batch_buffer.h"
 #include "lib/train/log_lines.h"
@@ -116,6 +117,7 @@ TEST(MemoryPlan, AddsUpWhatEachPartCountsOfItself) {
       partial.plans,
       fake.plans + MemoryPlan(graph, options).plan_bytes(16, true, Mesh::threads_per_core(1)));
   EXPECT_EQ(fake.replica, Replica::state_bytes_for(*graph));
+  EXPECT_EQ(fake.optimizer, SGD::state_bytes_for(ParamStore::sizes_for(*graph).params));
   const size_t float_buffer = batch_buffer_size(*graph, Precision::kFloat32, 32, 64).image_bytes();
   EXPECT_EQ(fake.batches, float_buffer);
   EXPECT_EQ(fake.decoding, 0u);
