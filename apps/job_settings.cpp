@@ -12,6 +12,9 @@ JobSettings job_settings(const TrainFlags& flags) {
   const TrainerOptions& t = flags.trainer;
   const ImageFolderOptions& data = flags.data;
   const auto text = [](const auto& value) { return fmt::format("{}", value); };
+  const auto optional_text = [&](const std::optional<float>& value) {
+    return value ? text(*value) : std::string("none");
+  };
   return {
       {"--model", flags.model},
       {"--bf16 (or XLA_USE_BF16)", text(t.precision == Precision::kBFloat16)},
@@ -33,9 +36,14 @@ JobSettings job_settings(const TrainFlags& flags) {
       {"--seed", text(t.seed)},
       {"--bucket_cap_mb", text(t.bucket_cap_mb)},
       {"--lr", text(t.lr_schedule.lr)},
-      {"--momentum", text(t.sgd.momentum)},
-      {"--weight_decay", text(t.sgd.weight_decay)},
-      {"--nesterov", text(t.sgd.nesterov)},
+      {"--opt", t.optimizer.name},
+      {"--momentum", text(t.optimizer.momentum)},
+      {"--weight_decay", text(t.optimizer.weight_decay)},
+      {"--norm_weight_decay", optional_text(t.optimizer.norm_weight_decay)},
+      {"--bias_weight_decay", optional_text(t.optimizer.bias_weight_decay)},
+      {"--transformer_embedding_decay", optional_text(t.optimizer.transformer_embedding_decay)},
+      {"--nesterov", text(t.optimizer.nesterov)},
+      {"--trust_coefficient", text(t.optimizer.trust_coefficient)},
       {"--label_smoothing", text(t.label_smoothing)},
       {"--lr_scheduler_type", t.lr_schedule.type},
       {"--lr_scheduler_divisor", text(t.lr_schedule.divisor)},

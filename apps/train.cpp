@@ -201,6 +201,7 @@ MemoryPlanOptions memory_plan_options(const TrainFlags& flags, const ProcessGrou
   memory.image_size = flags.trainer.image_size;
   memory.precision = flags.trainer.precision;
   memory.trains = !flags.evaluate;
+  memory.optimizer = flags.trainer.optimizer;
   return memory;
 }
 

@@ -117,10 +117,24 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.option_defaults()->group("Optimizer");
   CLI::Option* lr = app.add_option("--lr", t.lr_schedule.lr, "Learning rate (resnet50: 0.5)")
                         ->check(float_at_least(0));
-  app.add_option("--momentum", t.sgd.momentum, "SGD momentum")->check(float_at_least(0));
-  app.add_option("--weight_decay", t.sgd.weight_decay, "SGD weight decay")
+  OptimizerOptions& opt = t.optimizer;
+  app.add_option("--opt", opt.name, "Optimizer, as torchvision's --opt")
+      ->check(one_of(optimizer_names()));
+  app.add_option("--momentum", opt.momentum, "Momentum of sgd, rmsprop and lars")
       ->check(float_at_least(0));
-  add_switch(app, "--nesterov", t.sgd.nesterov, "Nesterov momentum");
+  app.add_option("--weight_decay", opt.weight_decay, "Weight decay")->check(float_at_least(0));
+  app.add_option("--norm_weight_decay", opt.norm_weight_decay,
+                 "Weight decay of normalization layers' parameters (default: --weight_decay)")
+      ->check(float_at_least(0));
+  app.add_option("--bias_weight_decay", opt.bias_weight_decay,
+                 "Weight decay of biases (default: as the other parameters of their layer)")
+      ->check(float_at_least(0));
+  app.add_option("--transformer_embedding_decay", opt.transformer_embedding_decay,
+                 "Weight decay of transformers' class tokens and position embeddings")
+      ->check(float_at_least(0));
+  add_switch(app, "--nesterov", opt.nesterov, "Nesterov momentum (sgd, lars)");
+  app.add_option("--trust_coefficient", opt.trust_coefficient, "LARS's trust coefficient (eta)")
+      ->check(float_above(0));
   app.add_option("--label_smoothing", t.label_smoothing, "Cross-entropy label smoothing")
       ->check(float_in(0, 1));
   CLI::Option* scheduler =

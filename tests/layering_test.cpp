@@ -35,7 +35,7 @@ const std::map<std::string, std::set<std::string>> kMayInclude = {
     {"lib/parallel", {"lib/base"}},
     {"lib/kernels", kCore},
     {"lib/nn", with(kCore, {"lib/kernels"})},
-    {"lib/graph", kBelowGraph},
+    {"lib/graph", with(kBelowGraph, {"lib/optim"})},
     {"lib/optim", kCore},
     {"lib/io", with(kBelowGraph, {"lib/graph", "lib/optim"})},
     {"data", kCore},

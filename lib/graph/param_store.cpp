@@ -63,7 +63,7 @@ ParamLayout lay_out(const Graph& graph) {
                      : spec.kind == ParamKind::kBuffer  ? sizes.buffers
                                                         : sizes.counters;
       layout.entries.push_back({name, std::move(spec), size});
-      size += std::max<int64_t>(1, layout.entries.back().spec.shape.numel());
+      size += ParamStore::elements_of(layout.entries.back().spec);
     }
   }
   layout.node_first_entry.push_back(static_cast<int>(layout.entries.size()));

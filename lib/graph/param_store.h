@@ -4,6 +4,7 @@
 // the optimizer are loops over one array. Not here: optimizer state (replica.h).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,6 +35,11 @@ class ParamStore {
   // The sizes a store of this graph has, laid out by the constructor's code without allocating
   // anything: sizes_for(graph).bytes() is its bytes().
   static ParamSizes sizes_for(const Graph& graph);
+
+  // The elements an entry takes in the buffer of its kind: a scalar (shape []) takes one.
+  static size_t elements_of(const ParamSpec& spec) {
+    return static_cast<size_t>(std::max<int64_t>(1, spec.shape.numel()));
+  }
 
   const std::vector<ParamEntry>& entries() const { return entries_; }
   // Entries of node i are entries()[first_entry(i) .. first_entry(i + 1)).

@@ -30,6 +30,7 @@ class BatchNorm2d : public Layer {
 
   const char* type() const override;
   std::vector<ParamSpec> param_specs() const override;
+  bool is_normalization() const override { return true; }
   Shape output_shape(const std::vector<Shape>& inputs) const override;
   bool backward_reads_input(int slot) const override {
     return slot == 0 || fused_ != Fused::kAddReLU;  // not the residual

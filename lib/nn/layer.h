@@ -73,6 +73,9 @@ class Layer {
   virtual const char* type() const = 0;  // PyTorch's class name: "Conv2d"
 
   virtual std::vector<ParamSpec> param_specs() const { return {}; }
+  // Whether it is a normalization layer (torchvision's norm classes: BatchNorm, LayerNorm,
+  // GroupNorm, ...), whose parameters optimizers may treat apart (param_groups.h).
+  virtual bool is_normalization() const { return false; }
 
   // The output shape for these inputs; throws xtrain::Error naming the layer on a mismatch.
   virtual Shape output_shape(const std::vector<Shape>& inputs) const = 0;

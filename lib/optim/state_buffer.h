@@ -5,6 +5,7 @@
 // Not here: the optimizers that own them (sgd.h), the file (lib/io/checkpoint.h).
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace xtrain {
@@ -12,6 +13,7 @@ namespace xtrain {
 struct StateBuffer {
   std::string name;  // torch.optim's name of the state, e.g. "momentum_buffer"
   float* values;     // a value per parameter
+  size_t size;       // the parameters' count
 };
 
 }  // namespace xtrain

@@ -9,7 +9,6 @@
 #include "lib/graph/plan.h"
 #include "lib/graph/replica.h"
 #include "lib/graph/training_loss.h"
-#include "lib/optim/sgd.h"
 #include "lib/parallel/mesh.h"
 #include "lib/train/batch_buffer.h"
 #include "lib/train/log_lines.h"
@@ -96,7 +95,7 @@ CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
   need.plans = std::max(need.plans, plan(test_batch, /*training=*/false) +
                                         plan(partial(o.partial_test_batch, test_batch), false));
   need.replica = Replica::state_bytes_for(*graph_);
-  need.optimizer = SGD::state_bytes_for(ParamStore::sizes_for(*graph_).params);
+  need.optimizer = optimizer_state_bytes(o.optimizer, ParamStore::sizes_for(*graph_).params);
   const SourceMemory train = train_source(batch_size), test = test_source();
   // The trainer's batch buffer holds the larger of its training and test batches.
   const BatchBufferSize buffer =

@@ -7,7 +7,7 @@
 //   replica keeps its plans for the whole run), of which only the larger phase's count: training
 //   and testing give the other's arena pages back;
 // - its replica's state (Replica::state_bytes_for): parameters, gradients, buffers;
-// - its optimizer's state (SGD::state_bytes_for): the momentum;
+// - its optimizer's state (optimizer_state_bytes): momentum, moments;
 // - its batches: the buffer the trainer copies batches through (batch_buffer_size, for the
 //   larger of --batch_size and test_batch()), and what its training and test sources hold
 //   ahead (SourceMemory: a loader's ring, in batches of the flags' sizes);
@@ -22,6 +22,7 @@
 
 #include "data/batch_source.h"
 #include "lib/graph/graph.h"
+#include "lib/optim/optimizer.h"
 
 namespace xtrain {
 
@@ -29,7 +30,8 @@ struct MemoryPlanOptions {
   int test_set_batch_size = 64;
   int image_size = 224;
   Precision precision = Precision::kFloat32;  // bfloat16 plans store some activations in half
-  bool trains = true;  // false under --evaluate: no training plan is compiled
+  bool trains = true;          // false under --evaluate: no training plan is compiled
+  OptimizerOptions optimizer;  // its state is a few floats per parameter
   PartialBatchSize partial_train_batch, partial_test_batch;  // null: every batch is full
   // What each core's training and test sources take (image folders: their loaders); null: none
   // (--fake_data).

@@ -8,6 +8,7 @@
 #include "lib/base/check.h"
 #include "lib/base/cpu.h"
 #include "lib/base/escape_bytes.h"
+#include "lib/graph/param_groups.h"
 #include "lib/graph/training_loss.h"
 #include "lib/parallel/stop_watcher.h"
 #include "lib/train/chrome_trace.h"
@@ -44,7 +45,8 @@ Trainer::Core::Core(int rank, int ordinal, int threads, std::shared_ptr<const Gr
       pool(threads),
       exec{&pool},
       replica(std::move(graph), threads, o.precision),
-      sgd(o.sgd, replica.store().num_params()),
+      optimizer(make_optimizer(o.optimizer,
+                               param_tensors(replica.graph(), replica.store(), o.optimizer))),
       train(std::move(train_source)),
       test(std::move(test_source)),
       // Like the XLA script, the schedule counts the data's full epoch even with --num_steps.
@@ -101,11 +103,11 @@ Trainer::~Trainer() = default;
 
 Replica& Trainer::replica(int rank) { return cores_.at(rank)->replica; }
 
-SGD& Trainer::optimizer(int rank) { return cores_.at(rank)->sgd; }
+Optimizer& Trainer::optimizer(int rank) { return *cores_.at(rank)->optimizer; }
 
 void Trainer::resume(const std::string& path) {
   const CheckpointInfo info =
-      load_checkpoint(path, cores_[0]->replica, cores_[0]->sgd.state(), options_.model);
+      load_checkpoint(path, cores_[0]->replica, cores_[0]->optimizer->state(), options_.model);
   const ResumePoint point = resume_point(info, path, options_.model, steps_per_epoch());
   // The tensors are float32 either way, so a run may change precision; it is said, not silent.
   const std::string precision = name(options_.precision);
@@ -116,7 +118,7 @@ void Trainer::resume(const std::string& path) {
   for (const auto& core : cores_) {
     if (core->rank != 0) {
       core->replica.copy_state_from(cores_[0]->replica);
-      core->sgd.copy_state_from(cores_[0]->sgd);
+      core->optimizer->copy_state_from(*cores_[0]->optimizer);
     }
     core->global_step = point.global_step;
     core->lr_scheduler->seek(point.global_step);
@@ -146,7 +148,7 @@ int64_t Trainer::test_steps_per_epoch() const { return test_steps(*cores_[0]->te
 
 // Core 0 saves checkpoint-last after a step; the others wait for it at the next all-reduce.
 void Trainer::save_mid_epoch(Core& core, int epoch) {
-  log_dir_->save_last(core.replica, core.sgd.state(),
+  log_dir_->save_last(core.replica, core.optimizer->state(),
                       checkpoint_info(options_.model, options_.flags, options_.precision, epoch - 1,
                                       core.global_step, core.best_top1));
 }
@@ -266,7 +268,7 @@ bool Trainer::end_epoch(Core& core, int epoch, RunScores& scores) {
     log_dir_->append(EvalRecord{epoch, last.percent(last.top1), last.percent(last.top5), skipped,
                                 static_cast<int64_t>(last.nonfinite),
                                 static_cast<int64_t>(last.total)});
-    log_dir_->save_epoch(core.replica, core.sgd.state(),
+    log_dir_->save_epoch(core.replica, core.optimizer->state(),
                          checkpoint_info(options_.model, options_.flags, options_.precision, epoch,
                                          core.global_step, scores.max_top1),
                          improved);
@@ -337,7 +339,7 @@ float Trainer::train_step(Core& core, Plan& plan, float lr, int epoch, int64_t s
     metrics_.record(Metric::kAllReduceAcrossProcessesTime, across_processes);
 
   start = Metrics::Clock::now();
-  core.sgd.step(store.params(), store.grads(), lr, core.exec);
+  core.optimizer->step(store.params(), store.grads(), lr, core.global_step + 1, core.exec);
   core.lr_scheduler->step();
   ++core.global_step;
   metrics_.record(Metric::kOptimizerTime, seconds_since(start));

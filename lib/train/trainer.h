@@ -18,7 +18,7 @@
 #include "data/batch_source.h"
 #include "lib/graph/replica.h"
 #include "lib/optim/lr_scheduler.h"
-#include "lib/optim/sgd.h"
+#include "lib/optim/optimizer.h"
 #include "lib/parallel/bucketed_mean.h"
 #include "lib/parallel/mesh.h"
 #include "lib/parallel/process_group.h"
@@ -50,7 +50,7 @@ struct TrainerOptions {
   int64_t checkpoint_steps = 0;  // also save checkpoint-last every this many steps (0: epochs only)
   std::string model;             // --model, recorded in checkpoints
   std::string flags = "{}";      // the run's flags as a JSON object, recorded in checkpoints
-  SGDOptions sgd;
+  OptimizerOptions optimizer;
   LRSchedulerOptions lr_schedule;  // steps_per_epoch is taken from the training data
   // Set (e.g. by a signal handler) to stop every core after the current training step or test
   // batch, waking any core that waits for data; may be null.
@@ -106,7 +106,7 @@ class Trainer {
   int num_cores() const { return mesh_.num_cores(); }    // in this process
   int world_size() const { return mesh_.world_size(); }  // in the job
   Replica& replica(int rank);
-  SGD& optimizer(int rank);
+  Optimizer& optimizer(int rank);
 
   // What run() will do, for the Run line: the first epoch it trains (later after a resume), the
   // training steps of an epoch and the test batches per core of one evaluation.

@@ -27,7 +27,7 @@ struct Trainer::Core {
   ThreadPool pool;
   Exec exec;
   Replica replica;
-  SGD sgd;
+  std::unique_ptr<Optimizer> optimizer;
   std::unique_ptr<BatchSource> train, test;
   std::unique_ptr<LRScheduler> lr_scheduler;
   // The batch buffer, in its plans' image type (bfloat16 takes half), and its labels

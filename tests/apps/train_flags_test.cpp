@@ -70,7 +70,7 @@ TEST(TrainFlags, FloatsAreDecimalAndNeverRoundedAway) {
   ASSERT_TRUE(
       parse({"--fake_data", "--lr=+5e-3", "--weight_decay=1E-4", "--momentum=-0"}, &flags).ok);
   EXPECT_FLOAT_EQ(flags.trainer.lr_schedule.lr, 0.005f);
-  EXPECT_FLOAT_EQ(flags.trainer.sgd.weight_decay, 1e-4f);
+  EXPECT_FLOAT_EQ(flags.trainer.optimizer.weight_decay, 1e-4f);
 }
 
 // Switches take what XLA_USE_BF16 takes, no more: CLI11 alone reads --bf16=2 or --bf16=yes as on.
@@ -83,7 +83,7 @@ TEST(TrainFlags, SwitchesTakeOneZeroTrueOrFalse) {
     TrainFlags flags;
     ASSERT_TRUE(parse({"--fake_data", "--bf16=" + value, "--nesterov=" + value}, &flags).ok);
     EXPECT_EQ(flags.trainer.precision, Precision::kBFloat16) << value;
-    EXPECT_TRUE(flags.trainer.sgd.nesterov) << value;
+    EXPECT_TRUE(flags.trainer.optimizer.nesterov) << value;
   }
   TrainFlags flags;
   ASSERT_TRUE(parse({"--fake_data", "--bf16=0", "--fake_data=true"}, &flags).ok);
@@ -256,7 +256,8 @@ void expect_valid(const TrainFlags& f, const std::string& context) {
   EXPECT_TRUE(t.log_steps >= 1 && t.keep_checkpoints >= 1) << context;
   EXPECT_TRUE(t.lr_schedule.divide_every_n_epochs >= 1) << context;
   EXPECT_LE(t.seed, uint64_t{std::numeric_limits<int64_t>::max()}) << context;
-  for (float x : {t.lr_schedule.lr, t.sgd.momentum, t.sgd.weight_decay, t.label_smoothing}) {
+  for (float x :
+       {t.lr_schedule.lr, t.optimizer.momentum, t.optimizer.weight_decay, t.label_smoothing}) {
     EXPECT_TRUE(std::isfinite(x) && x >= 0) << context;
   }
   EXPECT_LE(t.label_smoothing, 1.0f) << context;

@@ -22,7 +22,7 @@ using testing::error_of;
 struct RunState {
   explicit RunState(int num_classes)
       : replica(testing::tiny_resnet(num_classes)),
-        sgd(SGDOptions{}, replica.store().num_params()) {}
+        sgd(0.9f, false, {ParamTensor{0, replica.store().num_params(), 1e-4f}}) {}
   float* momentum() { return sgd.state()[0].values; }
 
   Replica replica;

@@ -18,8 +18,8 @@ GoldenTraining::GoldenTraining(const nlohmann::json& golden, Precision precision
     : pool_(2),
       replica_(build_model(golden["model"], golden["num_classes"]), /*kernel_threads=*/2,
                precision),
-      sgd_(SGDOptions{golden["momentum"], golden["weight_decay"], /*nesterov=*/false},
-           replica_.store().num_params()),
+      sgd_(golden["momentum"], /*nesterov=*/false,
+           {ParamTensor{0, replica_.store().num_params(), golden["weight_decay"]}}),
       lr_(golden["lr"]) {
   const int batch = golden["batch"], side = golden["image_size"], classes = golden["num_classes"];
   replica_.store().initialize(0);
@@ -49,7 +49,7 @@ float GoldenTraining::forward_backward(int step) {
 
 void GoldenTraining::update() {
   ParamStore& store = replica_.store();
-  sgd_.step(store.params(), store.grads(), lr_, exec());
+  sgd_.step(store.params(), store.grads(), lr_, /*step=*/1, exec());
 }
 
 }  // namespace xtrain::testing

@@ -28,11 +28,11 @@ struct TwoSteps {
 
 // p = {1, -2}, first gradient {0.5, 0.25}, second {-1, 2}, lr 0.1, momentum 0.9, wd 0.01.
 TwoSteps run_two_steps(bool nesterov, const Exec& ex = Exec{}) {
-  SGD sgd(SGDOptions{/*momentum=*/0.9f, /*weight_decay=*/0.01f, nesterov}, 2);
+  SGD sgd(/*momentum=*/0.9f, nesterov, {ParamTensor{0, 2, /*weight_decay=*/0.01f}});
   TwoSteps r{{1.0f, -2.0f}, {}};
   const std::vector<float> g1 = {0.5f, 0.25f}, g2 = {-1.0f, 2.0f};
-  sgd.step(r.params.data(), g1.data(), 0.1f, ex);
-  sgd.step(r.params.data(), g2.data(), 0.1f, ex);
+  sgd.step(r.params.data(), g1.data(), 0.1f, /*step=*/1, ex);
+  sgd.step(r.params.data(), g2.data(), 0.1f, /*step=*/2, ex);
   r.momentum = momentum_of(sgd, 2);
   return r;
 }
@@ -59,11 +59,11 @@ TEST(SGD, TwoStepsMatchHandComputedNesterov) {
 }
 
 TEST(SGD, ZeroMomentumIsPlainGradientDescent) {
-  SGD sgd(SGDOptions{/*momentum=*/0.0f, /*weight_decay=*/0.0f, /*nesterov=*/false}, 2);
+  SGD sgd(/*momentum=*/0.0f, /*nesterov=*/false, {ParamTensor{0, 2, /*weight_decay=*/0.0f}});
   std::fill_n(sgd.state()[0].values, 2, 7.0f);
   std::vector<float> p = {1.0f, 2.0f};
   const std::vector<float> g = {0.5f, -1.0f};
-  sgd.step(p.data(), g.data(), 0.2f, Exec{});
+  sgd.step(p.data(), g.data(), 0.2f, /*step=*/1, Exec{});
   testing::expect_close(p, {0.9f, 2.2f}, 0.0f, 1e-7f, "params");
   testing::expect_close(momentum_of(sgd, 2), {7.0f, 7.0f}, 0.0f, 0.0f, "untouched momentum");
 }
@@ -73,9 +73,12 @@ TEST(SGD, OneAndTwoThreadsAreBitwiseEqual) {
   const size_t n = 100003;
   const std::vector<float> grads = testing::random_floats(n, 3);
   auto run = [&](const Exec& ex) {
-    SGD sgd(SGDOptions{}, n);
+    // Three tensors at their own decays, one of them a single float between chunks' worth.
+    SGD sgd(0.9f, false,
+            {ParamTensor{0, 50000, 1e-4f}, ParamTensor{50000, 1, 0.0f},
+             ParamTensor{50001, n - 50001, 0.1f}});
     std::vector<float> p = testing::random_floats(n, 4);
-    for (int step = 0; step < 3; ++step) sgd.step(p.data(), grads.data(), 0.1f, ex);
+    for (int step = 1; step <= 3; ++step) sgd.step(p.data(), grads.data(), 0.1f, step, ex);
     return p;
   };
   testing::PoolExec two(2);
@@ -87,17 +90,22 @@ TEST(SGD, OneAndTwoThreadsAreBitwiseEqual) {
 TEST(SGD, VectorAndScalarPathsAreBitwiseEqual) {
   const size_t n = 1003;
   const std::vector<float> grads = testing::random_floats(n, 5);
-  for (const SGDOptions& options :
-       {SGDOptions{}, SGDOptions{0.9f, 1e-4f, true}, SGDOptions{0.0f, 1e-4f, false}}) {
-    SGD whole_sgd(options, n);
+  struct Settings {
+    float momentum;
+    bool nesterov;
+  };
+  for (const Settings& s : {Settings{0.9f, false}, Settings{0.9f, true}, Settings{0.0f, false}}) {
+    SGD whole_sgd(s.momentum, s.nesterov, {ParamTensor{0, n, 1e-4f}});
     std::vector<SGD> single_sgds;
-    for (size_t i = 0; i < n; ++i) single_sgds.emplace_back(options, 1);
+    for (size_t i = 0; i < n; ++i)
+      single_sgds.emplace_back(s.momentum, s.nesterov, std::vector{ParamTensor{0, 1, 1e-4f}});
     std::vector<float> whole = testing::random_floats(n, 6), single = whole;
     for (int step = 0; step < 2; ++step) {
-      whole_sgd.step(whole.data(), grads.data(), 0.1f, Exec{});
-      for (size_t i = 0; i < n; ++i) single_sgds[i].step(&single[i], &grads[i], 0.1f, Exec{});
+      whole_sgd.step(whole.data(), grads.data(), 0.1f, /*step=*/1, Exec{});
+      for (size_t i = 0; i < n; ++i)
+        single_sgds[i].step(&single[i], &grads[i], 0.1f, /*step=*/1, Exec{});
     }
-    EXPECT_EQ(whole, single) << "momentum " << options.momentum << " nesterov " << options.nesterov;
+    EXPECT_EQ(whole, single) << "momentum " << s.momentum << " nesterov " << s.nesterov;
     std::vector<float> single_momentum;
     for (SGD& sgd : single_sgds) single_momentum.push_back(momentum_of(sgd, 1)[0]);
     EXPECT_EQ(momentum_of(whole_sgd, n), single_momentum);
@@ -107,22 +115,28 @@ TEST(SGD, VectorAndScalarPathsAreBitwiseEqual) {
 // A resumed run's replicas take core 0's state: the same momentum, so the same next step.
 TEST(SGD, CopiedStateStepsAlike) {
   const std::vector<float> grads = {0.5f, -0.25f, 1.0f};
-  SGD first(SGDOptions{}, 3), second(SGDOptions{}, 3);
+  const std::vector<ParamTensor> tensors = {ParamTensor{0, 3, 1e-4f}};
+  SGD first(0.9f, false, tensors), second(0.9f, false, tensors);
   std::vector<float> p = {1.0f, 2.0f, 3.0f};
-  first.step(p.data(), grads.data(), 0.1f, Exec{});
+  first.step(p.data(), grads.data(), 0.1f, /*step=*/1, Exec{});
   second.copy_state_from(first);
   EXPECT_EQ(momentum_of(second, 3), momentum_of(first, 3));
   std::vector<float> q = p;
-  first.step(p.data(), grads.data(), 0.1f, Exec{});
-  second.step(q.data(), grads.data(), 0.1f, Exec{});
+  first.step(p.data(), grads.data(), 0.1f, /*step=*/1, Exec{});
+  second.step(q.data(), grads.data(), 0.1f, /*step=*/1, Exec{});
   EXPECT_EQ(p, q);
-  SGD other_size(SGDOptions{}, 2);
+  SGD other_size(0.9f, false, {ParamTensor{0, 2, 1e-4f}});
   EXPECT_THROW(other_size.copy_state_from(first), Error);
 }
 
-TEST(SGD, RejectsNesterovWithoutMomentum) {
-  EXPECT_THROW(SGD(SGDOptions{0.0f, 0.0f, true}, 1), Error);
-  EXPECT_THROW(SGD(SGDOptions{-0.1f, 0.0f, false}, 1), Error);
+// Each tensor decays at its own rate: a part of the buffer at 0 is untouched by decay.
+TEST(SGD, EachTensorTakesItsOwnWeightDecay) {
+  SGD sgd(/*momentum=*/0.0f, /*nesterov=*/false,
+          {ParamTensor{0, 2, /*weight_decay=*/0.5f}, ParamTensor{2, 1, /*weight_decay=*/0.0f}});
+  std::vector<float> p = {1.0f, 2.0f, 4.0f};
+  const std::vector<float> g = {0.0f, 0.0f, 0.0f};
+  sgd.step(p.data(), g.data(), 0.1f, /*step=*/1, Exec{});
+  testing::expect_close(p, {0.95f, 1.9f, 4.0f}, 0.0f, 1e-7f, "params");
 }
 
 }  // namespace

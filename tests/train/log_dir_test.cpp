@@ -96,7 +96,7 @@ TEST(LogDir, ModelBestHoldsTheModelAloneAndCheckpointsTheMomentum) {
   testing::TempDir dir;
   Replica replica(testing::tiny_resnet(5));
   replica.store().initialize(1);
-  SGD sgd(SGDOptions{}, replica.store().num_params());
+  SGD sgd(0.9f, false, {ParamTensor{0, replica.store().num_params(), 1e-4f}});
   CheckpointInfo info;
   info.model = "tiny_resnet";
   info.epoch = 1;

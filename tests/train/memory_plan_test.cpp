@@ -12,7 +12,6 @@
 #include "lib/base/check.h"
 #include "lib/graph/replica.h"
 #include "lib/nn/cross_entropy_loss.h"
-#include "lib/optim/sgd.h"
 #include "lib/parallel/mesh.h"
 #include "lib/train/batch_buffer.h"
 #include "lib/train/log_lines.h"
@@ -117,7 +116,8 @@ TEST(MemoryPlan, AddsUpWhatEachPartCountsOfItself) {
       partial.plans,
       fake.plans + MemoryPlan(graph, options).plan_bytes(16, true, Mesh::threads_per_core(1)));
   EXPECT_EQ(fake.replica, Replica::state_bytes_for(*graph));
-  EXPECT_EQ(fake.optimizer, SGD::state_bytes_for(ParamStore::sizes_for(*graph).params));
+  const size_t params = ParamStore::sizes_for(*graph).params;
+  EXPECT_EQ(fake.optimizer, params * sizeof(float));  // SGD's momentum
   const size_t float_buffer = batch_buffer_size(*graph, Precision::kFloat32, 32, 64).image_bytes();
   EXPECT_EQ(fake.batches, float_buffer);
   EXPECT_EQ(fake.decoding, 0u);
@@ -133,6 +133,8 @@ TEST(MemoryPlan, AddsUpWhatEachPartCountsOfItself) {
                 batch_buffer_size(*graph, Precision::kBFloat16, 32, 64).image_bytes());
   options.trains = false;  // --evaluate compiles no training plan
   EXPECT_LT(MemoryPlan(graph, options).core(1, 32).plans, folders.plans);
+  options.optimizer.name = "adamw";  // two moments
+  EXPECT_EQ(MemoryPlan(graph, options).core(1, 32).optimizer, 2 * fake.optimizer);
 }
 
 // In a job the partial batches come from the shards of every process's replicas, and the

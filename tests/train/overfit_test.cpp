@@ -29,8 +29,8 @@ TEST(Overfit, Resnet20MemorizesOneRandomBatch) {
 
   testing::PoolExec pool(2);
   const Exec ex = pool.exec();
-  SGD sgd(SGDOptions{/*momentum=*/0.9f, /*weight_decay=*/0.0f, /*nesterov=*/false},
-          store.num_params());
+  SGD sgd(/*momentum=*/0.9f, /*nesterov=*/false,
+          {ParamTensor{0, store.num_params(), /*weight_decay=*/0.0f}});
   float first_loss = 0.0f, loss = 0.0f;
   for (int step = 0; step < 150; ++step) {
     store.zero_grads();
@@ -38,7 +38,7 @@ TEST(Overfit, Resnet20MemorizesOneRandomBatch) {
     loss = plan.loss();
     if (step == 0) first_loss = loss;
     plan.backward(ex);
-    sgd.step(store.params(), store.grads(), 0.05f, ex);
+    sgd.step(store.params(), store.grads(), 0.05f, step + 1, ex);
   }
   EXPECT_NEAR(first_loss, std::log(10.0f), 1.0f);  // about chance at the start
   EXPECT_LT(loss, 0.05f) << "started at " << first_loss;

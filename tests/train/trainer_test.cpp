@@ -354,37 +354,59 @@ TEST(Trainer, ResumingIsExact) {
 }
 
 // Ctrl-C in the middle of an epoch saves checkpoint-last; resuming goes on with the next batch
-// and ends where an uninterrupted run ends.
+// and ends where an uninterrupted run ends, with SGD's momentum or LAMB's moments, whose bias
+// corrections count the steps.
 TEST(Trainer, ResumingMidEpochIsExact) {
-  TrainerOptions o = small_options(2, 2);
-  o.num_epochs = 2;
-  o.log_steps = 1;
-  o.model = "resnet20";
-  o.logdir = temp_dir("straight_mid");
-  Trainer straight(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 1));
-  straight.run();
+  for (const std::string opt : {"sgd", "lamb"}) {
+    SCOPED_TRACE(opt);
+    TrainerOptions o = small_options(2, 2);
+    o.num_epochs = 2;
+    o.log_steps = 1;
+    o.model = "resnet20";
+    o.optimizer.name = opt;
+    o.logdir = temp_dir("straight_mid_" + opt);
+    Trainer straight(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 1));
+    straight.run();
 
-  std::atomic<bool> stop{false};
-  std::atomic<int> given_after_stop{0};
-  // after the first step
-  const BatchSourceFactory stop_at_1 = stopping(2, 3, 1, &stop, &given_after_stop);
-  TrainerOptions interrupted = o;
-  interrupted.logdir = temp_dir("interrupted");
-  interrupted.stop_requested = &stop;
-  EXPECT_TRUE(Trainer(build_model("resnet20", kClasses), interrupted, stop_at_1, slices(2, 1))
-                  .run()
-                  .interrupted);
-  EXPECT_EQ(train_records(interrupted.logdir).size(), 2u);  // one step on each core
-  TrainerOptions rest = o;
-  rest.logdir = interrupted.logdir;
-  Trainer resumed(build_model("resnet20", kClasses), rest, slices(2, 3), slices(2, 1));
-  resumed.resume(LogDir::latest_checkpoint(rest.logdir));
-  resumed.run();
+    std::atomic<bool> stop{false};
+    std::atomic<int> given_after_stop{0};
+    // after the first step
+    const BatchSourceFactory stop_at_1 = stopping(2, 3, 1, &stop, &given_after_stop);
+    TrainerOptions interrupted = o;
+    interrupted.logdir = temp_dir("interrupted_" + opt);
+    interrupted.stop_requested = &stop;
+    EXPECT_TRUE(Trainer(build_model("resnet20", kClasses), interrupted, stop_at_1, slices(2, 1))
+                    .run()
+                    .interrupted);
+    EXPECT_EQ(train_records(interrupted.logdir).size(), 2u);  // one step on each core
+    TrainerOptions rest = o;
+    rest.logdir = interrupted.logdir;
+    Trainer resumed(build_model("resnet20", kClasses), rest, slices(2, 3), slices(2, 1));
+    resumed.resume(LogDir::latest_checkpoint(rest.logdir));
+    resumed.run();
 
-  EXPECT_EQ(train_records(rest.logdir), train_records(o.logdir));
-  for (int rank = 0; rank < 2; ++rank) {
-    EXPECT_EQ(params_of(resumed, rank), params_of(straight, rank)) << "replica " << rank;
+    EXPECT_EQ(train_records(rest.logdir), train_records(o.logdir));
+    for (int rank = 0; rank < 2; ++rank) {
+      EXPECT_EQ(params_of(resumed, rank), params_of(straight, rank)) << "replica " << rank;
+    }
   }
+}
+
+// A checkpoint holds one optimizer's state: resuming it with another is refused, naming what the
+// file lacks, before anything changes.
+TEST(Trainer, ResumeRefusesAnotherOptimizersState) {
+  TrainerOptions o = small_options(1, 2);
+  o.model = "resnet20";
+  o.num_epochs = 1;
+  o.logdir = temp_dir("sgd_state");
+  Trainer(build_model("resnet20", kClasses), o, slices(1, 2), slices(1, 1)).run();
+  o.optimizer.name = "adamw";
+  Trainer adamw(build_model("resnet20", kClasses), o, slices(1, 2), slices(1, 1));
+  const std::string message =
+      testing::error_of([&] { adamw.resume(LogDir::latest_checkpoint(o.logdir)); });
+  EXPECT_NE(message.find("missing keys: optimizer.exp_avg."), std::string::npos) << message;
+  EXPECT_NE(message.find("unexpected keys: optimizer.momentum_buffer."), std::string::npos)
+      << message;
 }
 
 TEST(Trainer, ResumeRefusesAnotherModel) {
