@@ -92,7 +92,7 @@ struct LRSchedulerOptions {
   float num_warmup_epochs = 0.9f;
   // torchvision's schedules, used instead of `type` (which must then be "none") when
   // torchvision.lr_scheduler is set. They step after each epoch of the run: after
-  // steps_per_trained_epoch optimizer steps (fewer than steps_per_epoch with --num_steps), and
+  // steps_per_trained_epoch optimizer steps (--num_steps caps steps_per_epoch to it), and
   // cosineannealinglr anneals over num_epochs - lr_warmup_epochs.
   TorchvisionLROptions torchvision;
   int64_t steps_per_trained_epoch = 1;
