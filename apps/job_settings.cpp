@@ -1,6 +1,7 @@
 #include "apps/job_settings.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <optional>
 
@@ -11,6 +12,7 @@ namespace xtrain {
 JobSettings job_settings(const TrainFlags& flags) {
   const TrainerOptions& t = flags.trainer;
   const ImageFolderOptions& data = flags.data;
+  const TorchvisionLROptions& tv = t.lr_schedule.torchvision;
   const auto text = [](const auto& value) { return fmt::format("{}", value); };
   const auto optional_text = [&](const std::optional<float>& value) {
     return value ? text(*value) : std::string("none");
@@ -49,6 +51,14 @@ JobSettings job_settings(const TrainFlags& flags) {
       {"--lr_scheduler_divisor", text(t.lr_schedule.divisor)},
       {"--lr_scheduler_divide_every_n_epochs", text(t.lr_schedule.divide_every_n_epochs)},
       {"--num_warmup_epochs", text(t.lr_schedule.num_warmup_epochs)},
+      {"--lr_scheduler", tv.lr_scheduler},
+      {"--lr_warmup_epochs", text(tv.lr_warmup_epochs)},
+      {"--lr_warmup_method", tv.lr_warmup_method},
+      {"--lr_warmup_decay", text(tv.lr_warmup_decay)},
+      {"--lr_step_size", text(tv.lr_step_size)},
+      {"--lr_gamma", text(tv.lr_gamma)},
+      {"--lr_min", text(tv.lr_min)},
+      {"--lr_milestones", fmt::format("{}", fmt::join(tv.lr_milestones, ","))},
       {"--log_steps", text(t.log_steps)},
       {"--metrics_debug", text(t.metrics_debug)},
       {"--target_accuracy", text(flags.target_accuracy)},

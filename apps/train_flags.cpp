@@ -6,9 +6,13 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "apps/flag_checks.h"
+#include "lib/base/check.h"
 #include "lib/base/escape_bytes.h"
+#include "lib/optim/torchvision_lr_schedule.h"
 #include "models/registry.h"
 
 namespace xtrain {
@@ -32,6 +36,58 @@ std::string flags_record(int argc, char** argv) {
 CLI::Option* add_switch(CLI::App& app, const std::string& name, bool& value,
                         const std::string& help) {
   return app.add_flag(name, value, help)->check(boolean());
+}
+
+// The LR schedule's options, to see which flags were given.
+struct ScheduleFlags {
+  CLI::Option *xla_type, *xla_divisor, *xla_divide_every, *xla_warmup_epochs;
+  CLI::Option *tv_scheduler, *tv_warmup_epochs, *tv_warmup_method, *tv_warmup_decay, *tv_step_size,
+      *tv_gamma, *tv_min, *tv_milestones;
+};
+
+// What is wrong with the LR schedule's flags, in one line, or "": torch_xla's schedule
+// (--lr_scheduler_type) and torchvision's (--lr_scheduler) are one or the other, no flag given
+// may be one the chosen schedule ignores, and the values must be ones torch takes.
+std::string lr_schedule_problem(const ScheduleFlags& f, const TorchvisionLROptions& tv,
+                                int num_epochs) {
+  const auto given = [](const CLI::Option* option) { return option->count() > 0; };
+  if (!given(f.tv_scheduler)) {
+    for (const CLI::Option* option : {f.tv_warmup_epochs, f.tv_warmup_method, f.tv_warmup_decay,
+                                      f.tv_step_size, f.tv_gamma, f.tv_min, f.tv_milestones}) {
+      if (given(option)) return option->get_name() + " needs --lr_scheduler (torchvision's)";
+    }
+    return "";
+  }
+  if (given(f.xla_type)) {
+    return "--lr_scheduler_type and --lr_scheduler: give one of them (torch_xla's schedule or "
+           "torchvision's)";
+  }
+  for (const CLI::Option* option : {f.xla_divisor, f.xla_divide_every, f.xla_warmup_epochs}) {
+    if (given(option)) {
+      return option->get_name() + " is --lr_scheduler_type's (torch_xla's), not --lr_scheduler's";
+    }
+  }
+  const std::string& name = tv.lr_scheduler;
+  const std::vector<std::pair<const CLI::Option*, bool>> used = {
+      {f.tv_step_size, name == "steplr"},
+      {f.tv_milestones, name == "multisteplr"},
+      {f.tv_min, name == "cosineannealinglr"},
+      {f.tv_gamma, name != "cosineannealinglr"}};
+  for (const auto& [option, uses] : used) {
+    if (given(option) && !uses)
+      return option->get_name() + " does nothing with --lr_scheduler=" + name;
+  }
+  for (const CLI::Option* option : {f.tv_warmup_method, f.tv_warmup_decay}) {
+    if (given(option) && tv.lr_warmup_epochs == 0) {
+      return option->get_name() + " does nothing without --lr_warmup_epochs";
+    }
+  }
+  try {
+    check_torchvision_lr_options(tv, num_epochs);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace
@@ -137,17 +193,56 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
       ->check(float_above(0));
   app.add_option("--label_smoothing", t.label_smoothing, "Cross-entropy label smoothing")
       ->check(float_in(0, 1));
-  CLI::Option* scheduler =
+  ScheduleFlags schedule;
+  schedule.xla_type =
       app.add_option("--lr_scheduler_type", t.lr_schedule.type,
                      "LR schedule (resnet50: WarmupAndExponentialDecayScheduler; others: none)")
           ->check(one_of({"WarmupAndExponentialDecayScheduler", "none"}));
-  app.add_option("--lr_scheduler_divisor", t.lr_schedule.divisor, "LR divisor per decay")
-      ->check(float_above(0));
-  app.add_option("--lr_scheduler_divide_every_n_epochs", t.lr_schedule.divide_every_n_epochs,
-                 "Epochs between LR decays")
-      ->transform(integer_in(1, kMaxInt));
-  app.add_option("--num_warmup_epochs", t.lr_schedule.num_warmup_epochs, "Epochs of LR warmup")
-      ->check(float_in(0, kMaxEpochs));
+  schedule.xla_divisor =
+      app.add_option("--lr_scheduler_divisor", t.lr_schedule.divisor, "LR divisor per decay")
+          ->check(float_above(0));
+  schedule.xla_divide_every =
+      app.add_option("--lr_scheduler_divide_every_n_epochs", t.lr_schedule.divide_every_n_epochs,
+                     "Epochs between LR decays")
+          ->transform(integer_in(1, kMaxInt));
+  schedule.xla_warmup_epochs =
+      app.add_option("--num_warmup_epochs", t.lr_schedule.num_warmup_epochs, "Epochs of LR warmup")
+          ->check(float_in(0, kMaxEpochs));
+  // torchvision's reference recipes (references/classification/train.py), under its names.
+  TorchvisionLROptions& tv = t.lr_schedule.torchvision;
+  schedule.tv_scheduler =
+      app.add_option("--lr_scheduler", tv.lr_scheduler,
+                     "torchvision's LR schedule, stepped after each epoch, instead of "
+                     "--lr_scheduler_type's")
+          ->check(one_of({"steplr", "multisteplr", "cosineannealinglr", "exponentiallr"}));
+  schedule.tv_warmup_epochs =
+      app.add_option("--lr_warmup_epochs", tv.lr_warmup_epochs, "Epochs of --lr_scheduler's warmup")
+          ->transform(integer_in(0, kMaxEpochs));
+  schedule.tv_warmup_method =
+      app.add_option("--lr_warmup_method", tv.lr_warmup_method,
+                     "Warmup: constant (--lr_warmup_decay x lr) or linear (from there up to lr)")
+          ->check(one_of({"constant", "linear"}));
+  schedule.tv_warmup_decay = app.add_option("--lr_warmup_decay", tv.lr_warmup_decay,
+                                            "The warmup's factor of --lr (above 0, at most 1)")
+                                 ->check(float_in(0, 1));
+  schedule.tv_step_size =
+      app.add_option("--lr_step_size", tv.lr_step_size, "steplr: epochs between decays")
+          ->transform(integer_in(1, kMaxEpochs));
+  schedule.tv_gamma = app.add_option("--lr_gamma", tv.lr_gamma,
+                                     "steplr, multisteplr, exponentiallr: the factor of each "
+                                     "decay (above 0, at most 1)")
+                          ->check(float_in(0, 1));
+  schedule.tv_min =
+      app.add_option("--lr_min", tv.lr_min, "cosineannealinglr: the last rate (eta_min)")
+          ->check(float_at_least(0));
+  // A list, comma separated or repeated: each time adds to it.
+  schedule.tv_milestones =
+      app.add_option("--lr_milestones", tv.lr_milestones,
+                     "multisteplr: the epochs after the warmup where the rate decays, e.g. "
+                     "150,225")
+          ->delimiter(',')
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+          ->transform(integer_in(1, kMaxEpochs));
 
   app.option_defaults()->group("Logs, checkpoints and weights");
   app.add_option("--log_steps", t.log_steps, "Steps between training log lines")
@@ -202,6 +297,8 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
     if (checkpoint_steps->count() > 0) return fail("--checkpoint_steps needs --logdir");
     if (keep_checkpoints->count() > 0) return fail("--keep_checkpoints needs --logdir");
   }
+  const std::string schedule_problem = lr_schedule_problem(schedule, tv, t.num_epochs);
+  if (!schedule_problem.empty()) return fail(schedule_problem);
   // XLA_USE_BF16 as torch_xla reads it, with --bf16's values: 1 or true turns bfloat16 on, 0 or
   // false leaves it off. An explicit --bf16 wins, as a flag does over the environment.
   const char* use_bf16 = std::getenv("XLA_USE_BF16");
@@ -220,7 +317,9 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   if (image_size->count() == 0) t.image_size = default_image_size(f.model);
   const bool is_resnet50 = f.model == "resnet50";
   t.lr_schedule.lr = lr->count() > 0 ? t.lr_schedule.lr : (is_resnet50 ? 0.5f : 0.1f);
-  if (scheduler->count() == 0) {
+  if (schedule.tv_scheduler->count() > 0) {
+    t.lr_schedule.type = "none";  // torchvision's schedule instead
+  } else if (schedule.xla_type->count() == 0) {
     t.lr_schedule.type = is_resnet50 ? "WarmupAndExponentialDecayScheduler" : "none";
   }
   return true;

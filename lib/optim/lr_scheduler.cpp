@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "lib/base/check.h"
+#include "lib/optim/torchvision_lr_schedule.h"
 
 namespace xtrain {
 
@@ -81,6 +82,14 @@ void WarmupAndExponentialDecayLR::seek(int64_t steps) {
 }
 
 std::unique_ptr<LRScheduler> make_lr_scheduler(const LRSchedulerOptions& o) {
+  if (!o.torchvision.lr_scheduler.empty()) {
+    XTRAIN_CHECK(o.type == "none",
+                 "--lr_scheduler_type={} and --lr_scheduler={}: give one of them (torch_xla's "
+                 "schedule or torchvision's)",
+                 o.type, o.torchvision.lr_scheduler);
+    return std::make_unique<TorchvisionLR>(o.torchvision, o.lr, o.num_epochs,
+                                           o.steps_per_trained_epoch);
+  }
   if (o.type == "none") return std::make_unique<ConstantLR>(o.lr);
   XTRAIN_CHECK(o.type == "WarmupAndExponentialDecayScheduler",
                "--lr_scheduler_type: unknown type '{}' (allowed: "

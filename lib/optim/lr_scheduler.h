@@ -1,9 +1,12 @@
-// Learning-rate schedules, stepped once after every optimizer step as in test_train_imagenet.py.
+// Learning-rate schedules, stepped once after every optimizer step as in test_train_imagenet.py:
+// torch_xla's (--lr_scheduler_type), the default, or torchvision's reference recipes
+// (--lr_scheduler, torchvision_lr_schedule.h), whose rate changes between epochs only.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace xtrain {
 
@@ -62,16 +65,42 @@ class WarmupAndExponentialDecayLR : public LRScheduler {
   float lr_;
 };
 
+// torchvision's references/classification/train.py flags, under its names. The factors are
+// doubles, as Python holds them, so that the rates follow torch's to float32's precision.
+struct TorchvisionLROptions {
+  // steplr, multisteplr, cosineannealinglr or exponentiallr; "" leaves the choice to
+  // LRSchedulerOptions::type.
+  std::string lr_scheduler;
+  int lr_warmup_epochs = 0;
+  std::string lr_warmup_method = "constant";  // or "linear"
+  double lr_warmup_decay = 0.01;              // the warmup's factor of the rate (at its start)
+  int lr_step_size = 30;                      // steplr
+  double lr_gamma = 0.1;                      // steplr, multisteplr, exponentiallr
+  double lr_min = 0.0;                        // cosineannealinglr's eta_min
+  // multisteplr's epochs, increasing; counted from the warmup's end, where SequentialLR starts
+  // the main scheduler afresh.
+  std::vector<int> lr_milestones;
+};
+
 struct LRSchedulerOptions {
-  std::string type;  // "WarmupAndExponentialDecayScheduler" or "none"
+  std::string type;  // --lr_scheduler_type: "WarmupAndExponentialDecayScheduler" or "none"
   float lr = 0.1f;
+  // The data's batches per epoch, which torch_xla's schedule counts also with --num_steps.
   long steps_per_epoch = 1;
   int divide_every_n_epochs = 20;
   float divisor = 5.0f;
   float num_warmup_epochs = 0.9f;
+  // torchvision's schedules, used instead of `type` (which must then be "none") when
+  // torchvision.lr_scheduler is set. They step after each epoch of the run: after
+  // steps_per_trained_epoch optimizer steps (--num_steps caps steps_per_epoch to it), and
+  // cosineannealinglr anneals over num_epochs - lr_warmup_epochs.
+  TorchvisionLROptions torchvision;
+  int64_t steps_per_trained_epoch = 1;
+  int num_epochs = 1;
 };
 
-// Throws xtrain::Error naming --lr_scheduler_type for an unknown type.
+// Throws xtrain::Error naming the flag for an unknown type or a bad value, and naming both
+// --lr_scheduler_type and --lr_scheduler when both are set.
 std::unique_ptr<LRScheduler> make_lr_scheduler(const LRSchedulerOptions& options);
 
 }  // namespace xtrain

@@ -21,9 +21,19 @@
 namespace xtrain {
 namespace {
 
-LRSchedulerOptions with_steps_per_epoch(LRSchedulerOptions o, int64_t steps_per_epoch) {
-  o.steps_per_epoch = std::max<int64_t>(1, steps_per_epoch);
-  return o;
+// The optimizer steps of an epoch: --num_steps caps the data's batches.
+int64_t trained_steps_per_epoch(const TrainerOptions& o, int64_t batches_per_epoch) {
+  return o.num_steps > 0 ? std::min(batches_per_epoch, o.num_steps) : batches_per_epoch;
+}
+
+// Like the XLA script, torch_xla's schedule counts the data's full epoch even with --num_steps;
+// torchvision's steps after each epoch the run trains, as its reference script does.
+LRSchedulerOptions schedule_options(const TrainerOptions& o, int64_t batches_per_epoch) {
+  LRSchedulerOptions s = o.lr_schedule;
+  s.steps_per_epoch = std::max<int64_t>(1, batches_per_epoch);
+  s.steps_per_trained_epoch = std::max<int64_t>(1, trained_steps_per_epoch(o, batches_per_epoch));
+  s.num_epochs = o.num_epochs;
+  return s;
 }
 
 // --metrics_debug's report, under a line saying what the products are computed in.
@@ -49,9 +59,7 @@ Trainer::Core::Core(int rank, int ordinal, int threads, std::shared_ptr<const Gr
                                param_tensors(replica.graph(), replica.store(), o.optimizer))),
       train(std::move(train_source)),
       test(std::move(test_source)),
-      // Like the XLA script, the schedule counts the data's full epoch even with --num_steps.
-      lr_scheduler(
-          make_lr_scheduler(with_steps_per_epoch(o.lr_schedule, train->batches_per_epoch()))),
+      lr_scheduler(make_lr_scheduler(schedule_options(o, train->batches_per_epoch()))),
       batch_buffer(batch_buffer_size(replica.graph(), o.precision, o.image_size, largest_batch(o))),
       image_storage(batch_buffer.image_floats),
       labels(batch_buffer.labels) {
@@ -135,8 +143,7 @@ bool Trainer::finished() const {
 }
 
 int64_t Trainer::steps_per_epoch() const {
-  const int64_t batches = cores_[0]->train->batches_per_epoch();
-  return options_.num_steps > 0 ? std::min(batches, options_.num_steps) : batches;
+  return trained_steps_per_epoch(options_, cores_[0]->train->batches_per_epoch());
 }
 
 int64_t Trainer::test_steps(const BatchSource& test) const {

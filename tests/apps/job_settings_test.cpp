@@ -45,6 +45,17 @@ TEST(JobSettings, TheFirstDifferentFlagIsNamedWithBothRanksAndValues) {
             "the job's processes disagree on --image_size: rank 0 has 28, rank 3 has 32");
 }
 
+TEST(JobSettings, TorchvisionsScheduleCounts) {
+  const std::vector<std::string> multistep = {"--lr_scheduler=multisteplr", "--num_epochs=9"};
+  std::vector<std::string> first = multistep, mine = multistep;
+  first.push_back("--lr_milestones=3,5");
+  mine.push_back("--lr_milestones=3,6");
+  EXPECT_EQ(disagreement(first, mine),
+            "the job's processes disagree on --lr_milestones: rank 0 has 3,5, rank 3 has 3,6");
+  EXPECT_EQ(disagreement({"--lr_scheduler=steplr"}, {}),
+            "the job's processes disagree on --lr_scheduler: rank 0 has steplr, rank 3 has none");
+}
+
 TEST(JobSettings, SpellingsAndMachineSettingsDoNotCount) {
   EXPECT_EQ(disagreement({"--lr=0.10", "--seed", "7"}, {"--lr", "1e-1", "--seed=7"}), "");
   EXPECT_EQ(disagreement({"--num_workers=1", "--num_cores=1", "--prefetch_factor=2"},

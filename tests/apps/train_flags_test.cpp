@@ -14,6 +14,7 @@
 #include <regex>
 #include <sstream>
 
+#include "lib/optim/torchvision_lr_schedule.h"
 #include "models/registry.h"
 #include "tests/apps/flag_parsing.h"
 #include "tests/base/unescape_bytes.h"
@@ -211,6 +212,110 @@ TEST(TrainFlags, CheckpointFlagsNeedALogdir) {
   expect_rejected("--resume=auto", {"--resume=auto"});
 }
 
+// torch_xla's WarmupAndExponentialDecayScheduler stays the default (resnet50's, none for the
+// others); --lr_scheduler takes torchvision's reference recipes instead, with train.py's defaults.
+TEST(TrainFlags, TorchXlasScheduleStaysTheDefault) {
+  TrainFlags flags;
+  ASSERT_TRUE(parse({"--fake_data", "--model=resnet50"}, &flags).ok);
+  EXPECT_EQ(flags.trainer.lr_schedule.type, "WarmupAndExponentialDecayScheduler");
+  EXPECT_EQ(flags.trainer.lr_schedule.torchvision.lr_scheduler, "");
+}
+
+TEST(TrainFlags, LrSchedulerTakesTorchvisionsScheduleWithItsDefaults) {
+  TrainFlags flags;
+  ASSERT_TRUE(
+      parse({"--fake_data", "--model=resnet50", "--lr_scheduler=cosineannealinglr"}, &flags).ok);
+  const TorchvisionLROptions& tv = flags.trainer.lr_schedule.torchvision;
+  EXPECT_EQ(flags.trainer.lr_schedule.type, "none");  // not resnet50's torch_xla schedule
+  EXPECT_EQ(tv.lr_scheduler, "cosineannealinglr");
+  EXPECT_EQ(tv.lr_warmup_epochs, 0);
+  EXPECT_EQ(tv.lr_warmup_method, "constant");
+  EXPECT_EQ(tv.lr_warmup_decay, 0.01);
+  EXPECT_EQ(tv.lr_step_size, 30);
+  EXPECT_EQ(tv.lr_gamma, 0.1);
+  EXPECT_EQ(tv.lr_min, 0.0);
+  EXPECT_TRUE(tv.lr_milestones.empty());
+}
+
+TEST(TrainFlags, LrMilestonesAreCommaSeparatedOrRepeated) {
+  TrainFlags flags;
+  const ParseOutcome o =
+      parse({"--fake_data", "--lr_scheduler=multisteplr", "--num_epochs=300",
+             "--lr_milestones=150,225", "--lr_milestones", "270", "--lr_gamma=0.2",
+             "--lr_warmup_epochs=5", "--lr_warmup_method=linear", "--lr_warmup_decay=0.1"},
+            &flags);
+  ASSERT_TRUE(o.ok) << o.err;
+  const TorchvisionLROptions& tv = flags.trainer.lr_schedule.torchvision;
+  EXPECT_EQ(tv.lr_milestones, (std::vector<int>{150, 225, 270}));
+  EXPECT_EQ(tv.lr_gamma, 0.2);  // a double, as Python's float
+  EXPECT_EQ(tv.lr_warmup_epochs, 5);
+  EXPECT_EQ(tv.lr_warmup_method, "linear");
+  EXPECT_EQ(tv.lr_warmup_decay, 0.1);
+}
+
+TEST(TrainFlags, BadScheduleValuesNameTheFlag) {
+  expect_rejected("--lr_scheduler: expected one of", {"--lr_scheduler=cosine"});
+  expect_rejected("--lr_scheduler", {"--lr_scheduler=StepLR"});
+  expect_rejected("--lr_warmup_method", {"--lr_scheduler=steplr", "--lr_warmup_epochs=1",
+                                         "--lr_warmup_method=exponential"});
+  expect_rejected("--lr_warmup_epochs", {"--lr_scheduler=steplr", "--lr_warmup_epochs=-1"});
+  expect_rejected("--lr_warmup_epochs", {"--lr_scheduler=steplr", "--lr_warmup_epochs=2.5"});
+  for (const std::string decay : {"0", "1.5", "nan", "-0.1"}) {
+    expect_rejected("--lr_warmup_decay",
+                    {"--lr_scheduler=steplr", "--lr_warmup_epochs=1", "--lr_warmup_method=linear",
+                     "--lr_warmup_decay=" + decay});
+  }
+  expect_rejected("--lr_step_size", {"--lr_scheduler=steplr", "--lr_step_size=0"});
+  for (const std::string gamma : {"0", "1.1", "inf", "-1"}) {
+    expect_rejected("--lr_gamma", {"--lr_scheduler=exponentiallr", "--lr_gamma=" + gamma});
+  }
+  expect_rejected("--lr_min", {"--lr_scheduler=cosineannealinglr", "--lr_min=-1"});
+  expect_rejected("--lr_min", {"--lr_scheduler=cosineannealinglr", "--lr_min=1e39"});
+  expect_rejected("--lr_scheduler=multisteplr needs --lr_milestones",
+                  {"--lr_scheduler=multisteplr"});
+  for (const std::string milestones : {"", "0", "5,x", "150,150", "225,150", "1e2", "-3"}) {
+    expect_rejected("--lr_milestones",
+                    {"--lr_scheduler=multisteplr", "--lr_milestones=" + milestones});
+  }
+  expect_rejected("--lr_milestones",
+                  {"--lr_scheduler=multisteplr", "--lr_milestones=5", "--lr_milestones=3"});
+  // T_max = epochs - warmup epochs, by which CosineAnnealingLR divides.
+  expect_rejected("--num_epochs above --lr_warmup_epochs",
+                  {"--lr_scheduler=cosineannealinglr", "--num_epochs=5", "--lr_warmup_epochs=5"});
+}
+
+TEST(TrainFlags, TorchXlasAndTorchvisionsSchedulesAreOneOrTheOther) {
+  expect_rejected("--lr_scheduler_type and --lr_scheduler",
+                  {"--lr_scheduler=steplr", "--lr_scheduler_type=none"});
+  for (const std::string xla :
+       {"--lr_scheduler_divisor=2", "--lr_scheduler_divide_every_n_epochs=3",
+        "--num_warmup_epochs=1"}) {
+    expect_rejected(xla.substr(0, xla.find('=')) + " is --lr_scheduler_type's",
+                    {"--lr_scheduler=steplr", xla});
+  }
+  for (const std::string tv :
+       {"--lr_warmup_epochs=1", "--lr_warmup_method=linear", "--lr_warmup_decay=0.1",
+        "--lr_step_size=3", "--lr_gamma=0.5", "--lr_min=0.001", "--lr_milestones=3"}) {
+    expect_rejected(tv.substr(0, tv.find('=')) + " needs --lr_scheduler", {tv});
+  }
+}
+
+// torchvision's train.py would ignore these; here they are mistakes said at once.
+TEST(TrainFlags, ScheduleFlagsTheChosenScheduleIgnoresAreRefused) {
+  expect_rejected("--lr_step_size does nothing with --lr_scheduler=cosineannealinglr",
+                  {"--lr_scheduler=cosineannealinglr", "--lr_step_size=3"});
+  expect_rejected("--lr_milestones does nothing with --lr_scheduler=steplr",
+                  {"--lr_scheduler=steplr", "--lr_milestones=3"});
+  expect_rejected("--lr_min does nothing with --lr_scheduler=exponentiallr",
+                  {"--lr_scheduler=exponentiallr", "--lr_min=0.1"});
+  expect_rejected("--lr_gamma does nothing with --lr_scheduler=cosineannealinglr",
+                  {"--lr_scheduler=cosineannealinglr", "--lr_gamma=0.5"});
+  expect_rejected("--lr_warmup_method does nothing without --lr_warmup_epochs",
+                  {"--lr_scheduler=steplr", "--lr_warmup_method=linear"});
+  expect_rejected("--lr_warmup_decay does nothing without --lr_warmup_epochs",
+                  {"--lr_scheduler=steplr", "--lr_warmup_epochs=0", "--lr_warmup_decay=0.1"});
+}
+
 TEST(TrainFlags, BytesThatAreNotUtf8AreRecordedAsValidLosslessJson) {
   const std::vector<std::string> args = {"--datadir=nu\xff_dir", "--logdir=a\\b\nc",
                                          "--profile=\xc3\x28.json"};
@@ -243,6 +348,11 @@ void expect_valid(const TrainFlags& f, const std::string& context) {
   EXPECT_TRUE(t.lr_schedule.type == "none" ||
               t.lr_schedule.type == "WarmupAndExponentialDecayScheduler")
       << context;
+  if (!t.lr_schedule.torchvision.lr_scheduler.empty()) {
+    EXPECT_EQ(t.lr_schedule.type, "none") << context;
+    EXPECT_NO_THROW(check_torchvision_lr_options(t.lr_schedule.torchvision, t.num_epochs))
+        << context;
+  }
   for (int n : {f.data.loader.num_workers, f.data.loader.prefetch_factor,
                 f.data.loader.loader_prefetch_size, t.num_cores}) {
     EXPECT_TRUE(n >= 1 && n <= 1024) << context;

@@ -36,6 +36,10 @@ expect_rejected --lr --fake_data --lr=fast
 expect_rejected --num_classes --fake_data --num_classes=0
 expect_rejected --log_steps --fake_data --log_steps=0
 expect_rejected --lr_scheduler_type --fake_data --model=resnet18 --lr_scheduler_type=cosine --num_epochs=1
+expect_rejected --lr_scheduler --fake_data --lr_scheduler=cosine
+expect_rejected --lr_milestones --fake_data --lr_scheduler=multisteplr --lr_milestones=225,150
+expect_rejected --lr_scheduler_type --fake_data --lr_scheduler=steplr --lr_scheduler_type=none
+expect_rejected --lr_warmup_epochs --fake_data --lr_scheduler=cosineannealinglr --num_epochs=5 --lr_warmup_epochs=5
 expect_rejected --num_cores --fake_data --num_cores=0
 expect_rejected --evaluate --fake_data --evaluate
 expect_rejected --resume --fake_data --resume=auto

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -407,6 +408,63 @@ TEST(Trainer, ResumeRefusesAnotherOptimizersState) {
   EXPECT_NE(message.find("missing keys: optimizer.exp_avg."), std::string::npos) << message;
   EXPECT_NE(message.find("unexpected keys: optimizer.momentum_buffer."), std::string::npos)
       << message;
+}
+
+// core 0's training records as "epoch step": rate.
+std::map<std::string, float> rates_of(const std::string& logdir) {
+  std::ifstream in(logdir + "/metrics.jsonl");
+  std::map<std::string, float> out;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    if (j["kind"] != "train" || j["core"] != 0) continue;
+    out[fmt::format("{} {}", j["epoch"].get<int>(), j["step"].get<int>())] = j["lr"].get<float>();
+  }
+  return out;
+}
+
+// torchvision's schedules step after each epoch the run trains (--num_steps of the data's
+// batches here), and a run resumed mid-epoch uses the rate an uninterrupted one does.
+TEST(Trainer, TorchvisionScheduleStepsAfterEachTrainedEpochAndResumesMidEpoch) {
+  TrainerOptions o = small_options(2, 2);
+  o.num_epochs = 3;
+  o.num_steps = 2;  // of 3 batches
+  o.log_steps = 1;
+  o.model = "resnet20";
+  o.lr_schedule.lr = 0.1f;
+  o.lr_schedule.torchvision.lr_scheduler = "exponentiallr";
+  o.lr_schedule.torchvision.lr_gamma = 0.5;
+  o.lr_schedule.torchvision.lr_warmup_epochs = 1;  // constant: lr x 0.2
+  o.lr_schedule.torchvision.lr_warmup_decay = 0.2;
+  o.logdir = temp_dir("torchvision_straight");
+  Trainer(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 1)).run();
+  const std::map<std::string, float> rates = rates_of(o.logdir);
+  const std::map<std::string, float> expected = {{"1 0", 0.02f}, {"1 1", 0.02f}, {"2 0", 0.1f},
+                                                 {"2 1", 0.1f},  {"3 0", 0.05f}, {"3 1", 0.05f}};
+  ASSERT_EQ(rates.size(), expected.size());
+  for (const auto& [step, rate] : expected) EXPECT_FLOAT_EQ(rates.at(step), rate) << step;
+
+  // One epoch, then a stop after the first step of epoch 2, then the rest.
+  TrainerOptions first = o;
+  first.num_epochs = 1;
+  first.logdir = temp_dir("torchvision_interrupted");
+  Trainer(build_model("resnet20", kClasses), first, slices(2, 3), slices(2, 1)).run();
+  std::atomic<bool> stop{false};
+  std::atomic<int> given_after_stop{0};
+  TrainerOptions interrupted = o;
+  interrupted.logdir = first.logdir;
+  interrupted.stop_requested = &stop;
+  Trainer second(build_model("resnet20", kClasses), interrupted,
+                 stopping(2, 3, 1, &stop, &given_after_stop), slices(2, 1));
+  second.resume(LogDir::latest_checkpoint(first.logdir));
+  EXPECT_TRUE(second.run().interrupted);
+  EXPECT_EQ(rates_of(first.logdir).size(), 3u);  // epoch 1, and epoch 2's first step
+  TrainerOptions rest = o;
+  rest.logdir = first.logdir;
+  Trainer resumed(build_model("resnet20", kClasses), rest, slices(2, 3), slices(2, 1));
+  resumed.resume(LogDir::latest_checkpoint(rest.logdir));
+  resumed.run();
+  EXPECT_EQ(rates_of(rest.logdir), rates);
+  EXPECT_EQ(train_records(rest.logdir), train_records(o.logdir));
 }
 
 TEST(Trainer, ResumeRefusesAnotherModel) {
