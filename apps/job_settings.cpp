@@ -25,6 +25,8 @@ JobSettings job_settings(const TrainFlags& flags) {
       {"--num_classes", text(flags.num_classes)},
       {"--image_size", text(t.image_size)},
       {"--augment", data.augment},
+      {"--auto_augment", data.train_extras.auto_augment},
+      {"--random_erase", text(data.train_extras.random_erase)},
       {"--drop_last", text(data.drop_last)},
       {"--strict", text(data.loader.strict)},
       {"--max_image_bytes", text(data.image_limits.max_bytes)},

@@ -125,6 +125,13 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_option("--augment", f.data.augment,
                  "Transforms: imagenet (random resized crop) or cifar (pad 4 + random crop)")
       ->check(one_of({"imagenet", "cifar"}));
+  app.add_option("--auto_augment", f.data.train_extras.auto_augment,
+                 "Training images get this policy after the flip: ta_wide (TrivialAugmentWide; "
+                 "default: none)")
+      ->check(one_of({"ta_wide"}));
+  app.add_option("--random_erase", f.data.train_extras.random_erase,
+                 "Probability of RandomErasing a training image, after normalization")
+      ->check(float_in(0, 1));
 
   app.option_defaults()->group("Loading images");
   app.add_option("--num_workers", f.data.loader.num_workers, "Decoding threads per core")

@@ -11,6 +11,7 @@ BatchRing::BatchRing(int num_slots, int batch_size, int64_t image_bytes)
       batch_size_(batch_size),
       image_bytes_(image_bytes),
       labels_(num_slots, std::vector<int32_t>(batch_size)),
+      erase_(num_slots, std::vector<EraseBox>(batch_size)),
       slot_batch_(num_slots, -1),
       slot_missing_(num_slots, 0) {
   XTRAIN_CHECK(num_slots >= 1 && batch_size >= 1 && image_bytes >= 1,
@@ -72,6 +73,7 @@ bool BatchRing::claim(Claim* claim) {
   claim->position = position;
   claim->image = images_[slot].data() + row * image_bytes_;
   claim->label = &labels_[slot][row];
+  claim->erase = &erase_[slot][row];
   return true;
 }
 
@@ -83,8 +85,7 @@ void BatchRing::finish(const Claim& claim, std::exception_ptr error) {
   if (--writing_ == 0) idle_.notify_all();
 }
 
-int BatchRing::next(
-    const std::function<void(const uint8_t* images, const int32_t* labels, int n)>& take) {
+int BatchRing::next(const Take& take) {
   std::unique_lock<std::mutex> lock(mutex_);
   const int64_t batch = taken_;
   const int slot = static_cast<int>(batch % num_slots_);
@@ -97,7 +98,7 @@ int BatchRing::next(
   lock.unlock();
   // No worker writes this slot until taken_ moves past it, so reading it needs no lock.
   const int n = batch_size_of(batch);
-  take(images_[slot].data(), labels_[slot].data(), n);
+  take(images_[slot].data(), labels_[slot].data(), erase_[slot].data(), n);
   lock.lock();
   ++taken_;
   lock.unlock();

@@ -14,21 +14,25 @@
 #include <mutex>
 #include <vector>
 
+#include "data/random_erasing.h"
+
 namespace xtrain {
 
 class BatchRing {
  public:
   BatchRing(int num_slots, int batch_size, int64_t image_bytes);
-  // The image_buffer_bytes() of such a ring, without allocating it. Its labels, an int32 an
-  // image, are left out of the count.
+  // The image_buffer_bytes() of such a ring, without allocating it. Its labels and boxes to
+  // erase, a few bytes an image, are left out of the count.
   static size_t image_buffer_bytes_for(int num_slots, int batch_size, int64_t image_bytes);
   size_t image_buffer_bytes() const;  // its images' buffers, as allocated
 
-  // A sample for a worker to write: its position in the epoch and where its image and label go.
+  // A sample for a worker to write: its position in the epoch and where its image, label and
+  // box to erase go.
   struct Claim {
     int64_t position = 0;
     uint8_t* image = nullptr;
     int32_t* label = nullptr;
+    EraseBox* erase = nullptr;
   };
 
   // Consumer: stops handing out samples and waits until no claimed sample is still being
@@ -44,10 +48,12 @@ class BatchRing {
   // Worker: the claimed sample is written, or failed with `error` (rethrown by next()).
   void finish(const Claim& claim, std::exception_ptr error = nullptr);
 
-  // Consumer: waits for the next batch of the epoch, hands its n images (n * image_bytes bytes)
-  // and n labels to `take`, which no worker writes meanwhile, and returns n; 0 once the epoch is
-  // over or the ring is closed.
-  int next(const std::function<void(const uint8_t* images, const int32_t* labels, int n)>& take);
+  // Consumer: waits for the next batch of the epoch, hands its n images (n * image_bytes bytes),
+  // n labels and n boxes to erase to `take`, which no worker writes meanwhile, and returns n; 0
+  // once the epoch is over or the ring is closed.
+  using Take = std::function<void(const uint8_t* images, const int32_t* labels,
+                                  const EraseBox* erase, int n)>;
+  int next(const Take& take);
 
   // Any thread: wakes every waiting thread; claim() and next() return false/0 from now on.
   void close();
@@ -61,6 +67,7 @@ class BatchRing {
   const int64_t image_bytes_;
   std::vector<std::vector<uint8_t>> images_;  // [num_slots] of [batch_size, image_bytes]
   std::vector<std::vector<int32_t>> labels_;  // [num_slots] of [batch_size]
+  std::vector<std::vector<EraseBox>> erase_;  // [num_slots] of [batch_size]
 
   std::mutex mutex_;
   std::condition_variable work_;   // workers: a sample can be claimed

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "data/random_erasing.h"
 #include "data/rng.h"
 #include "lib/base/check.h"
 
@@ -26,9 +27,10 @@ class Dataset {
   // normalize_pixels in transforms.h).
   virtual int64_t image_bytes() const = 0;
   // Writes sample `index` transformed into `image` and its label into *label, drawing any random
-  // augmentation from `rng`. Throws UnreadableImage when its file cannot be used. Safe to call
+  // augmentation from `rng`, and returns the box to zero once the image is normalized (empty for
+  // none: random_erasing.h). Throws UnreadableImage when its file cannot be used. Safe to call
   // from several threads at once.
-  virtual void get(int64_t index, Rng& rng, uint8_t* image, int32_t* label) const = 0;
+  virtual EraseBox get(int64_t index, Rng& rng, uint8_t* image, int32_t* label) const = 0;
 };
 
 }  // namespace xtrain

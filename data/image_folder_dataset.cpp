@@ -24,7 +24,7 @@ ImageFolderDataset::ImageFolderDataset(ImageFolder folder, Transform transform, 
   cv::setNumThreads(0);
 }
 
-void ImageFolderDataset::get(int64_t index, Rng& rng, uint8_t* image, int32_t* label) const {
+EraseBox ImageFolderDataset::get(int64_t index, Rng& rng, uint8_t* image, int32_t* label) const {
   const std::string& path = folder_.paths[index];
   std::vector<uint8_t> bytes;
   std::string problem;
@@ -36,8 +36,8 @@ void ImageFolderDataset::get(int64_t index, Rng& rng, uint8_t* image, int32_t* l
     throw UnreadableImage(fmt::format("{}: {}", path, problem),
                           fmt::format("{}:{}", __FILE__, __LINE__));
   }
-  transform_(rgb, rng, image);
   *label = folder_.labels[index];
+  return transform_(rgb, rng, image);
 }
 
 }  // namespace xtrain

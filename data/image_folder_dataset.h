@@ -21,7 +21,7 @@ class ImageFolderDataset : public Dataset {
 
   int64_t size() const override { return static_cast<int64_t>(folder_.paths.size()); }
   int64_t image_bytes() const override { return image_bytes_; }
-  void get(int64_t index, Rng& rng, uint8_t* image, int32_t* label) const override;
+  EraseBox get(int64_t index, Rng& rng, uint8_t* image, int32_t* label) const override;
 
  private:
   ImageFolder folder_;

@@ -104,7 +104,8 @@ ImageFolderSources open_image_folders(const ImageFolderOptions& options, int ima
   ImageFolderSources sources;
   sources.num_classes = static_cast<int>(train.classes.size());
   auto train_set = std::make_shared<ImageFolderDataset>(
-      std::move(train), make_transform(options.augment, /*train=*/true, image_size), image_size,
+      std::move(train),
+      make_transform(options.augment, /*train=*/true, image_size, options.train_extras), image_size,
       options.image_limits);
   auto val_set = std::make_shared<ImageFolderDataset>(
       std::move(val), make_transform(options.augment, /*train=*/false, image_size), image_size,

@@ -10,12 +10,14 @@
 #include "data/batch_source.h"
 #include "data/image_limits.h"
 #include "data/loader.h"
+#include "data/transforms.h"
 
 namespace xtrain {
 
 struct ImageFolderOptions {
   std::string datadir;
   std::string augment = "imagenet";  // or "cifar": the transforms.h recipes
+  TrainExtras train_extras;          // --auto_augment, --random_erase
   bool drop_last = false;            // training: drop the tail that does not fill every core
   ImageLimits image_limits;          // larger files are skipped as unreadable
   LoaderOptions loader;              // batch_size is set per split

@@ -33,6 +33,14 @@ size_t held_back_bytes(const LoaderOptions& o, int64_t image_bytes) {
   return size_t(o.batch_size) * image_bytes;
 }
 
+// ToTensor + Normalize of n images into `out`, then RandomErasing's boxes zeroed in the floats:
+// torchvision erases after Normalize (random_erasing.h).
+void normalize_images(const uint8_t* pixels, const EraseBox* erase, int n, int64_t image_bytes,
+                      Elements out) {
+  normalize_pixels(pixels, n * image_bytes, out);
+  for (int i = 0; i < n; ++i) erase_box(erase[i], out.at(i * image_bytes));
+}
+
 }  // namespace
 
 Loader::Loader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<UnreadableImages> unreadable,
@@ -47,6 +55,7 @@ Loader::Loader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<Unreadabl
   if (!sampler_options_.train) {
     readable_images_.resize(size_t(options_.batch_size) * dataset_->image_bytes());
     readable_labels_.reserve(options_.batch_size);
+    readable_erase_.reserve(options_.batch_size);
   }
 }
 
@@ -81,6 +90,7 @@ void Loader::start_epoch(int epoch) {
   epoch_ = epoch;
   order_ = sampler_.indices(epoch);
   readable_labels_.clear();
+  readable_erase_.clear();
   readable_begin_ = 0;
   scored_any_ = false;
   ring_.start(samples_per_epoch());
@@ -94,10 +104,11 @@ void Loader::close() {
 int Loader::next(Elements images, int32_t* labels) {
   if (!sampler_options_.train) return next_readable(images, labels);
   const int64_t image_bytes = dataset_->image_bytes();
-  return ring_.next([&](const uint8_t* pixels, const int32_t* batch_labels, int n) {
-    normalize_pixels(pixels, n * image_bytes, images);
-    std::copy_n(batch_labels, n, labels);
-  });
+  return ring_.next(
+      [&](const uint8_t* pixels, const int32_t* batch_labels, const EraseBox* erase, int n) {
+        normalize_images(pixels, erase, n, image_bytes, images);
+        std::copy_n(batch_labels, n, labels);
+      });
 }
 
 // Fills the batch with the next readable samples of the epoch, taking the ring's batches as it
@@ -116,7 +127,8 @@ int Loader::next_readable(Elements images, int32_t* labels) {
     }
     const int rows = static_cast<int>(
         std::min<size_t>(options_.batch_size - n, readable_labels_.size() - readable_begin_));
-    normalize_pixels(readable_images_.data() + readable_begin_ * image_bytes, rows * image_bytes,
+    normalize_images(readable_images_.data() + readable_begin_ * image_bytes,
+                     readable_erase_.data() + readable_begin_, rows, image_bytes,
                      images.at(n * image_bytes));
     std::copy_n(readable_labels_.data() + readable_begin_, rows, labels + n);
     readable_begin_ += rows;
@@ -132,12 +144,14 @@ int Loader::next_readable(Elements images, int32_t* labels) {
 int Loader::take_ring_batch(const Elements* into, int32_t* labels) {
   const int64_t image_bytes = dataset_->image_bytes();
   readable_labels_.clear();
+  readable_erase_.clear();
   readable_begin_ = 0;
   int direct = 0;
-  const int taken = ring_.next([&](const uint8_t* pixels, const int32_t* batch_labels, int n) {
+  const int taken = ring_.next([&](const uint8_t* pixels, const int32_t* batch_labels,
+                                   const EraseBox* erase, int n) {
     const bool whole = std::find(batch_labels, batch_labels + n, kUnreadable) == batch_labels + n;
     if (whole && into != nullptr) {  // the common case: no copy of the pixels
-      normalize_pixels(pixels, n * image_bytes, *into);
+      normalize_images(pixels, erase, n, image_bytes, *into);
       std::copy_n(batch_labels, n, labels);
       direct = n;
       return;
@@ -147,6 +161,7 @@ int Loader::take_ring_batch(const Elements* into, int32_t* labels) {
       std::copy_n(pixels + i * image_bytes, image_bytes,
                   readable_images_.data() + readable_labels_.size() * image_bytes);
       readable_labels_.push_back(batch_labels[i]);
+      readable_erase_.push_back(erase[i]);
     }
   });
   XTRAIN_CHECK(taken > 0 || scored_any_ || closed_ || samples_per_epoch() == 0,
@@ -177,7 +192,7 @@ void Loader::load(const BatchRing::Claim& claim) {
       static_cast<uint64_t>(claim.position) * sampler_options_.num_replicas + sampler_options_.rank;
   auto load_sample = [&](int64_t index) {
     Rng rng({sampler_options_.seed, static_cast<uint64_t>(epoch_), global_position});
-    return try_load(index, rng, claim.image, claim.label);
+    return try_load(index, rng, claim);
   };
   if (load_sample(order_[claim.position])) return;
   ++skipped_;
@@ -192,10 +207,10 @@ void Loader::load(const BatchRing::Claim& claim) {
   XTRAIN_CHECK(false, "no readable image among the {} samples of this core's epoch", n);
 }
 
-bool Loader::try_load(int64_t index, Rng& rng, uint8_t* image, int32_t* label) {
+bool Loader::try_load(int64_t index, Rng& rng, const BatchRing::Claim& claim) {
   if (unreadable_->contains(index)) return false;
   try {
-    dataset_->get(index, rng, image, label);
+    *claim.erase = dataset_->get(index, rng, claim.image, claim.label);
     return true;
   } catch (const UnreadableImage& e) {
     if (options_.strict) {

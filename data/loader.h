@@ -2,7 +2,8 @@
 // DistributedSampler feeding torch_xla's ParallelLoader. --num_workers threads read, decode and
 // transform samples straight into a ring of preallocated batches of 8-bit pixels, at most
 // min(--loader_prefetch_size, num_workers * --prefetch_factor) batches ahead of the core; next()
-// normalizes a batch as it copies it out (a quarter of the bytes held as normalized floats).
+// normalizes a batch as it copies it out (a quarter of the bytes held as normalized floats) and
+// zeroes the boxes RandomErasing drew (random_erasing.h).
 // Deterministic: the sample at epoch position p gets the random generator (seed, epoch, global
 // position), so the batches are the same whatever the number of workers or their timing.
 // An unreadable sample is skipped and counted, and its file reported once per data set; with
@@ -57,7 +58,7 @@ class Loader : public BatchSource {
   int64_t samples_per_epoch() const;
   void work();
   void load(const BatchRing::Claim& claim);
-  bool try_load(int64_t index, Rng& rng, uint8_t* image, int32_t* label);
+  bool try_load(int64_t index, Rng& rng, const BatchRing::Claim& claim);
   int next_readable(Elements images, int32_t* labels);
   int take_ring_batch(const Elements* into, int32_t* labels);
 
@@ -73,10 +74,11 @@ class Loader : public BatchSource {
   std::atomic<int64_t> skipped_{0};
   std::atomic<bool> closed_{false};
   // Test set: the readable samples of the last batch taken from the ring that no next() has
-  // returned yet, from row readable_begin_ on (8-bit pixels, as in the ring), and whether this
-  // epoch has scored any sample yet.
+  // returned yet, from row readable_begin_ on (8-bit pixels and boxes to erase, as in the ring),
+  // and whether this epoch has scored any sample yet.
   std::vector<uint8_t> readable_images_;
   std::vector<int32_t> readable_labels_;
+  std::vector<EraseBox> readable_erase_;
   size_t readable_begin_ = 0;
   bool scored_any_ = false;
   WorkerThreads workers_;  // last: starts once everything above exists

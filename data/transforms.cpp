@@ -4,6 +4,7 @@
 
 #include "data/crop_boxes.h"
 #include "data/resize_bilinear.h"
+#include "data/trivial_augment.h"
 #include "lib/base/check.h"
 
 namespace xtrain {
@@ -43,10 +44,23 @@ cv::Rect to_rect(const Box& box) { return cv::Rect(box.left, box.top, box.width,
 
 bool flip_coin(Rng& rng) { return rng.uniform() < 0.5; }  // RandomHorizontalFlip(p=0.5)
 
-void imagenet_train(const cv::Mat& rgb, int size, Rng& rng, uint8_t* out) {
+// The steps after the flip: TrivialAugmentWide on `out` ([size, size, 3], in place), then
+// RandomErasing's draws, whose box is erased after Normalize.
+EraseBox train_extras(const TrainExtras& extras, int size, Rng& rng, uint8_t* out) {
+  if (!extras.auto_augment.empty()) {
+    cv::Mat pixels(size, size, CV_8UC3, out);
+    trivial_augment_wide(pixels, rng).copyTo(pixels);
+  }
+  if (extras.random_erase == 0) return {};
+  return random_erasing_box(size, size, extras.random_erase, rng);
+}
+
+EraseBox imagenet_train(const cv::Mat& rgb, int size, const TrainExtras& extras, Rng& rng,
+                        uint8_t* out) {
   const Box box = random_resized_crop_box(rgb.rows, rgb.cols, rng);
   const cv::Mat crop = resize_bilinear(rgb(to_rect(box)), size, size, {0, 0, size, size});
   copy_pixels(crop, flip_coin(rng), out);
+  return train_extras(extras, size, rng, out);
 }
 
 void imagenet_test(const cv::Mat& rgb, int size, uint8_t* out) {
@@ -63,12 +77,14 @@ cv::Mat square(const cv::Mat& rgb, int size) {
                          center_crop_box(resized.height, resized.width, size, size));
 }
 
-void cifar_train(const cv::Mat& rgb, int size, Rng& rng, uint8_t* out) {
+EraseBox cifar_train(const cv::Mat& rgb, int size, const TrainExtras& extras, Rng& rng,
+                     uint8_t* out) {
   cv::Mat padded;
   cv::copyMakeBorder(square(rgb, size), padded, kCifarPadding, kCifarPadding, kCifarPadding,
                      kCifarPadding, cv::BORDER_CONSTANT, cv::Scalar::all(0));
   const Box box = random_crop_box(padded.rows, padded.cols, size, rng);
   copy_pixels(padded(to_rect(box)), flip_coin(rng), out);
+  return train_extras(extras, size, rng, out);
 }
 
 }  // namespace
@@ -100,22 +116,34 @@ void normalize_pixels(const uint8_t* pixels, int64_t n, Elements out) {
   });
 }
 
-Transform make_transform(const std::string& augment, bool train, int size) {
+Transform make_transform(const std::string& augment, bool train, int size,
+                         const TrainExtras& extras) {
   XTRAIN_CHECK(augment == "imagenet" || augment == "cifar",
                "--augment: expected imagenet or cifar, got '{}'", augment);
   XTRAIN_CHECK(size > 0, "--image_size must be > 0, got {}", size);
+  XTRAIN_CHECK(extras.auto_augment.empty() || extras.auto_augment == "ta_wide",
+               "--auto_augment: expected ta_wide, got '{}'", extras.auto_augment);
+  XTRAIN_CHECK(extras.random_erase >= 0 && extras.random_erase <= 1,
+               "--random_erase: expected a probability from 0 to 1, got {}", extras.random_erase);
   if (augment == "imagenet" && train) {
-    return
-        [size](const cv::Mat& rgb, Rng& rng, uint8_t* out) { imagenet_train(rgb, size, rng, out); };
+    return [size, extras](const cv::Mat& rgb, Rng& rng, uint8_t* out) {
+      return imagenet_train(rgb, size, extras, rng, out);
+    };
   }
   if (augment == "imagenet") {
-    return [size](const cv::Mat& rgb, Rng&, uint8_t* out) { imagenet_test(rgb, size, out); };
+    return [size](const cv::Mat& rgb, Rng&, uint8_t* out) {
+      imagenet_test(rgb, size, out);
+      return EraseBox{};
+    };
   }
   if (train) {
-    return [size](const cv::Mat& rgb, Rng& rng, uint8_t* out) { cifar_train(rgb, size, rng, out); };
+    return [size, extras](const cv::Mat& rgb, Rng& rng, uint8_t* out) {
+      return cifar_train(rgb, size, extras, rng, out);
+    };
   }
   return [size](const cv::Mat& rgb, Rng&, uint8_t* out) {
     copy_pixels(square(rgb, size), false, out);
+    return EraseBox{};
   };
 }
 

@@ -4,29 +4,42 @@
 //   imagenet, test:  Resize(round(size / 0.875)), CenterCrop(size), Normalize
 //   cifar, train:    RandomCrop(size, padding=4) (zeros), RandomHorizontalFlip(0.5), Normalize
 //   cifar, test:     Normalize
+// and, in training, the additions of torchvision's reference recipe (ClassificationPresetTrain)
+// that TrainExtras asks for: TrivialAugmentWide after the flip, RandomErasing after Normalize.
 // in two steps: a Transform gives the 8-bit pixels that ToTensor would read, and
 // normalize_pixels does ToTensor + Normalize. A loader holds the pixels (a quarter of the floats'
 // bytes) until its consumer takes the batch.
 // The cifar recipe is for images already size x size (32px-class data such as CIFAR or
 // Fashion-MNIST); other images are first resized (shorter side) and center-cropped to that.
-// Not here: decoding (decode_image.h), the box geometry (crop_boxes.h), resampling.
+// Not here: decoding (decode_image.h), the box geometry (crop_boxes.h), resampling, the
+// augmentations' pixels (trivial_augment.h, random_erasing.h).
 #pragma once
 
 #include <functional>
 #include <opencv2/core.hpp>
 #include <string>
 
+#include "data/random_erasing.h"
 #include "data/rng.h"
 #include "lib/tensor/elements.h"
 
 namespace xtrain {
 
 // Writes `rgb` (8-bit RGB) transformed into `out` ([size, size, 3] 8-bit RGB, before ToTensor),
-// drawing any random choice from `rng` in torchvision's order.
-using Transform = std::function<void(const cv::Mat& rgb, Rng& rng, uint8_t* out)>;
+// drawing any random choice from `rng` in torchvision's order. Returns the box RandomErasing
+// zeroes once the pixels are normalized (empty for none): random_erasing.h says why it waits.
+using Transform = std::function<EraseBox(const cv::Mat& rgb, Rng& rng, uint8_t* out)>;
 
-// `augment` is "imagenet" or "cifar"; `train` picks the training or the test transform.
-Transform make_transform(const std::string& augment, bool train, int size);
+// The training transform's optional steps. Without them it draws and gives what it always did.
+struct TrainExtras {
+  std::string auto_augment;  // "ta_wide": TrivialAugmentWide after the flip; "": none
+  double random_erase = 0;   // RandomErasing's probability, in [0, 1]
+};
+
+// `augment` is "imagenet" or "cifar"; `train` picks the training or the test transform, which
+// takes no extras.
+Transform make_transform(const std::string& augment, bool train, int size,
+                         const TrainExtras& extras = {});
 
 // The pixels of an 8-bit RGB image into out ([rows, cols, 3]), mirrored left-right when `flip`.
 void copy_pixels(const cv::Mat& rgb, bool flip, uint8_t* out);

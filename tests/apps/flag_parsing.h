@@ -84,7 +84,7 @@ inline std::vector<std::string> random_args(std::mt19937& rng,
   // clang-format off
   static const std::vector<std::string> odd_values = {
       "", "0", "1", "-1", "2", "inf", "-inf", "nan", "1e39", "-0", "0x10", "010", "1e10", "+5",
-      " 7", "3.5", "100", "101", "auto", "resnet20", "imagenet", "none", "2147483648",
+      " 7", "3.5", "100", "101", "auto", "resnet20", "imagenet", "none", "ta_wide", "2147483648",
       "9223372036854775807", "9223372036854775808", "-9223372036854775809",
       "18446744073709551616", "1e-50", "nu\xff.dir", "a\nb", "--", "-", "=", "--=", "---x",
       "true", "false"};

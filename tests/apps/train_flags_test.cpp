@@ -206,6 +206,23 @@ TEST(TrainFlags, HelpGroupsTheFlagsAsTheDocumentedTableDoes) {
   EXPECT_EQ(help_groups(help.out), documented) << help.out;
 }
 
+TEST(TrainFlags, AutoAugmentIsTaWideOnlyAndRandomEraseAProbability) {
+  expect_rejected("--auto_augment: expected one of ta_wide, got 'rand-m9-mstd0.5'",
+                  {"--auto_augment=rand-m9-mstd0.5"});
+  expect_rejected("--auto_augment", {"--auto_augment=imagenet"});
+  expect_rejected("--auto_augment", {"--auto_augment="});
+  expect_rejected("--random_erase", {"--random_erase=1.5"});
+  expect_rejected("--random_erase", {"--random_erase=-0.1"});
+  expect_rejected("--random_erase", {"--random_erase=nan"});
+  TrainFlags flags;
+  ASSERT_TRUE(parse({"--fake_data"}, &flags).ok);
+  EXPECT_EQ(flags.data.train_extras.auto_augment, "");  // the default draws nothing more
+  EXPECT_EQ(flags.data.train_extras.random_erase, 0.0);
+  ASSERT_TRUE(parse({"--fake_data", "--auto_augment=ta_wide", "--random_erase=0.25"}, &flags).ok);
+  EXPECT_EQ(flags.data.train_extras.auto_augment, "ta_wide");
+  EXPECT_EQ(flags.data.train_extras.random_erase, 0.25);
+}
+
 TEST(TrainFlags, CheckpointFlagsNeedALogdir) {
   expect_rejected("--checkpoint_steps", {"--checkpoint_steps=5"});
   expect_rejected("--keep_checkpoints", {"--keep_checkpoints=2"});
@@ -345,6 +362,11 @@ void expect_valid(const TrainFlags& f, const std::string& context) {
   EXPECT_NE(std::find(models.begin(), models.end(), f.model), models.end()) << context;
   EXPECT_TRUE(f.fake_data != !f.data.datadir.empty()) << context;
   EXPECT_TRUE(f.data.augment == "imagenet" || f.data.augment == "cifar") << context;
+  EXPECT_TRUE(f.data.train_extras.auto_augment.empty() ||
+              f.data.train_extras.auto_augment == "ta_wide")
+      << context;
+  EXPECT_TRUE(f.data.train_extras.random_erase >= 0 && f.data.train_extras.random_erase <= 1)
+      << context;
   EXPECT_TRUE(t.lr_schedule.type == "none" ||
               t.lr_schedule.type == "WarmupAndExponentialDecayScheduler")
       << context;

@@ -30,7 +30,7 @@ class ScriptedDataset : public Dataset {
 
   int64_t size() const override { return n_; }
   int64_t image_bytes() const override { return kPixelBytes; }
-  void get(int64_t index, Rng& rng, uint8_t* image, int32_t* label) const override {
+  EraseBox get(int64_t index, Rng& rng, uint8_t* image, int32_t* label) const override {
     if (unreadable_.count(index)) {
       throw UnreadableImage(fmt::format("sample{}.png: not a decodable image", index), "test");
     }
@@ -43,6 +43,7 @@ class ScriptedDataset : public Dataset {
     image[2] = 7;
     *label = static_cast<int32_t>(index);
     ++done_;
+    return {};
   }
 
   bool is_unreadable(int64_t index) const { return unreadable_.count(index) > 0; }
@@ -125,6 +126,56 @@ TEST(Loader, BatchesFollowTheSamplerWithAPartialLastBatch) {
   const std::vector<int64_t> order = DistributedSampler(sampler(10)).indices(1);
   EXPECT_EQ(all_labels(epoch), std::vector<int32_t>(order.begin(), order.end()));
   EXPECT_EQ(loader->skipped_images(), 0);
+}
+
+// Sample i is two pixels of 200 with label i; an odd sample asks for its second pixel erased, and
+// those in `unreadable` throw.
+class ErasingDataset : public Dataset {
+ public:
+  explicit ErasingDataset(int64_t n, std::set<int64_t> unreadable = {})
+      : n_(n), unreadable_(std::move(unreadable)) {}
+  int64_t size() const override { return n_; }
+  int64_t image_bytes() const override { return 6; }
+  EraseBox get(int64_t index, Rng&, uint8_t* image, int32_t* label) const override {
+    if (unreadable_.count(index)) throw UnreadableImage("unreadable", "test");
+    std::fill_n(image, 6, 200);
+    *label = static_cast<int32_t>(index);
+    EraseBox box;
+    if (index % 2 == 1) box.left = 1, box.height = 1, box.width = 1, box.image_width = 2;
+    return box;
+  }
+
+ private:
+  int64_t n_;
+  std::set<int64_t> unreadable_;
+};
+
+// RandomErasing zeroes its box after Normalize: the loader carries each sample's box beside its
+// pixels and zeroes it in the floats it writes, in training and in a test batch that had to wait
+// for readable samples.
+TEST(Loader, ZeroesEachSamplesEraseBoxAfterNormalizing) {
+  float normalized_200[3];
+  const uint8_t pixel[3] = {200, 200, 200};
+  normalize_pixels(pixel, 3, normalized_200);
+  for (bool train : {true, false}) {
+    SCOPED_TRACE(train ? "training" : "test");
+    auto data = std::make_shared<ErasingDataset>(9, std::set<int64_t>{4});
+    auto loader = make_loader(data, sampler(9, train), loader_options(3, 2));
+    loader->start_epoch(1);
+    std::vector<float> images(3 * 6);
+    std::vector<int32_t> labels(3);
+    int samples = 0;
+    while (const int n = loader->next(images.data(), labels.data())) {
+      for (int i = 0; i < n; ++i, ++samples) {
+        for (int c = 0; c < 3; ++c) {
+          EXPECT_EQ(images[i * 6 + c], normalized_200[c]) << "sample " << labels[i];
+          EXPECT_EQ(images[i * 6 + 3 + c], labels[i] % 2 == 1 ? 0.0f : normalized_200[c])
+              << "sample " << labels[i];
+        }
+      }
+    }
+    EXPECT_EQ(samples, train ? 9 : 8);
+  }
 }
 
 // The memory plan counts a loader by memory_for(), which sizes the images' buffers the loader

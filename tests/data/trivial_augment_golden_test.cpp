@@ -1,0 +1,91 @@
+// TrivialAugmentWide's operations against torchvision's on PIL images: every operation, magnitude
+// bin and sign it can draw, applied to the two images of tests/golden/trivial_augment.json
+// (scripts/make_augment_golden.py), must give torchvision's pixels to the bit (compared as
+// FNV-1a hashes of the bytes), and the magnitude tables must be torchvision's float32 values.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/augment_ops.h"
+#include "data/trivial_augment.h"
+#include "tests/models/golden_file.h"
+
+namespace xtrain {
+namespace {
+
+using json = nlohmann::json;
+
+const char* const kOpNames[kNumAugmentOps] = {
+    "Identity", "ShearX",   "ShearY",    "TranslateX", "TranslateY", "Rotate",       "Brightness",
+    "Color",    "Contrast", "Sharpness", "Posterize",  "Solarize",   "AutoContrast", "Equalize"};
+
+std::string fnv1a64(const cv::Mat& rgb) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  const uint8_t* p = rgb.ptr<uint8_t>();
+  for (size_t i = 0; i < rgb.total() * rgb.elemSize(); ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
+cv::Mat image_from_hex(const json& image) {
+  const std::string hex = image["pixels"];
+  cv::Mat rgb(image["height"].get<int>(), image["width"].get<int>(), CV_8UC3);
+  EXPECT_EQ(hex.size(), 2 * rgb.total() * 3);
+  uint8_t* p = rgb.ptr<uint8_t>();
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    p[i / 2] = std::stoi(hex.substr(i, 2), nullptr, 16);
+  return rgb;
+}
+
+TEST(TrivialAugment, OperationsAreTorchvisionsInItsOrder) {
+  const json golden = testing::load_golden_file("trivial_augment.json");
+  ASSERT_EQ(golden["ops"].size(), size_t{kNumAugmentOps});
+  for (int op = 0; op < kNumAugmentOps; ++op) {
+    EXPECT_EQ(golden["ops"][op], kOpNames[op]);
+    EXPECT_EQ(golden["signed"][kOpNames[op]], has_signed_magnitude(static_cast<AugmentOp>(op)))
+        << kOpNames[op];
+  }
+}
+
+TEST(TrivialAugment, MagnitudesAreTorchvisionsFloat32Tables) {
+  const json golden = testing::load_golden_file("trivial_augment.json");
+  for (int op = 0; op < kNumAugmentOps; ++op) {
+    const json& table = golden["magnitudes"][kOpNames[op]];
+    const AugmentOp augment_op = static_cast<AugmentOp>(op);
+    EXPECT_EQ(has_magnitude_bins(augment_op), !table.empty()) << kOpNames[op];
+    for (size_t bin = 0; bin < table.size(); ++bin) {
+      EXPECT_EQ(trivial_augment_magnitude(augment_op, static_cast<int>(bin)),
+                table[bin].get<double>())
+          << kOpNames[op] << " bin " << bin;
+    }
+  }
+}
+
+TEST(TrivialAugment, EveryOperationGivesTorchvisionsPixels) {
+  const json golden = testing::load_golden_file("trivial_augment.json");
+  int compared = 0;
+  for (const json& image : golden["images"]) {
+    const cv::Mat rgb = image_from_hex(image);
+    for (int op = 0; op < kNumAugmentOps; ++op) {
+      const AugmentOp augment_op = static_cast<AugmentOp>(op);
+      const json& bins = image["outputs"][kOpNames[op]];
+      for (size_t bin = 0; bin < bins.size(); ++bin) {
+        const double magnitude = trivial_augment_magnitude(augment_op, static_cast<int>(bin));
+        for (size_t sign = 0; sign < bins[bin].size(); ++sign) {
+          const cv::Mat out = apply_augment_op(rgb, augment_op, sign == 0 ? magnitude : -magnitude);
+          EXPECT_EQ(fnv1a64(out), bins[bin][sign].get<std::string>())
+              << kOpNames[op] << " magnitude " << (sign == 0 ? magnitude : -magnitude) << " on "
+              << rgb.cols << "x" << rgb.rows;
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000);
+}
+
+}  // namespace
+}  // namespace xtrain
