@@ -49,6 +49,8 @@ JobSettings job_settings(const TrainFlags& flags) {
       {"--nesterov", text(t.optimizer.nesterov)},
       {"--trust_coefficient", text(t.optimizer.trust_coefficient)},
       {"--label_smoothing", text(t.label_smoothing)},
+      {"--mixup_alpha", text(t.batch_mix.mixup_alpha)},
+      {"--cutmix_alpha", text(t.batch_mix.cutmix_alpha)},
       {"--lr_scheduler_type", t.lr_schedule.type},
       {"--lr_scheduler_divisor", text(t.lr_schedule.divisor)},
       {"--lr_scheduler_divide_every_n_epochs", text(t.lr_schedule.divide_every_n_epochs)},

@@ -200,6 +200,14 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
       ->check(float_above(0));
   app.add_option("--label_smoothing", t.label_smoothing, "Cross-entropy label smoothing")
       ->check(float_in(0, 1));
+  app.add_option("--mixup_alpha", t.batch_mix.mixup_alpha,
+                 "Mix each training batch with itself rolled by one, lambda ~ Beta(alpha, alpha) "
+                 "(0: off; with --cutmix_alpha, one of the two per batch)")
+      ->check(float_in(0, 1000));
+  app.add_option("--cutmix_alpha", t.batch_mix.cutmix_alpha,
+                 "Paste a box of the previous image of the batch into each, its area ~ "
+                 "Beta(alpha, alpha) (0: off)")
+      ->check(float_in(0, 1000));
   ScheduleFlags schedule;
   schedule.xla_type =
       app.add_option("--lr_scheduler_type", t.lr_schedule.type,

@@ -116,6 +116,7 @@ void Plan::bind_calls(ParamStore& store, const Lifetimes& lifetimes, const Arena
     const bool is_loss = calls_.has_loss && i == num_calls - 1;
     if (is_loss) {
       c.labels = labels_.data();
+      c.label_mix = &label_mix_;
     } else {
       bind_parameters(store, i, c);
     }
@@ -187,6 +188,12 @@ void Plan::set_images(int64_t first, int64_t count, ConstElements images) {
 int32_t* Plan::labels() {
   XTRAIN_CHECK(calls_.has_loss, "this plan has no loss, so no labels");
   return labels_.data();
+}
+
+void Plan::set_label_mix(float mix) {
+  XTRAIN_CHECK(calls_.has_loss, "this plan has no loss, so no labels to mix");
+  XTRAIN_CHECK(mix >= 0.0f && mix <= 1.0f, "a label mix must be in [0, 1], got {}", mix);
+  label_mix_ = mix;
 }
 
 float Plan::loss() const {

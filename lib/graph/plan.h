@@ -76,7 +76,10 @@ class Plan {
   // (image_type in plan_phases.h).
   void set_images(int64_t first, int64_t count, ConstElements images);
   bool has_loss() const { return calls_.has_loss; }
-  int32_t* labels();                                         // [N], plans with a loss
+  int32_t* labels();  // [N], plans with a loss
+  // The weight of each sample's own label in the next steps' loss, for a batch mixed with itself
+  // rolled by one (mixup, CutMix: kernels/cross_entropy.h); 1, hard labels, until set.
+  void set_label_mix(float mix);
   TensorView logits() { return value_view(calls_.logits); }  // [N, K] after forward
   float loss() const;  // the last forward's mean loss over the batch, plans with a loss
 
@@ -144,6 +147,7 @@ class Plan {
   std::vector<std::vector<GradientSum>> gradient_sums_after_;
   AlignedBuffer arena_;
   std::vector<int32_t> labels_;
+  float label_mix_ = 1.0f;
   bool profiling_ = false;
   std::chrono::steady_clock::time_point compiled_at_ = std::chrono::steady_clock::now();
   std::vector<LayerTiming> timings_;

@@ -16,6 +16,9 @@ void check_labels(const CrossEntropyShape& s, const int32_t* labels) {
   }
 }
 
+// The sample whose label mixes into sample i's: the batch rolled by one.
+int rolled(const CrossEntropyShape& s, int i) { return i == 0 ? s.n - 1 : i - 1; }
+
 }  // namespace
 
 // N x K is at most a few hundred thousand floats: one thread, rows in order, so the loss is
@@ -38,8 +41,11 @@ float cross_entropy_forward(const CrossEntropyShape& s, const float* logits, con
     const double log_sum_exp = z_max + std::log(sum_exp);
     const float inv_sum = static_cast<float>(1.0 / sum_exp);
     for (int k = 0; k < s.classes; ++k) p[k] *= inv_sum;
-    // -sum_k q_k (z_k - lse) with q = (1 - eps) onehot + eps / K
-    total += log_sum_exp - (1.0 - eps) * z[labels[i]] - eps * sum_z / s.classes;
+    // -sum_k q_k (z_k - lse) with q = (1 - eps) t + eps / K
+    const double target_z =
+        s.mix == 1.0f ? z[labels[i]]
+                      : s.mix * double{z[labels[i]]} + (1.0 - s.mix) * z[labels[rolled(s, i)]];
+    total += log_sum_exp - (1.0 - eps) * target_z - eps * sum_z / s.classes;
   }
   return static_cast<float>(total / s.n);
 }
@@ -53,7 +59,9 @@ void cross_entropy_backward(const CrossEntropyShape& s, const float* probs, cons
     const float* p = probs + int64_t{i} * s.classes;
     float* d = dlogits + int64_t{i} * s.classes;
     for (int k = 0; k < s.classes; ++k) d[k] = (p[k] - smooth) * inv_n;
-    d[labels[i]] -= (1.0f - s.label_smoothing) * inv_n;
+    d[labels[i]] -= (1.0f - s.label_smoothing) * s.mix * inv_n;
+    if (s.mix != 1.0f)
+      d[labels[rolled(s, i)]] -= (1.0f - s.label_smoothing) * (1.0f - s.mix) * inv_n;
   }
 }
 

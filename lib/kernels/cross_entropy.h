@@ -1,6 +1,9 @@
 // CrossEntropyLoss over logits [N, K] and integer labels [N], mean over the batch, with optional
-// label smoothing eps as PyTorch: the target is q = (1 - eps) * onehot(label) + eps / K and
+// label smoothing eps as PyTorch: the target is q = (1 - eps) * t + eps / K and
 //   loss = -(1/N) * sum_n sum_k q[n, k] * log_softmax(logits[n])[k]
+// where t = onehot(label), or, for a batch that mixup or CutMix mixed with itself rolled by one
+// sample (torchvision's RandomMixup and RandomCutmix), the soft target
+//   t[n] = mix * onehot(labels[n]) + (1 - mix) * onehot(labels[n - 1])   (n - 1 of 0: N - 1)
 // The log-softmax subtracts each row's maximum first, so large logits never overflow.
 #pragma once
 
@@ -13,6 +16,7 @@ namespace xtrain::kernels {
 struct CrossEntropyShape {
   int n, classes;
   float label_smoothing;
+  float mix = 1.0f;  // the weight of each sample's own label; 1: hard labels
 };
 
 // Returns the loss; saves probs = softmax(logits) [N, K] for the backward.

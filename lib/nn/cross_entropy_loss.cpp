@@ -6,8 +6,10 @@
 namespace xtrain {
 namespace {
 
-kernels::CrossEntropyShape kernel_shape(const Shape& logits, float label_smoothing) {
-  return {static_cast<int>(logits[0]), static_cast<int>(logits[1]), label_smoothing};
+kernels::CrossEntropyShape kernel_shape(const LayerCall& s, float label_smoothing) {
+  const Shape& logits = s.inputs[0].shape;
+  return {static_cast<int>(logits[0]), static_cast<int>(logits[1]), label_smoothing,
+          s.label_mix != nullptr ? *s.label_mix : 1.0f};
 }
 
 }  // namespace
@@ -29,14 +31,13 @@ size_t CrossEntropyLoss::saved_floats(const std::vector<Shape>& inputs) const {
 }
 
 void CrossEntropyLoss::forward(const LayerCall& s) const {
-  s.output.f32()[0] =
-      kernels::cross_entropy_forward(kernel_shape(s.inputs[0].shape, label_smoothing_),
-                                     s.inputs[0].f32(), s.labels, s.saved, s.ex);
+  s.output.f32()[0] = kernels::cross_entropy_forward(kernel_shape(s, label_smoothing_),
+                                                     s.inputs[0].f32(), s.labels, s.saved, s.ex);
 }
 
 void CrossEntropyLoss::backward(const LayerCall& s) const {
-  kernels::cross_entropy_backward(kernel_shape(s.inputs[0].shape, label_smoothing_), s.saved,
-                                  s.labels, s.dinputs[0].f32(), s.ex);
+  kernels::cross_entropy_backward(kernel_shape(s, label_smoothing_), s.saved, s.labels,
+                                  s.dinputs[0].f32(), s.ex);
 }
 
 }  // namespace xtrain

@@ -55,6 +55,9 @@ struct LayerCall {
   float* saved = nullptr;           // saved_floats(): kept from forward to backward
   float* workspace = nullptr;       // workspace_floats(): scratch within one call
   const int32_t* labels = nullptr;  // loss layers only
+  // Loss layers only, set with the labels for every step: the weight of each sample's own label
+  // in a batch mixed with itself rolled by one (kernels/cross_entropy.h); 1: hard labels.
+  const float* label_mix = nullptr;
   bool training = true;
   // Set with ex for every run, like it: the key of this training step's random draws (Dropout's
   // masks, see kernels/dropout.h). The backward and rebuilds see the forward's key.

@@ -60,6 +60,9 @@ inline void write_floats(const float* src, int64_t n, Elements dst) {
 // An element of either storage as a float (exactly).
 inline float value(const float* p) { return *p; }
 inline float value(const BFloat16* p) { return to_float(*p); }
+// Stores a float as an element of either storage (rounded to nearest even where bfloat16).
+inline void store(float v, float* p) { *p = v; }
+inline void store(float v, BFloat16* p) { *p = to_bfloat16(v); }
 
 // Calls fn with the elements (ConstElements or Elements) as a typed pointer (float* or
 // BFloat16*, const for ConstElements), so that a kernel templated on its storage is instantiated

@@ -384,6 +384,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
     XTRAIN_CHECK(n > 0, "the training data ended after {} of {} batches", step, steps);
     Plan& plan = plan_for(core, n, PlanMode::kTrain);
     load_batch(core, plan, n);
+    if (options_.batch_mix.enabled()) mix_batch(core, plan, n);
     if (core.speaks_for_job() && !options_.profile.empty() && n == options_.batch_size) {
       plan.enable_profiling();
       profiled = &plan;
@@ -444,6 +445,20 @@ Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
 void Trainer::load_batch(Core& core, Plan& plan, int n) {
   plan.set_images(0, n, core.images());
   if (plan.has_loss()) std::copy_n(core.labels.data(), n, plan.labels());
+}
+
+// mixup or CutMix on the core's batch in the plan, and the labels' weight for its loss, drawn
+// from (seed, optimizer step, core): a rerun, a resumed run and another placement of the cores
+// mix alike.
+void Trainer::mix_batch(Core& core, Plan& plan, int n) {
+  constexpr uint64_t kBatchMixStream = 0x6d69787570;  // "mixup": apart from the data's draws
+  Rng rng({options_.seed, static_cast<uint64_t>(core.global_step),
+           static_cast<uint64_t>(core.ordinal), kBatchMixStream});
+  const TensorView input = plan.input();  // [N, H, W, C]
+  const int height = static_cast<int>(input.shape[1]), width = static_cast<int>(input.shape[2]);
+  const BatchMix mix = draw_batch_mix(options_.batch_mix, rng, height, width);
+  xtrain::mix_batch(mix, input.elements(), n, height, width, static_cast<int>(input.shape[3]));
+  plan.set_label_mix(mix.lambda);
 }
 
 // Prints a line once for the whole job, after every core of this process has reached this point

@@ -22,6 +22,7 @@
 #include "lib/parallel/bucketed_mean.h"
 #include "lib/parallel/mesh.h"
 #include "lib/parallel/process_group.h"
+#include "lib/train/batch_mix.h"
 #include "lib/train/checkpoint_metadata.h"
 #include "lib/train/log_dir.h"
 #include "lib/train/metrics.h"
@@ -51,6 +52,7 @@ struct TrainerOptions {
   std::string model;             // --model, recorded in checkpoints
   std::string flags = "{}";      // the run's flags as a JSON object, recorded in checkpoints
   OptimizerOptions optimizer;
+  BatchMixOptions batch_mix;       // --mixup_alpha, --cutmix_alpha
   LRSchedulerOptions lr_schedule;  // steps_per_epoch is taken from the training data
   // Set (e.g. by a signal handler) to stop every core after the current training step or test
   // batch, waking any core that waits for data; may be null.
@@ -142,6 +144,7 @@ class Trainer {
   TestCounts test_epoch(Core& core, int epoch);
   Plan& plan_for(Core& core, int batch, PlanMode mode);
   static void load_batch(Core& core, Plan& plan, int batch);
+  void mix_batch(Core& core, Plan& plan, int batch);
   void print_once(Core& core, const std::string& line);
 
   TrainerOptions options_;

@@ -223,6 +223,28 @@ TEST(TrainFlags, AutoAugmentIsTaWideOnlyAndRandomEraseAProbability) {
   EXPECT_EQ(flags.data.train_extras.random_erase, 0.25);
 }
 
+TEST(TrainFlags, OptimizerAndMixingFlags) {
+  expect_rejected("--opt", {"--opt=adam"});
+  expect_rejected("--norm_weight_decay", {"--norm_weight_decay=-1"});
+  expect_rejected("--trust_coefficient", {"--trust_coefficient=0"});
+  expect_rejected("--mixup_alpha", {"--mixup_alpha=-0.2"});
+  expect_rejected("--cutmix_alpha", {"--cutmix_alpha=nan"});
+  TrainFlags flags;
+  ASSERT_TRUE(parse({"--fake_data"}, &flags).ok);
+  EXPECT_EQ(flags.trainer.optimizer.name, "sgd");
+  EXPECT_FALSE(flags.trainer.optimizer.norm_weight_decay.has_value());
+  EXPECT_FALSE(flags.trainer.batch_mix.enabled());
+  ASSERT_TRUE(parse({"--fake_data", "--opt=lamb", "--norm_weight_decay=0", "--bias_weight_decay=0",
+                     "--mixup_alpha=0.2", "--cutmix_alpha=1"},
+                    &flags)
+                  .ok);
+  EXPECT_EQ(flags.trainer.optimizer.name, "lamb");
+  EXPECT_EQ(flags.trainer.optimizer.norm_weight_decay, 0.0f);
+  EXPECT_EQ(flags.trainer.optimizer.bias_weight_decay, 0.0f);
+  EXPECT_EQ(flags.trainer.batch_mix.mixup_alpha, 0.2f);
+  EXPECT_EQ(flags.trainer.batch_mix.cutmix_alpha, 1.0f);
+}
+
 TEST(TrainFlags, CheckpointFlagsNeedALogdir) {
   expect_rejected("--checkpoint_steps", {"--checkpoint_steps=5"});
   expect_rejected("--keep_checkpoints", {"--keep_checkpoints=2"});

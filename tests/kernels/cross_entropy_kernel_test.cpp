@@ -135,7 +135,7 @@ TEST(CrossEntropyKernel, OutOfRangeLabelThrows) {
 
 void expect_matches_reference(const CrossEntropyShape& s, float logit_scale) {
   SCOPED_TRACE("[N " + std::to_string(s.n) + ", K " + std::to_string(s.classes) + "] smoothing " +
-               std::to_string(s.label_smoothing));
+               std::to_string(s.label_smoothing) + " mix " + std::to_string(s.mix));
   const size_t size = size_t(s.n) * s.classes;
   const std::vector<float> logits = random_floats(size, 1, -logit_scale, logit_scale);
   std::vector<int32_t> labels(s.n);
@@ -157,9 +157,40 @@ TEST(CrossEntropyKernel, MatchesReference) {
   for (float eps : {0.0f, 0.1f}) {
     expect_matches_reference(CrossEntropyShape{3, 13, eps}, 5.0f);
     expect_matches_reference(CrossEntropyShape{3, 3, eps}, 1.0f);
-    expect_matches_reference(CrossEntropyShape{1, 1000, eps}, 10.0f);  // ImageNet, batch 1
-    expect_matches_reference(CrossEntropyShape{37, 10, eps}, 100.0f);  // CIFAR, confident
+    expect_matches_reference(CrossEntropyShape{1, 1000, eps}, 10.0f);      // ImageNet, batch 1
+    expect_matches_reference(CrossEntropyShape{37, 10, eps}, 100.0f);      // CIFAR, confident
+    expect_matches_reference(CrossEntropyShape{37, 10, eps, 0.3f}, 5.0f);  // mixup, CutMix
+    expect_matches_reference(CrossEntropyShape{1, 10, eps, 0.3f}, 5.0f);   // mixed with itself
   }
+}
+
+// Mixing with weight 1 is the hard-label loss, bit for bit; with weight 0 it is the loss of the
+// labels rolled by one sample.
+TEST(CrossEntropyKernel, MixEndsAreTheHardLosses) {
+  const CrossEntropyShape hard{5, 13, 0.1f};
+  const std::vector<float> logits = random_floats(65, 4, -3.0f, 3.0f);
+  const std::vector<int32_t> labels = {0, 12, 5, 5, 7}, rolled = {7, 0, 12, 5, 5};
+  std::vector<float> probs(65), dlogits(65), mixed_probs(65), mixed_dlogits(65);
+  const float loss =
+      kernels::cross_entropy_forward(hard, logits.data(), labels.data(), probs.data(), Exec{});
+  kernels::cross_entropy_backward(hard, probs.data(), labels.data(), dlogits.data(), Exec{});
+  CrossEntropyShape mixed = hard;
+  mixed.mix = 1.0f;
+  EXPECT_EQ(kernels::cross_entropy_forward(mixed, logits.data(), labels.data(), mixed_probs.data(),
+                                           Exec{}),
+            loss);
+  kernels::cross_entropy_backward(mixed, probs.data(), labels.data(), mixed_dlogits.data(), Exec{});
+  expect_bitwise_equal(mixed_dlogits, dlogits, "dlogits, mix 1");
+
+  mixed.mix = 0.0f;
+  const float rolled_loss =
+      kernels::cross_entropy_forward(hard, logits.data(), rolled.data(), probs.data(), Exec{});
+  kernels::cross_entropy_backward(hard, probs.data(), rolled.data(), dlogits.data(), Exec{});
+  EXPECT_NEAR(kernels::cross_entropy_forward(mixed, logits.data(), labels.data(),
+                                             mixed_probs.data(), Exec{}),
+              rolled_loss, 1e-6);
+  kernels::cross_entropy_backward(mixed, probs.data(), labels.data(), mixed_dlogits.data(), Exec{});
+  testing::expect_close(mixed_dlogits, dlogits, 0.0f, 1e-8f, "dlogits, mix 0");
 }
 
 // Each row of the gradient sums to zero (probabilities and q both sum to one).

@@ -83,6 +83,7 @@ struct LayerHarness {
     call.saved = saved.data();
     call.workspace = workspace.data();
     call.labels = labels.data();
+    call.label_mix = &o.label_mix;
     call.training = true;
   }
 

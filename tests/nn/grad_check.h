@@ -28,7 +28,8 @@ struct GradCheckOptions {
   InputValues inputs = InputValues::kUniform;
   uint32_t seed = 1;
   int num_classes_for_labels = 0;  // > 0: the layer reads labels in [0, this)
-  bool loss = false;  // the layer is a loss: it starts the backward, so r = 1 (L = the loss)
+  bool loss = false;       // the layer is a loss: it starts the backward, so r = 1 (L = the loss)
+  float label_mix = 1.0f;  // LayerCall::label_mix
 };
 
 void check_layer_gradients(const Layer& layer, const std::vector<Shape>& input_shapes,

@@ -393,6 +393,26 @@ TEST(Trainer, ResumingMidEpochIsExact) {
   }
 }
 
+// mixup and CutMix draw from (seed, step, core): a rerun mixes alike, and it trains on other
+// batches than an unmixed run.
+TEST(Trainer, MixedBatchesRepeatOnRerun) {
+  TrainerOptions o = small_options(2, 2);
+  o.log_steps = 1;
+  o.model = "resnet20";
+  o.batch_mix = BatchMixOptions{0.2f, 1.0f};
+  std::vector<std::vector<std::string>> records;
+  for (const char* name : {"mixed_a", "mixed_b"}) {
+    o.logdir = temp_dir(name);
+    Trainer(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 1)).run();
+    records.push_back(train_records(o.logdir));
+  }
+  EXPECT_EQ(records[0], records[1]);
+  o.batch_mix = BatchMixOptions{};
+  o.logdir = temp_dir("unmixed");
+  Trainer(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 1)).run();
+  EXPECT_NE(train_records(o.logdir), records[0]);
+}
+
 // A checkpoint holds one optimizer's state: resuming it with another is refused, naming what the
 // file lacks, before anything changes.
 TEST(Trainer, ResumeRefusesAnotherOptimizersState) {

@@ -1,5 +1,5 @@
 // Plain-loop twin of lib/kernels/cross_entropy.h: the textbook formulas with an explicit
-// smoothed target q, in double.
+// smoothed (and mixed) target q, in double.
 #pragma once
 
 #include "lib/kernels/cross_entropy.h"
