@@ -49,6 +49,7 @@ JobSettings job_settings(const TrainFlags& flags) {
       {"--nesterov", text(t.optimizer.nesterov)},
       {"--trust_coefficient", text(t.optimizer.trust_coefficient)},
       {"--label_smoothing", text(t.label_smoothing)},
+      {"--clip_grad_norm", optional_text(t.clip_grad_norm)},
       {"--mixup_alpha", text(t.batch_mix.mixup_alpha)},
       {"--cutmix_alpha", text(t.batch_mix.cutmix_alpha)},
       {"--lr_scheduler_type", t.lr_schedule.type},

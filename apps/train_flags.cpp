@@ -200,6 +200,9 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
       ->check(float_above(0));
   app.add_option("--label_smoothing", t.label_smoothing, "Cross-entropy label smoothing")
       ->check(float_in(0, 1));
+  app.add_option("--clip_grad_norm", t.clip_grad_norm,
+                 "Scale the all-reduced gradient down to this L2 norm where it is larger")
+      ->check(float_above(0));
   app.add_option("--mixup_alpha", t.batch_mix.mixup_alpha,
                  "Mix each training batch with itself rolled by one, lambda ~ Beta(alpha, alpha) "
                  "(0: off; with --cutmix_alpha, one of the two per batch)")

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,8 +53,9 @@ struct TrainerOptions {
   std::string model;             // --model, recorded in checkpoints
   std::string flags = "{}";      // the run's flags as a JSON object, recorded in checkpoints
   OptimizerOptions optimizer;
-  BatchMixOptions batch_mix;       // --mixup_alpha, --cutmix_alpha
-  LRSchedulerOptions lr_schedule;  // steps_per_epoch is taken from the training data
+  BatchMixOptions batch_mix;            // --mixup_alpha, --cutmix_alpha
+  std::optional<float> clip_grad_norm;  // the all-reduced gradient's largest L2 norm
+  LRSchedulerOptions lr_schedule;       // steps_per_epoch is taken from the training data
   // Set (e.g. by a signal handler) to stop every core after the current training step or test
   // batch, waking any core that waits for data; may be null.
   const std::atomic<bool>* stop_requested = nullptr;

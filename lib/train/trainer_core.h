@@ -27,6 +27,7 @@ struct Trainer::Core {
   ThreadPool pool;
   Exec exec;
   Replica replica;
+  std::vector<ParamTensor> param_tensors;  // the optimizer's view of the parameters
   std::unique_ptr<Optimizer> optimizer;
   std::unique_ptr<BatchSource> train, test;
   std::unique_ptr<LRScheduler> lr_scheduler;
