@@ -164,6 +164,13 @@ Lut solarize_lut(double threshold) {
   return lut;
 }
 
+// ImageOps.invert: 255 - value.
+Lut invert_lut() {
+  Lut lut;
+  for (int i = 0; i < 256; ++i) lut[i] = static_cast<uint8_t>(255 - i);
+  return lut;
+}
+
 // ImageOps.autocontrast (no cutoff): the channel's lowest and highest values stretched to 0 and
 // 255, in doubles, truncated.
 Lut autocontrast_lut(const Histogram& h) {
@@ -242,6 +249,8 @@ cv::Mat apply_augment_op(const cv::Mat& rgb, AugmentOp op, double magnitude) {
       return per_channel(rgb, autocontrast_lut);
     case AugmentOp::kEqualize:
       return per_channel(rgb, equalize_lut);
+    case AugmentOp::kInvert:
+      return apply_lut(rgb, invert_lut());
   }
   XTRAIN_CHECK(false, "apply_augment_op: unknown operation {}", static_cast<int>(op));
   return {};

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "data/augment_magnitudes.h"
 #include "data/augment_ops.h"
 #include "data/trivial_augment.h"
 #include "tests/models/golden_file.h"
@@ -17,7 +18,7 @@ namespace {
 
 using json = nlohmann::json;
 
-const char* const kOpNames[kNumAugmentOps] = {
+const char* const kOpNames[kTrivialAugmentOps] = {
     "Identity", "ShearX",   "ShearY",    "TranslateX", "TranslateY", "Rotate",       "Brightness",
     "Color",    "Contrast", "Sharpness", "Posterize",  "Solarize",   "AutoContrast", "Equalize"};
 
@@ -40,10 +41,14 @@ cv::Mat image_from_hex(const json& image) {
   return rgb;
 }
 
+double ta_magnitude(AugmentOp op, int bin) {
+  return augment_magnitude(AugmentSpace::kTrivialAugmentWide, op, bin, kTrivialAugmentBins, 0, 0);
+}
+
 TEST(TrivialAugment, OperationsAreTorchvisionsInItsOrder) {
   const json golden = testing::load_golden_file("trivial_augment.json");
-  ASSERT_EQ(golden["ops"].size(), size_t{kNumAugmentOps});
-  for (int op = 0; op < kNumAugmentOps; ++op) {
+  ASSERT_EQ(golden["ops"].size(), size_t{kTrivialAugmentOps});
+  for (int op = 0; op < kTrivialAugmentOps; ++op) {
     EXPECT_EQ(golden["ops"][op], kOpNames[op]);
     EXPECT_EQ(golden["signed"][kOpNames[op]], has_signed_magnitude(static_cast<AugmentOp>(op)))
         << kOpNames[op];
@@ -52,13 +57,12 @@ TEST(TrivialAugment, OperationsAreTorchvisionsInItsOrder) {
 
 TEST(TrivialAugment, MagnitudesAreTorchvisionsFloat32Tables) {
   const json golden = testing::load_golden_file("trivial_augment.json");
-  for (int op = 0; op < kNumAugmentOps; ++op) {
+  for (int op = 0; op < kTrivialAugmentOps; ++op) {
     const json& table = golden["magnitudes"][kOpNames[op]];
     const AugmentOp augment_op = static_cast<AugmentOp>(op);
     EXPECT_EQ(has_magnitude_bins(augment_op), !table.empty()) << kOpNames[op];
     for (size_t bin = 0; bin < table.size(); ++bin) {
-      EXPECT_EQ(trivial_augment_magnitude(augment_op, static_cast<int>(bin)),
-                table[bin].get<double>())
+      EXPECT_EQ(ta_magnitude(augment_op, static_cast<int>(bin)), table[bin].get<double>())
           << kOpNames[op] << " bin " << bin;
     }
   }
@@ -69,11 +73,11 @@ TEST(TrivialAugment, EveryOperationGivesTorchvisionsPixels) {
   int compared = 0;
   for (const json& image : golden["images"]) {
     const cv::Mat rgb = image_from_hex(image);
-    for (int op = 0; op < kNumAugmentOps; ++op) {
+    for (int op = 0; op < kTrivialAugmentOps; ++op) {
       const AugmentOp augment_op = static_cast<AugmentOp>(op);
       const json& bins = image["outputs"][kOpNames[op]];
       for (size_t bin = 0; bin < bins.size(); ++bin) {
-        const double magnitude = trivial_augment_magnitude(augment_op, static_cast<int>(bin));
+        const double magnitude = ta_magnitude(augment_op, static_cast<int>(bin));
         for (size_t sign = 0; sign < bins[bin].size(); ++sign) {
           const cv::Mat out = apply_augment_op(rgb, augment_op, sign == 0 ? magnitude : -magnitude);
           EXPECT_EQ(fnv1a64(out), bins[bin][sign].get<std::string>())
