@@ -82,7 +82,8 @@ double augment_magnitude(AugmentSpace space, AugmentOp op, int bin, int num_bins
     case AugmentOp::kSharpness:
       return torch_linspace(0.0f, r.enhance, num_bins, bin);
     case AugmentOp::kPosterize: {  // top - (arange(bins) / ((bins - 1) / divisor)).round()
-      const float divisor = static_cast<float>((num_bins - 1) / double{r.posterize_divisor});
+      const float divisor =
+          static_cast<float>((num_bins - 1) / static_cast<double>(r.posterize_divisor));
       return r.posterize_top - std::nearbyint(static_cast<float>(bin) / divisor);  // half to even
     }
     case AugmentOp::kSolarize:
