@@ -31,6 +31,12 @@ enum class AugmentOp {
 };
 inline constexpr int kNumAugmentOps = 15;
 
+// An operation and the signed magnitude a policy drew for it.
+struct AugmentChoice {
+  AugmentOp op = AugmentOp::kIdentity;
+  double magnitude = 0;  // signed, as _apply_op takes it
+};
+
 // `rgb` (8-bit RGB) transformed by `op` at `magnitude`, the signed value _apply_op takes:
 //   ShearX, ShearY    affine shear by atan(magnitude) about the top-left corner
 //   TranslateX, -Y    shift by int(magnitude) pixels

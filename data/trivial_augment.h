@@ -18,11 +18,6 @@ inline constexpr int kTrivialAugmentBins = 31;
 // Its operations are the first 14 of AugmentOp, in its order (all but Invert).
 inline constexpr int kTrivialAugmentOps = 14;
 
-struct AugmentChoice {
-  AugmentOp op = AugmentOp::kIdentity;
-  double magnitude = 0;  // signed, as _apply_op takes it
-};
-
 // The operation and magnitude TrivialAugmentWide draws.
 AugmentChoice draw_trivial_augment(Rng& rng);
 
