@@ -26,6 +26,8 @@ JobSettings job_settings(const TrainFlags& flags) {
       {"--image_size", text(t.image_size)},
       {"--augment", data.augment},
       {"--auto_augment", data.train_extras.auto_augment},
+      {"--ra_magnitude", text(data.train_extras.ra_magnitude)},
+      {"--augmix_severity", text(data.train_extras.augmix_severity)},
       {"--random_erase", text(data.train_extras.random_erase)},
       {"--drop_last", text(data.drop_last)},
       {"--strict", text(data.loader.strict)},

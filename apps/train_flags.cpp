@@ -126,9 +126,18 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
                  "Transforms: imagenet (random resized crop) or cifar (pad 4 + random crop)")
       ->check(one_of({"imagenet", "cifar"}));
   app.add_option("--auto_augment", f.data.train_extras.auto_augment,
-                 "Training images get this policy after the flip: ta_wide (TrivialAugmentWide; "
-                 "default: none)")
-      ->check(one_of({"ta_wide"}));
+                 "Training images get this policy after the flip: ta_wide (TrivialAugmentWide), "
+                 "ra (RandAugment), augmix (AugMix), imagenet (AutoAugment's ImageNet policy); "
+                 "default: none")
+      ->check(one_of({"ta_wide", "ra", "augmix", "imagenet"}));
+  CLI::Option* ra_magnitude =
+      app.add_option("--ra_magnitude", f.data.train_extras.ra_magnitude,
+                     "RandAugment's magnitude bin, 0 to 30 (with --auto_augment=ra)")
+          ->transform(integer_in(0, 30));
+  CLI::Option* augmix_severity =
+      app.add_option("--augmix_severity", f.data.train_extras.augmix_severity,
+                     "AugMix's severity, 1 to 10 (with --auto_augment=augmix)")
+          ->transform(integer_in(1, 10));
   app.add_option("--random_erase", f.data.train_extras.random_erase,
                  "Probability of RandomErasing a training image, after normalization")
       ->check(float_in(0, 1));
@@ -314,6 +323,14 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
     // Without a logdir there are no checkpoints: these would be ignored without a word.
     if (checkpoint_steps->count() > 0) return fail("--checkpoint_steps needs --logdir");
     if (keep_checkpoints->count() > 0) return fail("--keep_checkpoints needs --logdir");
+  }
+  // torchvision ignores these without their policy; a flag that would change nothing is refused.
+  const std::string& policy = f.data.train_extras.auto_augment;
+  if (ra_magnitude->count() > 0 && policy != "ra") {
+    return fail("--ra_magnitude needs --auto_augment=ra");
+  }
+  if (augmix_severity->count() > 0 && policy != "augmix") {
+    return fail("--augmix_severity needs --auto_augment=augmix");
   }
   const std::string schedule_problem = lr_schedule_problem(schedule, tv, t.num_epochs);
   if (!schedule_problem.empty()) return fail(schedule_problem);

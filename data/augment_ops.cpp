@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "data/affine_matrix.h"
 #include "data/pil_affine.h"
 #include "lib/base/check.h"
 
@@ -11,43 +12,23 @@ namespace xtrain {
 namespace {
 
 constexpr int kChannels = 3;
-constexpr double kDegreesToRadians = M_PI / 180.0;  // Python's math.radians
 constexpr double kRadiansToDegrees = 180.0 / M_PI;  // Python's math.degrees
 
 using Lut = std::array<uint8_t, 256>;
 using Histogram = std::array<int64_t, 256>;
 
-// torchvision's _get_inverse_affine_matrix (no scale) in Python's order of operations: the map
-// from output to input of a shear by (shear_x, shear_y) degrees, then a shift by (tx, ty), about
-// (cx, cy).
-AffineMatrix inverse_affine_matrix(double cx, double cy, double tx, double ty, double shear_x,
-                                   double shear_y) {
-  const double rot = 0.0;
-  const double sx = shear_x * kDegreesToRadians, sy = shear_y * kDegreesToRadians;
-  const double a = std::cos(rot - sy) / std::cos(sy);
-  const double b = -std::cos(rot - sy) * std::tan(sx) / std::cos(sy) - std::sin(rot);
-  const double c = std::sin(rot - sy) / std::cos(sy);
-  const double d = -std::sin(rot - sy) * std::tan(sx) / std::cos(sy) + std::cos(rot);
-  AffineMatrix m = {d, -b, 0.0, -c, a, 0.0};
-  m[2] += m[0] * (-cx - tx) + m[1] * (-cy - ty);
-  m[5] += m[3] * (-cx - tx) + m[4] * (-cy - ty);
-  m[2] += cx;
-  m[5] += cy;
-  return m;
-}
-
 // ShearX/ShearY: F.affine with shear atan(magnitude) in degrees about the top-left corner.
 cv::Mat shear(const cv::Mat& rgb, double magnitude, bool along_x) {
   const double degrees = std::atan(magnitude) * kRadiansToDegrees;
   return pil_affine_nearest(
-      rgb, inverse_affine_matrix(0, 0, 0, 0, along_x ? degrees : 0.0, along_x ? 0.0 : degrees));
+      rgb, inverse_affine_matrix(0, 0, 0, 0, 0, along_x ? degrees : 0.0, along_x ? 0.0 : degrees));
 }
 
 // TranslateX/TranslateY: F.affine with translate int(magnitude) about PIL's centre (w/2, h/2).
 cv::Mat translate(const cv::Mat& rgb, double magnitude, bool along_x) {
   const double pixels = std::trunc(magnitude);
   return pil_affine_nearest(
-      rgb, inverse_affine_matrix(rgb.cols * 0.5, rgb.rows * 0.5, along_x ? pixels : 0,
+      rgb, inverse_affine_matrix(rgb.cols * 0.5, rgb.rows * 0.5, 0, along_x ? pixels : 0,
                                  along_x ? 0 : pixels, 0.0, 0.0));
 }
 
@@ -164,6 +145,13 @@ Lut solarize_lut(double threshold) {
   return lut;
 }
 
+// ImageOps.invert: 255 - value.
+Lut invert_lut() {
+  Lut lut;
+  for (int i = 0; i < 256; ++i) lut[i] = static_cast<uint8_t>(255 - i);
+  return lut;
+}
+
 // ImageOps.autocontrast (no cutoff): the channel's lowest and highest values stretched to 0 and
 // 255, in doubles, truncated.
 Lut autocontrast_lut(const Histogram& h) {
@@ -242,6 +230,8 @@ cv::Mat apply_augment_op(const cv::Mat& rgb, AugmentOp op, double magnitude) {
       return per_channel(rgb, autocontrast_lut);
     case AugmentOp::kEqualize:
       return per_channel(rgb, equalize_lut);
+    case AugmentOp::kInvert:
+      return apply_lut(rgb, invert_lut());
   }
   XTRAIN_CHECK(false, "apply_augment_op: unknown operation {}", static_cast<int>(op));
   return {};

@@ -7,14 +7,11 @@
 // Not here: which matrix an operation wants (augment_ops.cpp).
 #pragma once
 
-#include <array>
 #include <opencv2/core.hpp>
 
-namespace xtrain {
+#include "data/affine_matrix.h"
 
-// The inverse map of an affine transform, output to input, as PIL takes it:
-// {a0, a1, a2, a3, a4, a5}.
-using AffineMatrix = std::array<double, 6>;
+namespace xtrain {
 
 // Image.transform(rgb.size, AFFINE, a, NEAREST) with fill 0. As PIL, it steps along each row in
 // 16.16 fixed point where every coordinate fits (PIL's affine_fixed), in doubles otherwise, and

@@ -1,6 +1,8 @@
 #include "data/random_variates.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "lib/base/check.h"
 
@@ -25,6 +27,7 @@ double gamma(Rng& rng, double shape) {
     } while (v <= 0.0);
     v = v * v * v;
     const double u = 1.0 - rng.uniform();
+    if (u < 1.0 - 0.0331 * x * x * x * x) return d * v;  // the squeeze: no logarithm
     if (std::log(u) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v;
   }
 }
@@ -32,6 +35,23 @@ double gamma(Rng& rng, double shape) {
 double beta(Rng& rng, double a, double b) {
   const double x = gamma(rng, a), y = gamma(rng, b);
   return x / (x + y);
+}
+
+std::vector<float> dirichlet(Rng& rng, double alpha, int n) {
+  XTRAIN_CHECK(n >= 1, "a Dirichlet draw needs at least one weight, got {}", n);
+  std::vector<double> gammas(n);
+  double sum = 0;
+  for (double& g : gammas) {
+    g = std::max(std::numeric_limits<double>::min(), gamma(rng, alpha));
+    sum += g;
+  }
+  const float below_one = std::nextafter(1.0f, 0.0f);
+  std::vector<float> weights(n);
+  for (int i = 0; i < n; ++i) {
+    weights[i] = std::clamp(static_cast<float>(gammas[i] / sum), std::numeric_limits<float>::min(),
+                            below_one);
+  }
+  return weights;
 }
 
 }  // namespace xtrain

@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "data/auto_augment.h"
 #include "data/crop_boxes.h"
 #include "data/resize_bilinear.h"
 #include "data/trivial_augment.h"
@@ -44,12 +45,19 @@ cv::Rect to_rect(const Box& box) { return cv::Rect(box.left, box.top, box.width,
 
 bool flip_coin(Rng& rng) { return rng.uniform() < 0.5; }  // RandomHorizontalFlip(p=0.5)
 
-// The steps after the flip: TrivialAugmentWide on `out` ([size, size, 3], in place), then
+cv::Mat auto_augmented(const cv::Mat& pixels, const TrainExtras& extras, Rng& rng) {
+  if (extras.auto_augment == "ta_wide") return trivial_augment_wide(pixels, rng);
+  if (extras.auto_augment == "ra") return rand_augment(pixels, extras.ra_magnitude, rng);
+  if (extras.auto_augment == "augmix") return augmix(pixels, extras.augmix_severity, rng);
+  return auto_augment_imagenet(pixels, rng);
+}
+
+// The steps after the flip: the auto-augment policy on `out` ([size, size, 3], in place), then
 // RandomErasing's draws, whose box is erased after Normalize.
 EraseBox train_extras(const TrainExtras& extras, int size, Rng& rng, uint8_t* out) {
   if (!extras.auto_augment.empty()) {
     cv::Mat pixels(size, size, CV_8UC3, out);
-    trivial_augment_wide(pixels, rng).copyTo(pixels);
+    auto_augmented(pixels, extras, rng).copyTo(pixels);
   }
   if (extras.random_erase == 0) return {};
   return random_erasing_box(size, size, extras.random_erase, rng);
@@ -121,8 +129,16 @@ Transform make_transform(const std::string& augment, bool train, int size,
   XTRAIN_CHECK(augment == "imagenet" || augment == "cifar",
                "--augment: expected imagenet or cifar, got '{}'", augment);
   XTRAIN_CHECK(size > 0, "--image_size must be > 0, got {}", size);
-  XTRAIN_CHECK(extras.auto_augment.empty() || extras.auto_augment == "ta_wide",
-               "--auto_augment: expected ta_wide, got '{}'", extras.auto_augment);
+  const std::string& policy = extras.auto_augment;
+  XTRAIN_CHECK(policy.empty() || policy == "ta_wide" || policy == "ra" || policy == "augmix" ||
+                   policy == "imagenet",
+               "--auto_augment: expected ta_wide, ra, augmix or imagenet, got '{}'", policy);
+  XTRAIN_CHECK(extras.ra_magnitude >= 0 && extras.ra_magnitude < kRandAugmentBins,
+               "--ra_magnitude: expected an integer from 0 to {}, got {}", kRandAugmentBins - 1,
+               extras.ra_magnitude);
+  XTRAIN_CHECK(extras.augmix_severity >= 1 && extras.augmix_severity <= kAugMixBins,
+               "--augmix_severity: expected an integer from 1 to {}, got {}", kAugMixBins,
+               extras.augmix_severity);
   XTRAIN_CHECK(extras.random_erase >= 0 && extras.random_erase <= 1,
                "--random_erase: expected a probability from 0 to 1, got {}", extras.random_erase);
   if (augment == "imagenet" && train) {

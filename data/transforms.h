@@ -5,20 +5,24 @@
 //   cifar, train:    RandomCrop(size, padding=4) (zeros), RandomHorizontalFlip(0.5), Normalize
 //   cifar, test:     Normalize
 // and, in training, the additions of torchvision's reference recipe (ClassificationPresetTrain)
-// that TrainExtras asks for: TrivialAugmentWide after the flip, RandomErasing after Normalize.
+// that TrainExtras asks for: an automatic augmentation policy (TrivialAugmentWide, RandAugment,
+// AugMix or AutoAugment) after the flip, RandomErasing after Normalize.
 // in two steps: a Transform gives the 8-bit pixels that ToTensor would read, and
 // normalize_pixels does ToTensor + Normalize. A loader holds the pixels (a quarter of the floats'
 // bytes) until its consumer takes the batch.
 // The cifar recipe is for images already size x size (32px-class data such as CIFAR or
 // Fashion-MNIST); other images are first resized (shorter side) and center-cropped to that.
 // Not here: decoding (decode_image.h), the box geometry (crop_boxes.h), resampling, the
-// augmentations' pixels (trivial_augment.h, random_erasing.h).
+// augmentations' pixels (trivial_augment.h, rand_augment.h, augmix.h, auto_augment.h,
+// random_erasing.h).
 #pragma once
 
 #include <functional>
 #include <opencv2/core.hpp>
 #include <string>
 
+#include "data/augmix.h"
+#include "data/rand_augment.h"
 #include "data/random_erasing.h"
 #include "data/rng.h"
 #include "lib/tensor/elements.h"
@@ -32,8 +36,12 @@ using Transform = std::function<EraseBox(const cv::Mat& rgb, Rng& rng, uint8_t* 
 
 // The training transform's optional steps. Without them it draws and gives what it always did.
 struct TrainExtras {
-  std::string auto_augment;  // "ta_wide": TrivialAugmentWide after the flip; "": none
-  double random_erase = 0;   // RandomErasing's probability, in [0, 1]
+  // The policy after the flip: "ta_wide" (TrivialAugmentWide), "ra" (RandAugment), "augmix"
+  // (AugMix), "imagenet" (AutoAugment's IMAGENET policy); "": none.
+  std::string auto_augment;
+  double random_erase = 0;                          // RandomErasing's probability, in [0, 1]
+  int ra_magnitude = kRandAugmentDefaultMagnitude;  // RandAugment's bin, 0 to 30
+  int augmix_severity = kAugMixDefaultSeverity;     // AugMix's severity, 1 to 10
 };
 
 // `augment` is "imagenet" or "cifar"; `train` picks the training or the test transform, which

@@ -2,7 +2,7 @@
 // one operation drawn uniformly from its 14, then, for the operations with magnitudes, one of
 // their 31 bins, then, for the signed ones, a sign; the image goes through that operation
 // (augment_ops.h). The draws come from xtrain's Rng in torchvision's order, not from torch's
-// generator; the magnitudes are torchvision's float32 tables.
+// generator; the magnitudes are torchvision's float32 tables (augment_magnitudes.h).
 // Not here: the pixels of each operation (augment_ops.h), where the policy sits in a
 // recipe (transforms.cpp).
 #pragma once
@@ -15,20 +15,8 @@
 namespace xtrain {
 
 inline constexpr int kTrivialAugmentBins = 31;
-
-struct AugmentChoice {
-  AugmentOp op = AugmentOp::kIdentity;
-  double magnitude = 0;  // signed, as _apply_op takes it
-};
-
-// Whether `op` draws a bin (Identity, AutoContrast and Equalize do not), and a sign.
-bool has_magnitude_bins(AugmentOp op);
-bool has_signed_magnitude(AugmentOp op);
-
-// The unsigned magnitude of bin `bin` (0 to 30) of `op`, as torchvision's _augmentation_space
-// builds it in float32: torch.linspace over the op's range, or Posterize's 8 - round(bin / 5)
-// bits.
-double trivial_augment_magnitude(AugmentOp op, int bin);
+// Its operations are the first 14 of AugmentOp, in its order (all but Invert).
+inline constexpr int kTrivialAugmentOps = 14;
 
 // The operation and magnitude TrivialAugmentWide draws.
 AugmentChoice draw_trivial_augment(Rng& rng);

@@ -206,10 +206,12 @@ TEST(TrainFlags, HelpGroupsTheFlagsAsTheDocumentedTableDoes) {
   EXPECT_EQ(help_groups(help.out), documented) << help.out;
 }
 
-TEST(TrainFlags, AutoAugmentIsTaWideOnlyAndRandomEraseAProbability) {
-  expect_rejected("--auto_augment: expected one of ta_wide, got 'rand-m9-mstd0.5'",
-                  {"--auto_augment=rand-m9-mstd0.5"});
-  expect_rejected("--auto_augment", {"--auto_augment=imagenet"});
+TEST(TrainFlags, AutoAugmentIsOneOfTorchvisionsPoliciesAndRandomEraseAProbability) {
+  expect_rejected(
+      "--auto_augment: expected one of ta_wide, ra, augmix, imagenet, got "
+      "'rand-m9-mstd0.5'",
+      {"--auto_augment=rand-m9-mstd0.5"});
+  expect_rejected("--auto_augment", {"--auto_augment=cifar10"});
   expect_rejected("--auto_augment", {"--auto_augment="});
   expect_rejected("--random_erase", {"--random_erase=1.5"});
   expect_rejected("--random_erase", {"--random_erase=-0.1"});
@@ -221,6 +223,31 @@ TEST(TrainFlags, AutoAugmentIsTaWideOnlyAndRandomEraseAProbability) {
   ASSERT_TRUE(parse({"--fake_data", "--auto_augment=ta_wide", "--random_erase=0.25"}, &flags).ok);
   EXPECT_EQ(flags.data.train_extras.auto_augment, "ta_wide");
   EXPECT_EQ(flags.data.train_extras.random_erase, 0.25);
+  for (const char* policy : {"ra", "augmix", "imagenet"}) {
+    ASSERT_TRUE(parse({"--fake_data", std::string("--auto_augment=") + policy}, &flags).ok);
+    EXPECT_EQ(flags.data.train_extras.auto_augment, policy);
+  }
+}
+
+TEST(TrainFlags, PolicyParametersAreTorchvisionsRangesAndNeedTheirPolicy) {
+  TrainFlags flags;
+  ASSERT_TRUE(parse({"--fake_data", "--auto_augment=ra"}, &flags).ok);
+  EXPECT_EQ(flags.data.train_extras.ra_magnitude, 9);  // torchvision's default
+  EXPECT_EQ(flags.data.train_extras.augmix_severity, 3);
+  ASSERT_TRUE(parse({"--fake_data", "--auto_augment=ra", "--ra_magnitude=30"}, &flags).ok);
+  EXPECT_EQ(flags.data.train_extras.ra_magnitude, 30);
+  ASSERT_TRUE(parse({"--fake_data", "--auto_augment=augmix", "--augmix_severity=10"}, &flags).ok);
+  EXPECT_EQ(flags.data.train_extras.augmix_severity, 10);
+  expect_rejected("--ra_magnitude", {"--auto_augment=ra", "--ra_magnitude=31"});
+  expect_rejected("--ra_magnitude", {"--auto_augment=ra", "--ra_magnitude=-1"});
+  expect_rejected("--ra_magnitude", {"--auto_augment=ra", "--ra_magnitude=9.5"});
+  expect_rejected("--augmix_severity", {"--auto_augment=augmix", "--augmix_severity=0"});
+  expect_rejected("--augmix_severity", {"--auto_augment=augmix", "--augmix_severity=11"});
+  expect_rejected("--ra_magnitude needs --auto_augment=ra", {"--ra_magnitude=5"});
+  expect_rejected("--ra_magnitude needs --auto_augment=ra",
+                  {"--auto_augment=augmix", "--ra_magnitude=5"});
+  expect_rejected("--augmix_severity needs --auto_augment=augmix",
+                  {"--auto_augment=ta_wide", "--augmix_severity=2"});
 }
 
 TEST(TrainFlags, OptimizerAndMixingFlags) {
@@ -384,8 +411,13 @@ void expect_valid(const TrainFlags& f, const std::string& context) {
   EXPECT_NE(std::find(models.begin(), models.end(), f.model), models.end()) << context;
   EXPECT_TRUE(f.fake_data != !f.data.datadir.empty()) << context;
   EXPECT_TRUE(f.data.augment == "imagenet" || f.data.augment == "cifar") << context;
-  EXPECT_TRUE(f.data.train_extras.auto_augment.empty() ||
-              f.data.train_extras.auto_augment == "ta_wide")
+  const std::string& policy = f.data.train_extras.auto_augment;
+  EXPECT_TRUE(policy.empty() || policy == "ta_wide" || policy == "ra" || policy == "augmix" ||
+              policy == "imagenet")
+      << context;
+  EXPECT_TRUE(f.data.train_extras.ra_magnitude >= 0 && f.data.train_extras.ra_magnitude <= 30)
+      << context;
+  EXPECT_TRUE(f.data.train_extras.augmix_severity >= 1 && f.data.train_extras.augmix_severity <= 10)
       << context;
   EXPECT_TRUE(f.data.train_extras.random_erase >= 0 && f.data.train_extras.random_erase <= 1)
       << context;

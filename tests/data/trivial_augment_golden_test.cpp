@@ -4,62 +4,44 @@
 // FNV-1a hashes of the bytes), and the magnitude tables must be torchvision's float32 values.
 #include <gtest/gtest.h>
 
-#include <cstdint>
 #include <string>
-#include <vector>
 
+#include "data/augment_magnitudes.h"
 #include "data/augment_ops.h"
 #include "data/trivial_augment.h"
+#include "tests/data/augment_golden.h"
 #include "tests/models/golden_file.h"
 
 namespace xtrain {
 namespace {
 
 using json = nlohmann::json;
+using testing::kAugmentOpNames;
 
-const char* const kOpNames[kNumAugmentOps] = {
-    "Identity", "ShearX",   "ShearY",    "TranslateX", "TranslateY", "Rotate",       "Brightness",
-    "Color",    "Contrast", "Sharpness", "Posterize",  "Solarize",   "AutoContrast", "Equalize"};
-
-std::string fnv1a64(const cv::Mat& rgb) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  const uint8_t* p = rgb.ptr<uint8_t>();
-  for (size_t i = 0; i < rgb.total() * rgb.elemSize(); ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
-  return text;
-}
-
-cv::Mat image_from_hex(const json& image) {
-  const std::string hex = image["pixels"];
-  cv::Mat rgb(image["height"].get<int>(), image["width"].get<int>(), CV_8UC3);
-  EXPECT_EQ(hex.size(), 2 * rgb.total() * 3);
-  uint8_t* p = rgb.ptr<uint8_t>();
-  for (size_t i = 0; i + 1 < hex.size(); i += 2)
-    p[i / 2] = std::stoi(hex.substr(i, 2), nullptr, 16);
-  return rgb;
+double ta_magnitude(AugmentOp op, int bin) {
+  return augment_magnitude(AugmentSpace::kTrivialAugmentWide, op, bin, kTrivialAugmentBins, 0, 0);
 }
 
 TEST(TrivialAugment, OperationsAreTorchvisionsInItsOrder) {
   const json golden = testing::load_golden_file("trivial_augment.json");
-  ASSERT_EQ(golden["ops"].size(), size_t{kNumAugmentOps});
-  for (int op = 0; op < kNumAugmentOps; ++op) {
-    EXPECT_EQ(golden["ops"][op], kOpNames[op]);
-    EXPECT_EQ(golden["signed"][kOpNames[op]], has_signed_magnitude(static_cast<AugmentOp>(op)))
-        << kOpNames[op];
+  ASSERT_EQ(golden["ops"].size(), size_t{kTrivialAugmentOps});
+  for (int op = 0; op < kTrivialAugmentOps; ++op) {
+    EXPECT_EQ(golden["ops"][op], kAugmentOpNames[op]);
+    EXPECT_EQ(golden["signed"][kAugmentOpNames[op]],
+              has_signed_magnitude(static_cast<AugmentOp>(op)))
+        << kAugmentOpNames[op];
   }
 }
 
 TEST(TrivialAugment, MagnitudesAreTorchvisionsFloat32Tables) {
   const json golden = testing::load_golden_file("trivial_augment.json");
-  for (int op = 0; op < kNumAugmentOps; ++op) {
-    const json& table = golden["magnitudes"][kOpNames[op]];
+  for (int op = 0; op < kTrivialAugmentOps; ++op) {
+    const json& table = golden["magnitudes"][kAugmentOpNames[op]];
     const AugmentOp augment_op = static_cast<AugmentOp>(op);
-    EXPECT_EQ(has_magnitude_bins(augment_op), !table.empty()) << kOpNames[op];
+    EXPECT_EQ(has_magnitude_bins(augment_op), !table.empty()) << kAugmentOpNames[op];
     for (size_t bin = 0; bin < table.size(); ++bin) {
-      EXPECT_EQ(trivial_augment_magnitude(augment_op, static_cast<int>(bin)),
-                table[bin].get<double>())
-          << kOpNames[op] << " bin " << bin;
+      EXPECT_EQ(ta_magnitude(augment_op, static_cast<int>(bin)), table[bin].get<double>())
+          << kAugmentOpNames[op] << " bin " << bin;
     }
   }
 }
@@ -68,17 +50,17 @@ TEST(TrivialAugment, EveryOperationGivesTorchvisionsPixels) {
   const json golden = testing::load_golden_file("trivial_augment.json");
   int compared = 0;
   for (const json& image : golden["images"]) {
-    const cv::Mat rgb = image_from_hex(image);
-    for (int op = 0; op < kNumAugmentOps; ++op) {
+    const cv::Mat rgb = testing::image_from_hex(image);
+    for (int op = 0; op < kTrivialAugmentOps; ++op) {
       const AugmentOp augment_op = static_cast<AugmentOp>(op);
-      const json& bins = image["outputs"][kOpNames[op]];
+      const json& bins = image["outputs"][kAugmentOpNames[op]];
       for (size_t bin = 0; bin < bins.size(); ++bin) {
-        const double magnitude = trivial_augment_magnitude(augment_op, static_cast<int>(bin));
+        const double magnitude = ta_magnitude(augment_op, static_cast<int>(bin));
         for (size_t sign = 0; sign < bins[bin].size(); ++sign) {
           const cv::Mat out = apply_augment_op(rgb, augment_op, sign == 0 ? magnitude : -magnitude);
-          EXPECT_EQ(fnv1a64(out), bins[bin][sign].get<std::string>())
-              << kOpNames[op] << " magnitude " << (sign == 0 ? magnitude : -magnitude) << " on "
-              << rgb.cols << "x" << rgb.rows;
+          EXPECT_EQ(testing::fnv1a64(out), bins[bin][sign].get<std::string>())
+              << kAugmentOpNames[op] << " magnitude " << (sign == 0 ? magnitude : -magnitude)
+              << " on " << rgb.cols << "x" << rgb.rows;
           ++compared;
         }
       }

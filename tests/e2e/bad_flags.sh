@@ -53,7 +53,8 @@ for bad in --lr=inf --lr=1e39 --momentum=nan --weight_decay=inf --label_smoothin
            --num_warmup_epochs=inf --lr_scheduler_divisor=inf --target_accuracy=nan \
            --target_accuracy=101 --num_steps=9223372036854775808 --num_epochs=2147483648 \
            --batch_size=1e10 --seed=-1 --lr=0x10 --lr=1e-400 --momentum=1e-45 --bf16=2 \
-           --bf16=yes --auto_augment=randaugment --random_erase=1.5 --random_erase=nan; do
+           --bf16=yes --auto_augment=randaugment --random_erase=1.5 --random_erase=nan \
+           --ra_magnitude=31 --augmix_severity=0; do
   expect_error 2 "${bad%%=*}: expected" "$train" "${quick[@]}" --logdir="$dir/logdir" "$bad"
   [ ! -e "$dir/logdir" ] || fail "$bad: the logdir was created"
 done
