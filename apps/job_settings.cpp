@@ -30,6 +30,7 @@ JobSettings job_settings(const TrainFlags& flags) {
       {"--augmix_severity", text(data.train_extras.augmix_severity)},
       {"--random_erase", text(data.train_extras.random_erase)},
       {"--drop_last", text(data.drop_last)},
+      {"--ra_sampler reps", text(data.ra_reps)},
       {"--strict", text(data.loader.strict)},
       {"--max_image_bytes", text(data.image_limits.max_bytes)},
       {"--max_image_pixels", text(data.image_limits.max_pixels)},

@@ -153,6 +153,14 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
       ->transform(integer_in(1, kMaxLoaderDepth));
   add_switch(app, "--drop_last", f.data.drop_last,
              "Drop the training tail that does not fill every core's last batch");
+  bool ra_sampler = false;
+  add_switch(app, "--ra_sampler", ra_sampler,
+             "Repeated augmentation (torchvision's RASampler): each training image goes to "
+             "--ra_reps cores per epoch, each augmenting it its own way");
+  int ra_reps = 3;
+  CLI::Option* ra_reps_flag =
+      app.add_option("--ra_reps", ra_reps, "Cores each training image goes to with --ra_sampler")
+          ->transform(integer_in(1, kMaxCores));
   add_switch(app, "--strict", f.data.loader.strict, "Stop at the first unreadable image");
   app.add_option("--max_image_bytes", f.data.image_limits.max_bytes,
                  "Skip (as unreadable) image files larger than this many bytes")
@@ -332,6 +340,8 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   if (augmix_severity->count() > 0 && policy != "augmix") {
     return fail("--augmix_severity needs --auto_augment=augmix");
   }
+  if (ra_reps_flag->count() > 0 && !ra_sampler) return fail("--ra_reps needs --ra_sampler");
+  f.data.ra_reps = ra_sampler ? ra_reps : 0;
   const std::string schedule_problem = lr_schedule_problem(schedule, tv, t.num_epochs);
   if (!schedule_problem.empty()) return fail(schedule_problem);
   // XLA_USE_BF16 as torch_xla reads it, with --bf16's values: 1 or true turns bfloat16 on, 0 or

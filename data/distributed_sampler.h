@@ -4,6 +4,11 @@
 // count (or, with drop_last, cuts the tail instead); replica r takes every num_replicas-th index
 // starting at r. The test set is neither shuffled nor padded, so every sample is counted exactly
 // once: replicas may then differ by one sample.
+// With repetitions (--ra_sampler, torchvision's RASampler, "repeated augmentation"), training
+// repeats each index of the permutation that many times in a row, pads the list by its head to a
+// multiple of num_replicas, deals it out the same way, and keeps floor(floor(n / 256) * 256 /
+// num_replicas) samples per replica: each image of an epoch goes to `repetitions` neighbouring
+// replicas, each augmenting it its own way.
 // Not here: batching and reading the samples (Loader).
 #pragma once
 
@@ -18,6 +23,7 @@ struct SamplerOptions {
   int num_replicas = 1;
   bool train = true;       // shuffle and pad (or drop); false: the test set's exact order
   bool drop_last = false;  // training only: cut the tail instead of padding
+  int repetitions = 0;     // training only: RASampler's repetitions; 0: DistributedSampler
   uint64_t seed = 0;
 };
 

@@ -44,6 +44,7 @@ SamplerOptions sampler_options(int64_t dataset_size, bool train, const ImageFold
   sampler.num_replicas = num_replicas;
   sampler.train = train;
   sampler.drop_last = options.drop_last;
+  sampler.repetitions = options.ra_reps;
   sampler.seed = seed;
   return sampler;
 }

@@ -19,6 +19,7 @@ struct ImageFolderOptions {
   std::string augment = "imagenet";  // or "cifar": the transforms.h recipes
   TrainExtras train_extras;          // --auto_augment, --random_erase
   bool drop_last = false;            // training: drop the tail that does not fill every core
+  int ra_reps = 0;                   // --ra_sampler's repetitions (DistributedSampler); 0: off
   ImageLimits image_limits;          // larger files are skipped as unreadable
   LoaderOptions loader;              // batch_size is set per split
 };

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+
+#include "lib/base/check.h"
 
 namespace xtrain {
 namespace {
@@ -87,6 +90,64 @@ TEST(DistributedSampler, ShufflesDeterministicallyAndDifferentlyPerEpoch) {
   for (int64_t i = 0; i < 100; ++i) ASSERT_EQ(sorted[i], i);  // a permutation
   const std::vector<int64_t> in_order = DistributedSampler(options(100, 1, false)).indices(1);
   EXPECT_NE(a.indices(1), in_order);
+}
+
+}  // namespace
+}  // namespace xtrain
+
+namespace xtrain {
+namespace {
+
+// RASampler's __iter__ written out (torchvision's references/classification/sampler.py) over the
+// same permutation: repeat each index, pad by the head, deal out, keep the 256s' share.
+std::vector<int64_t> ra_sampler(const std::vector<int64_t>& order, int reps, int rank,
+                                int replicas) {
+  const int64_t n = static_cast<int64_t>(order.size());
+  const int64_t num_samples = (n * reps + replicas - 1) / replicas;
+  const int64_t total = num_samples * replicas, selected = n / 256 * 256 / replicas;
+  std::vector<int64_t> repeated;
+  for (int64_t index : order)
+    for (int r = 0; r < reps; ++r) repeated.push_back(index);
+  for (int64_t i = 0; static_cast<int64_t>(repeated.size()) < total; ++i) {
+    repeated.push_back(repeated[i]);
+  }
+  std::vector<int64_t> out;
+  for (int64_t p = rank; p < total; p += replicas) out.push_back(repeated[p]);
+  out.resize(selected);
+  return out;
+}
+
+TEST(DistributedSampler, RepeatedAugmentationIsTorchvisionsRASampler) {
+  for (const int replicas : {1, 3, 4}) {
+    for (const int reps : {1, 3}) {
+      SCOPED_TRACE(std::to_string(replicas) + " replicas, " + std::to_string(reps) + " reps");
+      SamplerOptions o;
+      o.dataset_size = 1000;
+      o.seed = 5;
+      const std::vector<int64_t> order = DistributedSampler(o).indices(2);
+      o.num_replicas = replicas;
+      o.repetitions = reps;
+      for (int rank = 0; rank < replicas; ++rank) {
+        o.rank = rank;
+        const DistributedSampler sampler(o);
+        EXPECT_EQ(sampler.num_samples(), 768 / replicas);
+        EXPECT_EQ(sampler.indices(2), ra_sampler(order, reps, rank, replicas)) << rank;
+      }
+    }
+  }
+}
+
+TEST(DistributedSampler, RepeatedAugmentationNeedsA256ShareForEveryReplica) {
+  SamplerOptions o;
+  o.dataset_size = 255;  // no whole 256
+  o.num_replicas = 2;
+  o.repetitions = 3;
+  EXPECT_THROW(DistributedSampler{o}, Error);
+  o.dataset_size = 512;
+  EXPECT_EQ(DistributedSampler(o).num_samples(), 256);
+  o.train = false;  // the test set is never repeated
+  EXPECT_EQ(DistributedSampler(o).num_samples(), 256);
+  EXPECT_EQ(DistributedSampler(o).indices(0).front(), 0);
 }
 
 }  // namespace
