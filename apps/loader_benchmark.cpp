@@ -51,6 +51,10 @@ int main(int argc, char** argv) {
   app.add_option("--datadir", options.datadir, "Data set folder")->required();
   app.add_option("--make_jpegs", jpegs, "First write this many 500x375 JPEGs into --datadir");
   app.add_option("--augment", options.augment, "imagenet or cifar")->capture_default_str();
+  app.add_option("--auto_augment", options.train_extras.auto_augment,
+                 "ta_wide, ra, augmix or imagenet (train's flag)");
+  app.add_option("--random_erase", options.train_extras.random_erase,
+                 "Random erasing probability (train's flag)");
   app.add_option("--num_workers", options.loader.num_workers, "Decoding threads")
       ->capture_default_str();
   app.add_option("--image_size", image_size, "Output side")->capture_default_str();
