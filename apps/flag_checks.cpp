@@ -27,11 +27,10 @@ const CLI::Option* option_with_empty_value(const CLI::App& app, const std::strin
 // argv for CLI11, last argument first as its parse(vector) wants. CLI11 reads "--model=" as a
 // bare "--model" and takes the *next* argument as the value ("--model= --fake_data" would set
 // the model to "--fake_data"); here an empty value stays a value, for the option's check.
-std::vector<std::string> arguments(const CLI::App& app, int argc, char** argv) {
+std::vector<std::string> arguments(const CLI::App& app, const std::vector<std::string>& given) {
   std::vector<std::string> args;
   bool positional_only = false;  // after "--"
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
+  for (const std::string& arg : given) {
     if (!positional_only && option_with_empty_value(app, arg) != nullptr) {
       args.push_back(arg.substr(0, arg.size() - 1));
       args.emplace_back();
@@ -140,13 +139,18 @@ void use_argparse_conventions(CLI::App& app) {
 }
 
 bool parse_flags(CLI::App& app, int argc, char** argv, int* exit_code) {
+  return parse_flags(app, std::vector<std::string>(argv + 1, argv + argc), exit_code);
+}
+
+bool parse_flags(CLI::App& app, const std::vector<std::string>& args, int* exit_code,
+                 const std::function<std::string(const std::string&)>& reword) {
   try {
-    app.parse(arguments(app, argc, argv));
+    app.parse(arguments(app, args));
   } catch (const CLI::CallForHelp& e) {
     *exit_code = app.exit(e);
     return false;
   } catch (const CLI::ParseError& e) {
-    report_flag_error(app, e.what(), exit_code);
+    report_flag_error(app, reword ? reword(e.what()) : e.what(), exit_code);
     return false;
   }
   return true;

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -49,6 +50,9 @@ void use_argparse_conventions(CLI::App& app);
 // Parses argv into app's options. Returns false when the process should exit with *exit_code at
 // once: after --help (0), or after a mistake printed as one line "TOOL: error: ..." (2).
 bool parse_flags(CLI::App& app, int argc, char** argv, int* exit_code);
+// The same for argv[1..] as strings; `reword`, if given, rewrites a mistake's message first.
+bool parse_flags(CLI::App& app, const std::vector<std::string>& args, int* exit_code,
+                 const std::function<std::string(const std::string&)>& reword = nullptr);
 
 // Prints "TOOL: error: MESSAGE" as one line (see escape_bytes.h) and sets *exit_code to 2.
 void report_flag_error(const CLI::App& app, const std::string& message, int* exit_code);

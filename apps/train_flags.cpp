@@ -5,11 +5,13 @@
 #include <cstdlib>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "apps/flag_checks.h"
+#include "apps/torchvision_flags.h"
 #include "lib/base/check.h"
 #include "lib/base/escape_bytes.h"
 #include "lib/optim/torchvision_lr_schedule.h"
@@ -90,6 +92,22 @@ std::string lr_schedule_problem(const ScheduleFlags& f, const TorchvisionLROptio
   return "";
 }
 
+// torch.save's files (torchvision's checkpoints and weights, .pth or .pt) are Python pickles,
+// which train cannot read: said before any work, in place of a safetensors reader's complaint.
+std::string pytorch_file_problem(const std::string& flag, const std::string& path) {
+  const auto ends_with = [&](const std::string& end) {
+    return path.size() >= end.size() &&
+           path.compare(path.size() - end.size(), end.size(), end) == 0;
+  };
+  if (!ends_with(".pth") && !ends_with(".pt") && !ends_with(".pth.tar")) return "";
+  const std::string what =
+      flag + ": " + path + " is a PyTorch pickle (torch.save), which train cannot read: ";
+  if (flag == "--resume") {
+    return what + "train resumes from its own checkpoints (safetensors, in --logdir)";
+  }
+  return what + "give it as a safetensors file (safetensors.torch.save_file of its state_dict)";
+}
+
 }  // namespace
 
 bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code) {
@@ -102,7 +120,8 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
 
   // Groups in --help, in docs/FLAGS.md's order: each option joins the group named last.
   app.option_defaults()->group("Model and data");
-  app.add_option("--model", f.model, "Architecture")->check(one_of(model_names()));
+  const CLI::Validator model_check = one_of(model_names());
+  app.add_option("--model", f.model, "Architecture")->check(model_check);
   bool bf16 = false;
   CLI::Option* bf16_flag =
       add_switch(app, "--bf16", bf16,
@@ -313,15 +332,40 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
                  "10 slowest layers (use a small --num_steps)")
       ->check(non_empty_path());
 
-  if (!parse_flags(app, argc, argv, exit_code)) return false;
+  app.footer(
+      "torchvision's reference train.py spellings are taken too (hyphens for underscores, its "
+      "names for train's flags): see docs/FLAGS.md");
+
+  const TrainArgs given = read_train_args(app, argc, argv);
+  const auto reword = [&](const std::string& message) { return as_given(given, message); };
   const auto fail = [&](const std::string& message) {
-    report_flag_error(app, message, exit_code);
+    report_flag_error(app, reword(message), exit_code);
     return false;
   };
+  if (!given.help) {
+    // The model first: a torchvision recipe for a model train lacks is refused as that, before
+    // the recipe's flags train lacks too. Then those flags, all in one line, then each value,
+    // then one flag given two values under two names.
+    if (const std::optional<std::string> model = last_value(given, "--model")) {
+      std::string name = *model;
+      const std::string problem = model_check(name);
+      if (!problem.empty()) return fail("--model: " + problem);
+    }
+    const std::string problem = torchvision_flags_problem(given);
+    if (!problem.empty()) return fail(problem);
+  }
+  if (!parse_flags(app, given.args, exit_code, reword)) return false;
+  const std::string two_values = two_names_problem(given, app);
+  if (!two_values.empty()) return fail(two_values);
   if (!f.fake_data && f.data.datadir.empty()) {
     return fail(
         "no data: pass --datadir=DIR (DIR/train/<class>/<image>, DIR/val/<class>/<image>) or "
         "--fake_data");
+  }
+  for (const auto& [flag, path] :
+       {std::pair{"--resume", f.resume}, {"--pretrained", f.pretrained}}) {
+    const std::string problem = pytorch_file_problem(flag, path);
+    if (!problem.empty()) return fail(problem);
   }
   if (f.evaluate && f.resume.empty() && f.pretrained.empty()) {
     return fail("--evaluate needs weights: pass --pretrained=FILE or --resume");

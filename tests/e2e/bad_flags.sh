@@ -58,6 +58,21 @@ for bad in --lr=inf --lr=1e39 --momentum=nan --weight_decay=inf --label_smoothin
   expect_error 2 "${bad%%=*}: expected" "$train" "${quick[@]}" --logdir="$dir/logdir" "$bad"
   [ ! -e "$dir/logdir" ] || fail "$bad: the logdir was created"
 done
+# torchvision's reference train.py spellings: a recipe for a model train lacks is refused as that
+# first, then the flags train lacks, all in one line; a torch.save file is refused by name; and
+# its spellings of train's flags run.
+expect_error 2 "--model: expected one of alexnet, " "$train" --data-path "$dir/imagenet" \
+  --model convnext_tiny --batch-size 128 --opt adamw --mixup-alpha 0.2 --model-ema
+expect_error 2 "--sync-bn, --model-ema: not supported yet" "$train" "${quick[@]}" \
+  --logdir="$dir/logdir" --sync-bn --model-ema
+[ ! -e "$dir/logdir" ] || fail "--sync-bn: the logdir was created"
+expect_error 2 "--resume: checkpoint.pth is a PyTorch pickle" "$train" "${quick[@]}" \
+  --resume checkpoint.pth
+expect_error 2 "--num_epochs=0 and --epochs=3 are one flag" "$train" "${quick[@]}" --epochs 3
+"$train" --fake-data --model resnet20 --epochs 0 -b 2 -j 1 --num-cores 1 --lr-scheduler steplr \
+  --label-smoothing 0.1 --amp >"$dir/out" 2>&1 || { cat "$dir/out"; fail "torchvision's spellings"; }
+echo "ok: torchvision's spellings"
+
 # "--model=" is an empty model name, not "--model" followed by the next flag as its value.
 expect_error 2 "--model: expected one of alexnet, " "$train" "${quick[@]}" --model= --num_steps=1
 expect_error 2 "--logdir: expected a path, got ''" "$train" "${quick[@]}" --logdir= --resume=auto
