@@ -34,7 +34,8 @@ struct TrainerOptions {
   int num_cores = 1;
   int batch_size = 128;          // per core
   int test_set_batch_size = 64;  // per core
-  int image_size = 224;
+  int image_size = 224;          // of training images (--train_crop_size, or --image_size)
+  int test_image_size = 0;       // of test images (--val_crop_size); 0: image_size
   int num_epochs = 18;
   int log_steps = 20;
   int64_t num_steps = 0;       // training steps per epoch; 0 = the whole epoch
