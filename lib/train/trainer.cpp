@@ -42,18 +42,18 @@ std::string metrics_report(const Metrics& metrics, Precision precision) {
          metrics.report();
 }
 
-// The test images' side: --val_crop_size, by default the training images'.
-int test_side(const TrainerOptions& o) {
-  return o.test_image_size > 0 ? o.test_image_size : o.image_size;
-}
-
 // Room for the run's largest batch, training or test, whose images may differ in size.
 BatchBufferSize batch_buffer_for(const Graph& graph, const TrainerOptions& o) {
-  return room_for_both(batch_buffer_size(graph, o.precision, o.image_size, o.batch_size),
-                       batch_buffer_size(graph, o.precision, test_side(o), o.test_set_batch_size));
+  return room_for_both(
+      batch_buffer_size(graph, o.precision, o.image_size, o.batch_size),
+      batch_buffer_size(graph, o.precision, test_image_side(o), o.test_set_batch_size));
 }
 
 }  // namespace
+
+int test_image_side(const TrainerOptions& options) {
+  return options.test_image_size > 0 ? options.test_image_size : options.image_size;
+}
 
 Trainer::Core::Core(int rank, int ordinal, int threads, std::shared_ptr<const Graph> graph,
                     const TrainerOptions& o, std::unique_ptr<BatchSource> train_source,
@@ -437,7 +437,7 @@ bool Trainer::train_epoch(Core& core, int epoch) {
 Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
   const int compiled_before = core.replica.compiled_plans();
   const double seconds_before = core.replica.compile_seconds();
-  const int side = mode == PlanMode::kTrain ? options_.image_size : test_side(options_);
+  const int side = mode == PlanMode::kTrain ? options_.image_size : test_image_side(options_);
   Plan& plan = core.replica.plan_for(Shape{n, side, side, core.replica.graph().input_channels()},
                                      mode, mode == PlanMode::kTrain ? loss_.get() : nullptr);
   if (core.replica.compiled_plans() != compiled_before) {

@@ -67,6 +67,9 @@ struct TrainerOptions {
   double bucket_cap_mb = 25.0;
 };
 
+// The test images' side: test_image_size, or image_size when that is 0.
+int test_image_side(const TrainerOptions& options);
+
 // Named as in summary.json (RunSummary). An evaluation in which any sample had non-finite outputs
 // scores 0 towards max_top1 and max_top5 (and never makes model_best): a diverged model never
 // scores.
