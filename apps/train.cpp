@@ -199,6 +199,7 @@ MemoryPlanOptions memory_plan_options(const TrainFlags& flags, const ProcessGrou
   memory.local_processes = processes.local_size();
   memory.test_set_batch_size = flags.trainer.test_set_batch_size;
   memory.image_size = flags.trainer.image_size;
+  memory.test_image_size = flags.trainer.test_image_size;
   memory.precision = flags.trainer.precision;
   memory.trains = !flags.evaluate;
   memory.optimizer = flags.trainer.optimizer;
@@ -226,9 +227,10 @@ void print_outline(const TrainFlags& flags, const Trainer& trainer, const Graph&
                    const CoreFit& fit, const std::optional<size_t>& available, int max_cores,
                    const std::vector<std::string>& reinitialized) {
   const TrainerOptions& options = flags.trainer;
-  const Shape image{1, options.image_size, options.image_size, model.input_channels()};
-  spdlog::info(model_line(flags.model, model.num_parameters(), model.macs(image),
-                          options.image_size,
+  // At the side the run's images reach the model: the test side when it only evaluates.
+  const int side = flags.evaluate ? test_image_side(options) : options.image_size;
+  const Shape image{1, side, side, model.input_channels()};
+  spdlog::info(model_line(flags.model, model.num_parameters(), model.macs(image), side,
                           precision_text(options.precision, bfloat16_in_hardware())));
   spdlog::info(memory_line(fit.num_cores, fit.core_bytes, options.batch_size, options.precision,
                            fit.total_bytes, available));
@@ -272,7 +274,7 @@ StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
     };
     test_data = [&](int rank, int num_replicas) {
       return std::make_unique<FakeData>(FakeData::test_batches(options.batch_size, num_replicas),
-                                        options.test_set_batch_size, options.image_size);
+                                        options.test_set_batch_size, test_image_side(options));
     };
   } else {
     ImageFolderSources folders =
@@ -292,7 +294,10 @@ StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
 
   StartUp run;
   run.model = build_model(flags.model, num_classes);
-  check_image_size(flags.model, *run.model, options.image_size);
+  check_image_size(flags.model, *run.model, options.image_size,
+                   flags.train_crop_size_given ? "--train_crop_size" : "--image_size");
+  check_image_size(flags.model, *run.model, test_image_side(options),
+                   flags.val_crop_size_given ? "--val_crop_size" : "--image_size");
   // Memory: the cores that fit at --batch_size, decided before any core takes memory.
   // The processes of the job on this machine share its memory and its cores.
   run.max_cores = flags.num_cores_given ? options.num_cores

@@ -144,6 +144,27 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_option("--augment", f.data.augment,
                  "Transforms: imagenet (random resized crop) or cifar (pad 4 + random crop)")
       ->check(one_of({"imagenet", "cifar"}));
+  // torchvision's reference script's sizes (references/classification/train.py); --image_size
+  // stands for the two crops it does not give.
+  int train_crop_size = 0, val_crop_size = 0;
+  CLI::Option* train_crop =
+      app.add_option("--train_crop_size", train_crop_size,
+                     "Training image side: RandomResizedCrop's size (default: --image_size)")
+          ->transform(integer_in(1, kMaxImageSize));
+  CLI::Option* val_crop =
+      app.add_option("--val_crop_size", val_crop_size,
+                     "Test image side: CenterCrop's size (default: --image_size)")
+          ->transform(integer_in(1, kMaxImageSize));
+  CLI::Option* val_resize =
+      app.add_option("--val_resize_size", f.data.resampling.test_resize_side,
+                     "Shorter side test images are resized to before the center crop, at least "
+                     "--val_crop_size (default: round(val_crop_size / 0.875))")
+          ->transform(integer_in(1, kMaxImageSize));
+  std::string interpolation = "bilinear";
+  app.add_option("--interpolation", interpolation,
+                 "Resampling of RandomResizedCrop and of the test images' Resize, as PIL's: "
+                 "nearest, bilinear or bicubic")
+      ->check(one_of({"nearest", "bilinear", "bicubic"}));
   app.add_option("--auto_augment", f.data.train_extras.auto_augment,
                  "Training images get this policy after the flip: ta_wide (TrivialAugmentWide), "
                  "ra (RandAugment), augmix (AugMix), imagenet (AutoAugment's ImageNet policy); "
@@ -386,6 +407,13 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   }
   if (ra_reps_flag->count() > 0 && !ra_sampler) return fail("--ra_reps needs --ra_sampler");
   f.data.ra_reps = ra_sampler ? ra_reps : 0;
+  if (image_size->count() > 0 && train_crop->count() > 0 && val_crop->count() > 0) {
+    return fail("--image_size does nothing with both --train_crop_size and --val_crop_size");
+  }
+  // The cifar recipe's test images are only normalized, or squared to their side.
+  if (val_resize->count() > 0 && f.data.augment != "imagenet") {
+    return fail("--val_resize_size needs --augment=imagenet");
+  }
   const std::string schedule_problem = lr_schedule_problem(schedule, tv, t.num_epochs);
   if (!schedule_problem.empty()) return fail(schedule_problem);
   // XLA_USE_BF16 as torch_xla reads it, with --bf16's values: 1 or true turns bfloat16 on, 0 or
@@ -404,6 +432,19 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
 
   // The XLA script's model-specific defaults, for flags the user did not set.
   if (image_size->count() == 0) t.image_size = default_image_size(f.model);
+  f.train_crop_size_given = train_crop->count() > 0;
+  f.val_crop_size_given = val_crop->count() > 0;
+  t.test_image_size = f.val_crop_size_given ? val_crop_size : t.image_size;
+  if (f.train_crop_size_given) t.image_size = train_crop_size;
+  f.data.test_image_size = t.test_image_size;
+  f.data.resampling.interpolation = interpolation_from_name(interpolation);
+  // torchvision's CenterCrop would pad the resized image with zeros to fit the crop.
+  const int val_resize_size = f.data.resampling.test_resize_side;
+  if (val_resize->count() > 0 && val_resize_size < t.test_image_size) {
+    return fail(fmt::format(
+        "--val_resize_size={} is smaller than --val_crop_size={}: the center crop would not fit",
+        val_resize_size, t.test_image_size));
+  }
   const bool is_resnet50 = f.model == "resnet50";
   t.lr_schedule.lr = lr->count() > 0 ? t.lr_schedule.lr : (is_resnet50 ? 0.5f : 0.1f);
   if (schedule.tv_scheduler->count() > 0) {

@@ -21,6 +21,10 @@ struct TrainFlags {
   // --num_cores given: it must fit in memory; otherwise trainer.num_cores (the hardware threads)
   // is the most to use, fewer when they do not fit.
   bool num_cores_given = false;
+  // Which flag set trainer.image_size and trainer.test_image_size (else --image_size did), for
+  // errors that name it.
+  bool train_crop_size_given = false;
+  bool val_crop_size_given = false;
   TrainerOptions trainer;
 };
 

@@ -1,10 +1,10 @@
 // crop_boxes: the geometry of torchvision's transforms, as pure functions of image sizes and
 // random draws: which box RandomResizedCrop, CenterCrop and RandomCrop take, and the size
 // Resize(int) gives. Python's round() (half to even) is reproduced where torchvision uses it.
-// Not here: the pixels (resize_bilinear.h, transforms.h).
+// Not here: the pixels (resize_image.h, transforms.h).
 #pragma once
 
-#include "data/resize_bilinear.h"
+#include "data/resize_image.h"
 #include "data/rng.h"
 
 namespace xtrain {

@@ -104,13 +104,16 @@ ImageFolderSources open_image_folders(const ImageFolderOptions& options, int ima
 
   ImageFolderSources sources;
   sources.num_classes = static_cast<int>(train.classes.size());
+  const int test_size = options.test_image_size > 0 ? options.test_image_size : image_size;
   auto train_set = std::make_shared<ImageFolderDataset>(
       std::move(train),
-      make_transform(options.augment, /*train=*/true, image_size, options.train_extras), image_size,
-      options.image_limits);
+      make_transform(options.augment, /*train=*/true, image_size, options.train_extras,
+                     options.resampling),
+      image_size, options.image_limits);
   auto val_set = std::make_shared<ImageFolderDataset>(
-      std::move(val), make_transform(options.augment, /*train=*/false, image_size), image_size,
-      options.image_limits);
+      std::move(val),
+      make_transform(options.augment, /*train=*/false, test_size, {}, options.resampling),
+      test_size, options.image_limits);
   sources.train = loader_factory(train_set, /*train=*/true, options, train_batch_size, seed);
   sources.test = loader_factory(val_set, /*train=*/false, options, test_batch_size, seed);
   sources.partial_train_batch = partial_batch(train_set->size(), /*train=*/true, options, seed);

@@ -18,6 +18,8 @@ struct ImageFolderOptions {
   std::string datadir;
   std::string augment = "imagenet";  // or "cifar": the transforms.h recipes
   TrainExtras train_extras;          // --auto_augment, --random_erase
+  Resampling resampling;             // --interpolation, --val_resize_size
+  int test_image_size = 0;           // --val_crop_size: the test images' side; 0: image_size
   bool drop_last = false;            // training: drop the tail that does not fill every core
   int ra_reps = 0;                   // --ra_sampler's repetitions (DistributedSampler); 0: off
   ImageLimits image_limits;          // larger files are skipped as unreadable
@@ -33,7 +35,8 @@ struct ImageFolderSources {
   int num_classes = 0;
 };
 
-// Scans DIR/train and DIR/val and returns their sources; throws xtrain::Error on a bad layout.
+// Scans DIR/train and DIR/val and returns their sources, whose training images are image_size
+// square; throws xtrain::Error on a bad layout.
 ImageFolderSources open_image_folders(const ImageFolderOptions& options, int image_size,
                                       int train_batch_size, int test_batch_size, uint64_t seed);
 

@@ -4,7 +4,6 @@
 
 #include "data/auto_augment.h"
 #include "data/crop_boxes.h"
-#include "data/resize_bilinear.h"
 #include "data/trivial_augment.h"
 #include "lib/base/check.h"
 
@@ -63,33 +62,37 @@ EraseBox train_extras(const TrainExtras& extras, int size, Rng& rng, uint8_t* ou
   return random_erasing_box(size, size, extras.random_erase, rng);
 }
 
-EraseBox imagenet_train(const cv::Mat& rgb, int size, const TrainExtras& extras, Rng& rng,
-                        uint8_t* out) {
+EraseBox imagenet_train(const cv::Mat& rgb, int size, const TrainExtras& extras,
+                        Interpolation interpolation, Rng& rng, uint8_t* out) {
   const Box box = random_resized_crop_box(rgb.rows, rgb.cols, rng);
-  const cv::Mat crop = resize_bilinear(rgb(to_rect(box)), size, size, {0, 0, size, size});
+  const cv::Mat crop =
+      resize_image(rgb(to_rect(box)), size, size, {0, 0, size, size}, interpolation);
   copy_pixels(crop, flip_coin(rng), out);
   return train_extras(extras, size, rng, out);
 }
 
-void imagenet_test(const cv::Mat& rgb, int size, uint8_t* out) {
-  const Size2d resized = resized_shorter_side(rgb.rows, rgb.cols, test_resize_side(size));
+void imagenet_test(const cv::Mat& rgb, int size, const Resampling& resampling, uint8_t* out) {
+  const int side =
+      resampling.test_resize_side > 0 ? resampling.test_resize_side : test_resize_side(size);
+  const Size2d resized = resized_shorter_side(rgb.rows, rgb.cols, side);
   const Box crop = center_crop_box(resized.height, resized.width, size, size);
-  copy_pixels(resize_bilinear(rgb, resized.height, resized.width, crop), false, out);
+  copy_pixels(resize_image(rgb, resized.height, resized.width, crop, resampling.interpolation),
+              false, out);
 }
 
 // The image as size x size: itself when it is, else resized (shorter side) and center-cropped.
-cv::Mat square(const cv::Mat& rgb, int size) {
+cv::Mat square(const cv::Mat& rgb, int size, Interpolation interpolation) {
   if (rgb.rows == size && rgb.cols == size) return rgb;
   const Size2d resized = resized_shorter_side(rgb.rows, rgb.cols, size);
-  return resize_bilinear(rgb, resized.height, resized.width,
-                         center_crop_box(resized.height, resized.width, size, size));
+  return resize_image(rgb, resized.height, resized.width,
+                      center_crop_box(resized.height, resized.width, size, size), interpolation);
 }
 
-EraseBox cifar_train(const cv::Mat& rgb, int size, const TrainExtras& extras, Rng& rng,
-                     uint8_t* out) {
+EraseBox cifar_train(const cv::Mat& rgb, int size, const TrainExtras& extras,
+                     Interpolation interpolation, Rng& rng, uint8_t* out) {
   cv::Mat padded;
-  cv::copyMakeBorder(square(rgb, size), padded, kCifarPadding, kCifarPadding, kCifarPadding,
-                     kCifarPadding, cv::BORDER_CONSTANT, cv::Scalar::all(0));
+  cv::copyMakeBorder(square(rgb, size, interpolation), padded, kCifarPadding, kCifarPadding,
+                     kCifarPadding, kCifarPadding, cv::BORDER_CONSTANT, cv::Scalar::all(0));
   const Box box = random_crop_box(padded.rows, padded.cols, size, rng);
   copy_pixels(padded(to_rect(box)), flip_coin(rng), out);
   return train_extras(extras, size, rng, out);
@@ -125,7 +128,7 @@ void normalize_pixels(const uint8_t* pixels, int64_t n, Elements out) {
 }
 
 Transform make_transform(const std::string& augment, bool train, int size,
-                         const TrainExtras& extras) {
+                         const TrainExtras& extras, const Resampling& resampling) {
   XTRAIN_CHECK(augment == "imagenet" || augment == "cifar",
                "--augment: expected imagenet or cifar, got '{}'", augment);
   XTRAIN_CHECK(size > 0, "--image_size must be > 0, got {}", size);
@@ -141,24 +144,30 @@ Transform make_transform(const std::string& augment, bool train, int size,
                extras.augmix_severity);
   XTRAIN_CHECK(extras.random_erase >= 0 && extras.random_erase <= 1,
                "--random_erase: expected a probability from 0 to 1, got {}", extras.random_erase);
+  // torchvision's CenterCrop would pad a crop larger than the resized image with zeros.
+  XTRAIN_CHECK(train || resampling.test_resize_side == 0 || resampling.test_resize_side >= size,
+               "--val_resize_size={} is smaller than --val_crop_size={}: the center crop would "
+               "not fit",
+               resampling.test_resize_side, size);
+  const Interpolation interpolation = resampling.interpolation;
   if (augment == "imagenet" && train) {
-    return [size, extras](const cv::Mat& rgb, Rng& rng, uint8_t* out) {
-      return imagenet_train(rgb, size, extras, rng, out);
+    return [size, extras, interpolation](const cv::Mat& rgb, Rng& rng, uint8_t* out) {
+      return imagenet_train(rgb, size, extras, interpolation, rng, out);
     };
   }
   if (augment == "imagenet") {
-    return [size](const cv::Mat& rgb, Rng&, uint8_t* out) {
-      imagenet_test(rgb, size, out);
+    return [size, resampling](const cv::Mat& rgb, Rng&, uint8_t* out) {
+      imagenet_test(rgb, size, resampling, out);
       return EraseBox{};
     };
   }
   if (train) {
-    return [size, extras](const cv::Mat& rgb, Rng& rng, uint8_t* out) {
-      return cifar_train(rgb, size, extras, rng, out);
+    return [size, extras, interpolation](const cv::Mat& rgb, Rng& rng, uint8_t* out) {
+      return cifar_train(rgb, size, extras, interpolation, rng, out);
     };
   }
-  return [size](const cv::Mat& rgb, Rng&, uint8_t* out) {
-    copy_pixels(square(rgb, size), false, out);
+  return [size, interpolation](const cv::Mat& rgb, Rng&, uint8_t* out) {
+    copy_pixels(square(rgb, size, interpolation), false, out);
     return EraseBox{};
   };
 }

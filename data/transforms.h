@@ -1,7 +1,7 @@
 // transforms: a decoded RGB image to the network's input, [size, size, 3] floats (NHWC, RGB)
 // normalized with ImageNet's mean and std, as torchvision's composed transforms give it:
-//   imagenet, train: RandomResizedCrop(size) (bilinear), RandomHorizontalFlip(0.5), Normalize
-//   imagenet, test:  Resize(round(size / 0.875)), CenterCrop(size), Normalize
+//   imagenet, train: RandomResizedCrop(size), RandomHorizontalFlip(0.5), Normalize
+//   imagenet, test:  Resize(resize side, default round(size / 0.875)), CenterCrop(size), Normalize
 //   cifar, train:    RandomCrop(size, padding=4) (zeros), RandomHorizontalFlip(0.5), Normalize
 //   cifar, test:     Normalize
 // and, in training, the additions of torchvision's reference recipe (ClassificationPresetTrain)
@@ -12,6 +12,8 @@
 // bytes) until its consumer takes the batch.
 // The cifar recipe is for images already size x size (32px-class data such as CIFAR or
 // Fashion-MNIST); other images are first resized (shorter side) and center-cropped to that.
+// Every resize interpolates as Resampling says: bilinear by default, as torchvision's reference
+// script.
 // Not here: decoding (decode_image.h), the box geometry (crop_boxes.h), resampling, the
 // augmentations' pixels (trivial_augment.h, rand_augment.h, augmix.h, auto_augment.h,
 // random_erasing.h).
@@ -24,6 +26,7 @@
 #include "data/augmix.h"
 #include "data/rand_augment.h"
 #include "data/random_erasing.h"
+#include "data/resize_image.h"
 #include "data/rng.h"
 #include "lib/tensor/elements.h"
 
@@ -44,10 +47,19 @@ struct TrainExtras {
   int augmix_severity = kAugMixDefaultSeverity;     // AugMix's severity, 1 to 10
 };
 
+// How the transforms resample, beyond the output side: torchvision's reference script's
+// --interpolation and --val-resize-size.
+struct Resampling {
+  Interpolation interpolation = Interpolation::kBilinear;
+  // The shorter side the imagenet test transform resizes to before its center crop, at least its
+  // size; 0: round(size / 0.875).
+  int test_resize_side = 0;
+};
+
 // `augment` is "imagenet" or "cifar"; `train` picks the training or the test transform, which
 // takes no extras.
 Transform make_transform(const std::string& augment, bool train, int size,
-                         const TrainExtras& extras = {});
+                         const TrainExtras& extras = {}, const Resampling& resampling = {});
 
 // The pixels of an 8-bit RGB image into out ([rows, cols, 3]), mirrored left-right when `flip`.
 void copy_pixels(const cv::Mat& rgb, bool flip, uint8_t* out);

@@ -69,7 +69,8 @@ const std::vector<std::string>& model_names() {
 
 int default_image_size(const std::string& model) { return model == "inception_v3" ? 299 : 224; }
 
-void check_image_size(const std::string& model, const Graph& graph, int image_size) {
+void check_image_size(const std::string& model, const Graph& graph, int image_size,
+                      const std::string& flag) {
   const auto fits = [&](int side) {
     graph.infer_shapes(Shape{1, side, side, graph.input_channels()});
   };
@@ -84,8 +85,8 @@ void check_image_size(const std::string& model, const Graph& graph, int image_si
       } catch (const Error&) {
       }
     }
-    throw Error(fmt::format("--image_size={} is too small for {} (smallest: {}): {}", image_size,
-                            model, smallest, e.what()),
+    throw Error(fmt::format("{}={} is too small for {} (smallest: {}): {}", flag, image_size, model,
+                            smallest, e.what()),
                 e.where());
   }
 }

@@ -15,9 +15,11 @@ const std::vector<std::string>& model_names();
 // (test_train_imagenet.py's img_dim), 224 for the others.
 int default_image_size(const std::string& model);
 
-// Throws xtrain::Error naming --image_size, the model's smallest input side and the layer that
-// cannot take `image_size` (AlexNet below 63, Inception v3 below 75), before any memory is taken.
-void check_image_size(const std::string& model, const Graph& graph, int image_size);
+// Throws xtrain::Error naming `flag` (the flag that set the size), the model's smallest input side
+// and the layer that cannot take `image_size` (AlexNet below 63, Inception v3 below 75), before
+// any memory is taken.
+void check_image_size(const std::string& model, const Graph& graph, int image_size,
+                      const std::string& flag = "--image_size");
 
 // Throws xtrain::Error naming --model and the allowed names for an unknown name.
 std::shared_ptr<const Graph> build_model(const std::string& name, int num_classes);

@@ -1,7 +1,7 @@
 // The buffer a core's source writes each batch into before the trainer copies it into a plan:
 // the images in the plans' image type (bfloat16 takes half) and their labels, with room for the
-// run's largest batch. The trainer sizes its buffers by batch_buffer_size(), and the memory plan
-// counts them by it. Not here: the copy into a plan (the Trainer).
+// run's largest batch, training or test. The trainer sizes its buffers by batch_buffer_size(), and
+// the memory plan counts them by it. Not here: the copy into a plan (the Trainer).
 #pragma once
 
 #include <cstddef>
@@ -26,5 +26,9 @@ struct BatchBufferSize {
 // graph that multiply in `precision`.
 BatchBufferSize batch_buffer_size(const Graph& graph, Precision precision, int image_size,
                                   int batch_size);
+
+// One buffer for two kinds of batch (training and test, whose images may differ in size): room
+// for the larger images and the more labels. Both are for the same plans' image type.
+BatchBufferSize room_for_both(const BatchBufferSize& a, const BatchBufferSize& b);
 
 }  // namespace xtrain

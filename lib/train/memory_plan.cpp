@@ -51,7 +51,8 @@ MemoryPlan::MemoryPlan(std::shared_ptr<const Graph> graph, MemoryPlanOptions opt
 
 size_t MemoryPlan::plan_bytes(int batch_size, bool training, int kernel_threads) const {
   if (batch_size <= 0) return 0;
-  const Shape input{batch_size, options_.image_size, options_.image_size, graph_->input_channels()};
+  const int side = training ? options_.image_size : test_image_size();
+  const Shape input{batch_size, side, side, graph_->input_channels()};
   if (!training) {
     return Plan::arena_bytes_for(*graph_, input, PlanMode::kEval, nullptr, kernel_threads,
                                  options_.precision);
@@ -99,7 +100,8 @@ CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
   const SourceMemory train = train_source(batch_size), test = test_source();
   // The trainer's batch buffer holds the larger of its training and test batches.
   const BatchBufferSize buffer =
-      batch_buffer_size(*graph_, o.precision, o.image_size, std::max(batch_size, test_batch));
+      room_for_both(batch_buffer_size(*graph_, o.precision, o.image_size, batch_size),
+                    batch_buffer_size(*graph_, o.precision, test_image_size(), test_batch));
   need.batches = buffer.image_bytes() + train.buffers + test.buffers;
   need.decoding = train.decoding + test.decoding;
   return need;

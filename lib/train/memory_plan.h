@@ -3,13 +3,13 @@
 // counts itself with the code that sizes its buffers, and the plan adds them up. Each emulated
 // core holds:
 // - the arena of every plan it compiles (Plan::arena_bytes_for): training at --batch_size and
-//   at the epoch's last partial batch, evaluation at test_batch() and at its partial batch (a
-//   replica keeps its plans for the whole run), of which only the larger phase's count: training
-//   and testing give the other's arena pages back;
+//   at the epoch's last partial batch, evaluation at test_batch() and at its partial batch, each
+//   at its images' side (a replica keeps its plans for the whole run), of which only the larger
+//   phase's count: training and testing give the other's arena pages back;
 // - its replica's state (Replica::state_bytes_for): parameters, gradients, buffers;
 // - its optimizer's state (optimizer_state_bytes): momentum, moments;
 // - its batches: the buffer the trainer copies batches through (batch_buffer_size, for the
-//   larger of --batch_size and test_batch()), and what its training and test sources hold
+//   larger of the training and test batches), and what its training and test sources hold
 //   ahead (SourceMemory: a loader's ring, in batches of the flags' sizes);
 // - its sources' decoding allowance.
 // The process adds a fixed overhead. fit_cores() then picks the cores to run.
@@ -28,7 +28,8 @@ namespace xtrain {
 
 struct MemoryPlanOptions {
   int test_set_batch_size = 64;
-  int image_size = 224;
+  int image_size = 224;                       // of training images
+  int test_image_size = 0;                    // of test images; 0: image_size
   Precision precision = Precision::kFloat32;  // bfloat16 plans store some activations in half
   bool trains = true;          // false under --evaluate: no training plan is compiled
   OptimizerOptions optimizer;  // its state is a few floats per parameter
@@ -67,6 +68,9 @@ class MemoryPlan {
   // shard of a core when that is smaller (a 50-image validation set never fills a batch of 512).
   int test_batch(int num_cores) const;
   int test_set_batch_size() const { return options_.test_set_batch_size; }
+  int test_image_size() const {
+    return options_.test_image_size > 0 ? options_.test_image_size : options_.image_size;
+  }
   // This plan with another --test_set_batch_size.
   MemoryPlan with_test_set_batch_size(int test_set_batch_size) const;
   // One core's need when num_cores cores train at batch_size images each.

@@ -43,10 +43,18 @@ std::string metrics_report(const Metrics& metrics, Precision precision) {
          metrics.report();
 }
 
-// The most images a batch of this run holds, training or testing.
-int largest_batch(const TrainerOptions& o) { return std::max(o.batch_size, o.test_set_batch_size); }
+// Room for the run's largest batch, training or test, whose images may differ in size.
+BatchBufferSize batch_buffer_for(const Graph& graph, const TrainerOptions& o) {
+  return room_for_both(
+      batch_buffer_size(graph, o.precision, o.image_size, o.batch_size),
+      batch_buffer_size(graph, o.precision, test_image_side(o), o.test_set_batch_size));
+}
 
 }  // namespace
+
+int test_image_side(const TrainerOptions& options) {
+  return options.test_image_size > 0 ? options.test_image_size : options.image_size;
+}
 
 Trainer::Core::Core(int rank, int ordinal, int threads, std::shared_ptr<const Graph> graph,
                     const TrainerOptions& o, std::unique_ptr<BatchSource> train_source,
@@ -61,7 +69,7 @@ Trainer::Core::Core(int rank, int ordinal, int threads, std::shared_ptr<const Gr
       train(std::move(train_source)),
       test(std::move(test_source)),
       lr_scheduler(make_lr_scheduler(schedule_options(o, train->batches_per_epoch()))),
-      batch_buffer(batch_buffer_size(replica.graph(), o.precision, o.image_size, largest_batch(o))),
+      batch_buffer(batch_buffer_for(replica.graph(), o)),
       image_storage(batch_buffer.image_floats),
       labels(batch_buffer.labels) {
   replica.store().initialize(o.seed);  // the same seed everywhere: identical replicas
@@ -430,13 +438,14 @@ bool Trainer::train_epoch(Core& core, int epoch) {
   return true;
 }
 
-// The core's plan for a batch of n images, compiled on first use.
+// The core's plan for a batch of n images, compiled on first use: training plans take training
+// images, evaluation plans test images, whose side may differ.
 Plan& Trainer::plan_for(Core& core, int n, PlanMode mode) {
   const int compiled_before = core.replica.compiled_plans();
   const double seconds_before = core.replica.compile_seconds();
-  Plan& plan = core.replica.plan_for(
-      Shape{n, options_.image_size, options_.image_size, core.replica.graph().input_channels()},
-      mode, mode == PlanMode::kTrain ? loss_.get() : nullptr);
+  const int side = mode == PlanMode::kTrain ? options_.image_size : test_image_side(options_);
+  Plan& plan = core.replica.plan_for(Shape{n, side, side, core.replica.graph().input_channels()},
+                                     mode, mode == PlanMode::kTrain ? loss_.get() : nullptr);
   if (core.replica.compiled_plans() != compiled_before) {
     metrics_.record(Metric::kCompileTime, core.replica.compile_seconds() - seconds_before);
     metrics_.add(Counter::kCompiledPlans);

@@ -36,7 +36,8 @@ struct TrainerOptions {
   int num_cores = 1;
   int batch_size = 128;          // per core
   int test_set_batch_size = 64;  // per core
-  int image_size = 224;
+  int image_size = 224;          // of training images (--train_crop_size, or --image_size)
+  int test_image_size = 0;       // of test images (--val_crop_size); 0: image_size
   int num_epochs = 18;
   int log_steps = 20;
   int64_t num_steps = 0;       // training steps per epoch; 0 = the whole epoch
@@ -69,6 +70,9 @@ struct TrainerOptions {
   // MiB while backward runs (PyTorch DDP's bucket_cap_mb); 0 takes it once after backward.
   double bucket_cap_mb = 25.0;
 };
+
+// The test images' side: test_image_size, or image_size when that is 0.
+int test_image_side(const TrainerOptions& options);
 
 // Named as in summary.json (RunSummary). An evaluation in which any sample had non-finite outputs
 // scores 0 towards max_top1 and max_top5 (and never makes model_best): a diverged model never

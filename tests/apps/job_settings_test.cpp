@@ -42,7 +42,14 @@ TEST(JobSettings, TheFirstDifferentFlagIsNamedWithBothRanksAndValues) {
   EXPECT_EQ(disagreement({"--num_steps=5"}, {"--num_steps=6"}),
             "the job's processes disagree on --num_steps: rank 0 has 5, rank 3 has 6");
   EXPECT_EQ(disagreement({"--image_size=28"}, {"--image_size=32"}),
-            "the job's processes disagree on --image_size: rank 0 has 28, rank 3 has 32");
+            "the job's processes disagree on --train_crop_size (or --image_size): rank 0 has 28, "
+            "rank 3 has 32");
+  EXPECT_EQ(disagreement({"--val_crop_size=28"}, {"--val_crop_size=32"}),
+            "the job's processes disagree on --val_crop_size (or --image_size): rank 0 has 28, "
+            "rank 3 has 32");
+  EXPECT_EQ(disagreement({"--interpolation=bicubic"}, {}),
+            "the job's processes disagree on --interpolation: rank 0 has bicubic, rank 3 has "
+            "bilinear");
 }
 
 TEST(JobSettings, TorchvisionsScheduleCounts) {

@@ -272,6 +272,57 @@ TEST(TrainFlags, OptimizerAndMixingFlags) {
   EXPECT_EQ(flags.trainer.batch_mix.cutmix_alpha, 1.0f);
 }
 
+// torchvision's reference script's sizes: --image_size stands for the crops not given, and the
+// test Resize defaults to round(crop / 0.875) (0 here: the transform works it out).
+TEST(TrainFlags, CropSizesDefaultToImageSize) {
+  TrainFlags flags;
+  ASSERT_TRUE(parse({"--fake_data", "--model=resnet20"}, &flags).ok);
+  EXPECT_EQ(flags.trainer.image_size, 224);
+  EXPECT_EQ(flags.trainer.test_image_size, 224);
+  EXPECT_EQ(flags.data.test_image_size, 224);
+  EXPECT_EQ(flags.data.resampling.test_resize_side, 0);
+  EXPECT_EQ(flags.data.resampling.interpolation, Interpolation::kBilinear);
+  ASSERT_TRUE(parse({"--fake_data", "--model=inception_v3", "--val_crop_size=320"}, &flags).ok);
+  EXPECT_EQ(flags.trainer.image_size, 299);  // the model's default, where --image_size is not given
+  EXPECT_EQ(flags.trainer.test_image_size, 320);
+  EXPECT_FALSE(flags.train_crop_size_given);
+  EXPECT_TRUE(flags.val_crop_size_given);
+  // ResNet-50's V2 recipe.
+  ASSERT_TRUE(parse({"--fake_data", "--train_crop_size=176", "--val_resize_size=232",
+                     "--val_crop_size=224", "--interpolation=bicubic"},
+                    &flags)
+                  .ok);
+  EXPECT_EQ(flags.trainer.image_size, 176);
+  EXPECT_EQ(flags.trainer.test_image_size, 224);
+  EXPECT_EQ(flags.data.test_image_size, 224);
+  EXPECT_EQ(flags.data.resampling.test_resize_side, 232);
+  EXPECT_EQ(flags.data.resampling.interpolation, Interpolation::kBicubic);
+  ASSERT_TRUE(parse({"--fake_data", "--image_size=64", "--train_crop_size=48"}, &flags).ok);
+  EXPECT_EQ(flags.trainer.image_size, 48);
+  EXPECT_EQ(flags.trainer.test_image_size, 64);
+  ASSERT_TRUE(parse({"--fake_data", "--interpolation=nearest"}, &flags).ok);
+  EXPECT_EQ(flags.data.resampling.interpolation, Interpolation::kNearest);
+}
+
+TEST(TrainFlags, BadCropSizesAreRefusedNamingTheFlag) {
+  expect_rejected("--interpolation: expected one of nearest, bilinear, bicubic, got 'lanczos'",
+                  {"--interpolation=lanczos"});
+  expect_rejected("--train_crop_size", {"--train_crop_size=0"});
+  expect_rejected("--val_crop_size", {"--val_crop_size=100000"});
+  expect_rejected("--val_resize_size", {"--val_resize_size=-1"});
+  expect_rejected(
+      "--val_resize_size=200 is smaller than --val_crop_size=224: the center crop would not fit",
+      {"--val_resize_size=200"});
+  expect_rejected("--val_resize_size=27 is smaller than --val_crop_size=28",
+                  {"--val_crop_size=28", "--val_resize_size=27"});
+  expect_rejected("--val_resize_size needs --augment=imagenet",
+                  {"--augment=cifar", "--val_resize_size=36"});
+  expect_rejected("--image_size does nothing with both --train_crop_size and --val_crop_size",
+                  {"--image_size=32", "--train_crop_size=24", "--val_crop_size=28"});
+  TrainFlags flags;
+  EXPECT_TRUE(parse({"--fake_data", "--val_crop_size=28", "--val_resize_size=28"}, &flags).ok);
+}
+
 TEST(TrainFlags, CheckpointFlagsNeedALogdir) {
   expect_rejected("--checkpoint_steps", {"--checkpoint_steps=5"});
   expect_rejected("--keep_checkpoints", {"--keep_checkpoints=2"});
@@ -435,6 +486,11 @@ void expect_valid(const TrainFlags& f, const std::string& context) {
   }
   EXPECT_TRUE(f.num_classes >= 0 && f.num_classes <= (1 << 20)) << context;
   EXPECT_TRUE(t.image_size >= 1 && t.image_size <= 16384) << context;
+  EXPECT_TRUE(t.test_image_size >= 1 && t.test_image_size <= 16384) << context;
+  EXPECT_EQ(f.data.test_image_size, t.test_image_size) << context;
+  const int resize = f.data.resampling.test_resize_side;
+  EXPECT_TRUE(resize == 0 || (resize >= t.test_image_size && f.data.augment == "imagenet"))
+      << context;
   EXPECT_TRUE(t.batch_size >= 1 && t.batch_size <= 65536) << context;
   EXPECT_TRUE(t.test_set_batch_size >= 1 && t.test_set_batch_size <= 65536) << context;
   EXPECT_TRUE(t.num_epochs >= 0 && t.num_epochs <= kMaxEpochs) << context;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "data/crop_boxes.h"
-#include "data/resize_bilinear.h"
+#include "data/resize_image.h"
 #include "lib/base/check.h"
 
 namespace xtrain {
@@ -111,8 +111,8 @@ TEST(Transforms, ImageNetTrainDrawsTheCropThenTheFlip) {
         transformed(make_transform("imagenet", /*train=*/true, size), image, rng, size);
 
     const Box box = random_resized_crop_box(image.rows, image.cols, replay);
-    const cv::Mat crop = resize_bilinear(image(cv::Rect(box.left, box.top, box.width, box.height)),
-                                         size, size, {0, 0, size, size});
+    const cv::Mat crop = resize_image(image(cv::Rect(box.left, box.top, box.width, box.height)),
+                                      size, size, {0, 0, size, size}, Interpolation::kBilinear);
     const bool flip = replay.uniform() < 0.5;
     std::vector<uint8_t> expected(size * size * 3);
     copy_pixels(crop, flip, expected.data());

@@ -23,5 +23,20 @@ TEST(BatchBufferSize, HoldsTheImagesInThePlansTypeAndTheLabels) {
   EXPECT_EQ(bf16.image_floats, (3u * 5 * 5 * 3 + 1) / 2);
 }
 
+// Training and test images may differ in size: one buffer holds either kind's batch.
+TEST(BatchBufferSize, RoomForBothHoldsTheLargerImagesAndTheMoreLabels) {
+  const auto graph = build_model("resnet20", 10);
+  const BatchBufferSize train = batch_buffer_size(*graph, Precision::kFloat32, 8, 6);
+  const BatchBufferSize test = batch_buffer_size(*graph, Precision::kFloat32, 12, 4);
+  const BatchBufferSize both = room_for_both(train, test);
+  EXPECT_EQ(both.image_floats, 4u * 12 * 12 * 3);  // more than 6 x 8 x 8 x 3
+  EXPECT_EQ(both.labels, 6u);
+  EXPECT_EQ(both.image_type, ElementType::kFloat32);
+  EXPECT_EQ(room_for_both(test, train).image_floats, both.image_floats);
+  // Of one size, as before test images could differ: the larger batch's.
+  EXPECT_EQ(room_for_both(train, batch_buffer_size(*graph, Precision::kFloat32, 8, 9)).image_floats,
+            9u * 8 * 8 * 3);
+}
+
 }  // namespace
 }  // namespace xtrain

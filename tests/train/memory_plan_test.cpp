@@ -137,6 +137,33 @@ TEST(MemoryPlan, AddsUpWhatEachPartCountsOfItself) {
   EXPECT_EQ(MemoryPlan(graph, options).core(1, 32).optimizer, 2 * fake.optimizer);
 }
 
+// Test images of another side than the training images (--val_crop_size): the evaluation plans
+// are planned at the test side, and the batch buffer holds the larger of the two batches.
+TEST(MemoryPlan, PlansTestImagesAtTheirOwnSide) {
+  MemoryPlanOptions options;
+  options.image_size = 32;
+  options.test_set_batch_size = 8;
+  options.trains = false;  // the test plans alone, to compare them
+  const auto graph = build_model("resnet20", 10);
+  const int threads = Mesh::threads_per_core(1);
+  const MemoryPlan same(graph, options);
+  EXPECT_EQ(same.test_image_size(), 32);
+  options.test_image_size = 96;
+  const MemoryPlan larger(graph, options);
+  EXPECT_EQ(larger.test_image_size(), 96);
+  EXPECT_EQ(larger.plan_bytes(8, /*training=*/false, threads),
+            Plan::arena_bytes_for(*graph, Shape{8, 96, 96, 3}, PlanMode::kEval, nullptr, threads,
+                                  Precision::kFloat32));
+  EXPECT_EQ(larger.plan_bytes(4, /*training=*/true, threads),
+            same.plan_bytes(4, /*training=*/true, threads));  // training keeps its side
+  EXPECT_EQ(larger.core(1, 4).plans, larger.plan_bytes(8, false, threads));
+  // 8 test images of 96 x 96 outweigh 4 training images of 32 x 32; 64 of these the other way.
+  EXPECT_EQ(larger.core(1, 4).batches,
+            batch_buffer_size(*graph, Precision::kFloat32, 96, 8).image_bytes());
+  EXPECT_EQ(larger.core(1, 128).batches,
+            batch_buffer_size(*graph, Precision::kFloat32, 32, 128).image_bytes());
+}
+
 // In a job the partial batches come from the shards of every process's replicas, and the
 // processes on one machine share its threads (the plans' kernel scratch).
 TEST(MemoryPlan, AJobsPartialBatchesComeFromEveryReplica) {

@@ -202,6 +202,56 @@ TEST(Trainer, DataParallelEqualsOneLargeBatch) {
   testing::expect_close(params_of(parallel, 0), params_of(large, 0), 1e-4f, 1e-6f, "params");
 }
 
+// Full batches of `batch_size` random side x side images, `batches` of them an epoch.
+class SquareImages : public BatchSource {
+ public:
+  SquareImages(int side, int batch_size, int64_t batches)
+      : side_(side), batch_size_(batch_size), batches_(batches) {}
+
+  int64_t batches_per_epoch() const override { return batches_; }
+  void start_epoch(int) override { next_ = 0; }
+  int next(Elements images, int32_t* labels) override {
+    if (next_ >= batches_) return 0;
+    const int64_t floats = int64_t{batch_size_} * side_ * side_ * 3;
+    const std::vector<float> x = testing::random_floats(floats, static_cast<uint32_t>(next_));
+    write_floats(x.data(), floats, images);
+    for (int i = 0; i < batch_size_; ++i) labels[i] = static_cast<int32_t>((next_ + i) % kClasses);
+    ++next_;
+    return batch_size_;
+  }
+
+ private:
+  int side_, batch_size_;
+  int64_t batches_;
+  int64_t next_ = 0;
+};
+
+BatchSourceFactory square_images(int side, int batch_size, int64_t batches) {
+  return [=](int, int) { return std::make_unique<SquareImages>(side, batch_size, batches); };
+}
+
+// torchvision's recipes test at another size than they train (train 176, test 224): the trainer
+// compiles its evaluation plans for the test images' side, and its batch buffer holds the larger
+// batch of either kind, here the test batch of 3 images of 12 x 12 (more floats than training's
+// 2 of 8 x 8).
+TEST(Trainer, TestsAtItsOwnImageSize) {
+  TrainerOptions o = small_options(2, 2);
+  o.test_set_batch_size = 3;
+  o.test_image_size = 12;
+  Trainer trainer(build_model("resnet20", kClasses), o, square_images(kSide, 2, 2),
+                  square_images(12, 3, 2));
+  const TrainResult result = trainer.run();
+  EXPECT_EQ(result.final_samples, 2 * 2 * 3);
+  for (int rank = 0; rank < 2; ++rank) {
+    Replica& replica = trainer.replica(rank);
+    const int compiled = replica.compiled_plans();
+    replica.plan_for(Shape{3, 12, 12, 3}, PlanMode::kEval);  // compiled by the test pass
+    EXPECT_EQ(replica.compiled_plans(), compiled) << "rank " << rank;
+    replica.plan_for(Shape{3, kSide, kSide, 3}, PlanMode::kEval);  // never was
+    EXPECT_EQ(replica.compiled_plans(), compiled + 1) << "rank " << rank;
+  }
+}
+
 // A bfloat16 trainer's sources write its batches in bfloat16 (half the buffer): the same steps
 // as float32's but for the rounding of the products' operands.
 TEST(Trainer, BFloat16TrainingTakesFloat32sStepsRounded) {
