@@ -220,6 +220,17 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
                  "Paste a box of the previous image of the batch into each, its area ~ "
                  "Beta(alpha, alpha) (0: off)")
       ->check(float_in(0, 1000));
+  add_switch(app, "--model_ema", t.model_ema.enabled,
+             "Keep an exponential moving average of the weights and BatchNorm statistics "
+             "(torchvision's ExponentialMovingAverage) and evaluate it after each epoch too");
+  CLI::Option* model_ema_steps =
+      app.add_option("--model_ema_steps", t.model_ema.steps,
+                     "--model_ema: training batches between updates of the average")
+          ->transform(integer_in(1, kMaxInt));
+  CLI::Option* model_ema_decay = app.add_option(
+      "--model_ema_decay", t.model_ema.decay,
+      "--model_ema: the decay per update, before torchvision's adjustment for the global batch, "
+      "--model_ema_steps and --num_epochs (above 0, below 1)");
   ScheduleFlags schedule;
   schedule.xla_type =
       app.add_option("--lr_scheduler_type", t.lr_schedule.type,
@@ -331,6 +342,16 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   }
   if (augmix_severity->count() > 0 && policy != "augmix") {
     return fail("--augmix_severity needs --auto_augment=augmix");
+  }
+  if (!t.model_ema.enabled && (model_ema_steps->count() > 0 || model_ema_decay->count() > 0)) {
+    return fail("--model_ema_steps and --model_ema_decay need --model_ema");
+  }
+  if (!(t.model_ema.decay > 0.0 && t.model_ema.decay < 1.0)) {
+    return fail("--model_ema_decay must be above 0 and below 1, got " +
+                std::to_string(t.model_ema.decay));
+  }
+  if (t.model_ema.enabled && f.evaluate) {
+    return fail("--model_ema and --evaluate: --evaluate scores the model's own weights");
   }
   const std::string schedule_problem = lr_schedule_problem(schedule, tv, t.num_epochs);
   if (!schedule_problem.empty()) return fail(schedule_problem);
