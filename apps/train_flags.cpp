@@ -350,6 +350,10 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
     return fail("--model_ema_decay must be above 0 and below 1, got " +
                 std::to_string(t.model_ema.decay));
   }
+  if (t.model_ema.enabled && t.num_epochs == 0) {
+    return fail(
+        "--model_ema needs --num_epochs >= 1: torchvision divides its decay's adjustment by it");
+  }
   if (t.model_ema.enabled && f.evaluate) {
     return fail("--model_ema and --evaluate: --evaluate scores the model's own weights");
   }

@@ -515,6 +515,7 @@ TEST(TrainFlags, ModelEmaTakesTorchvisionsDefaultsAndChecksItsValues) {
     expect_rejected("--model_ema_steps and --model_ema_decay need --model_ema", {flag});
   }
   expect_rejected("--model_ema", {"--model_ema", "--evaluate", "--pretrained=w.safetensors"});
+  expect_rejected("--model_ema needs --num_epochs >= 1", {"--model_ema", "--num_epochs=0"});
 }
 
 }  // namespace
