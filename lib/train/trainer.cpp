@@ -272,7 +272,10 @@ bool Trainer::end_epoch(Core& core, int epoch, RunScores& scores) {
       scores.max_top5 = std::max(scores.max_top5, top5);
     }
     core.best_top1 = scores.max_top1;
-    if (core.ema && (ema = test_ema(core, epoch)).interrupted) return false;
+    if (core.ema) {
+      ema = test_ema(core, epoch);
+      if (ema.interrupted) return false;
+    }
   }
   const int64_t skipped = report_skipped(core, epoch, scores.skipped_images);
   scores.skipped_images = skipped;

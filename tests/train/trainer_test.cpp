@@ -942,5 +942,55 @@ TEST(Trainer, ResumeWithModelEmaRefusesACheckpointWithoutOne) {
   EXPECT_EQ(goes_on.first_epoch(), 3);
 }
 
+// A stop in the average's test pass, after the model's: that epoch is evaluated again on resume,
+// both passes, and the records are those of a run that never stopped.
+TEST(Trainer, AStopInTheModelEmaTestPassIsEvaluatedOnResume) {
+  TrainerOptions o = ema_options(temp_dir("ema_straight_test"));
+  o.num_epochs = 1;
+  o.lr_schedule.torchvision.lr_warmup_epochs = 0;
+  Trainer(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 6)).run();
+
+  std::atomic<bool> stop{false};
+  // The test source's second pass of the epoch is the average's: stop at its batch 3.
+  struct StopInSecondPass : BatchSource {
+    std::unique_ptr<BatchSource> inner;
+    std::atomic<bool>* stop = nullptr;
+    int passes = 0, batch = 0;
+    int64_t batches_per_epoch() const override { return inner->batches_per_epoch(); }
+    void start_epoch(int e) override {
+      ++passes;
+      batch = 0;
+      inner->start_epoch(e);
+    }
+    int next(Elements images, int32_t* labels) override {
+      if (passes == 2 && batch++ == 3) *stop = true;
+      return inner->next(images, labels);
+    }
+  };
+  const BatchSourceFactory stop_in_ema = [&](int rank, int n) -> std::unique_ptr<BatchSource> {
+    auto source = std::make_unique<StopInSecondPass>();
+    source->inner = std::make_unique<SliceSource>(rank, n, 2, 6);
+    source->stop = &stop;
+    return source;
+  };
+  TrainerOptions stopped = o;
+  stopped.logdir = temp_dir("ema_stopped_in_test");
+  stopped.stop_requested = &stop;
+  ASSERT_TRUE(Trainer(build_model("resnet20", kClasses), stopped, slices(2, 3), stop_in_ema)
+                  .run()
+                  .interrupted);
+  EXPECT_TRUE(eval_records(stopped.logdir, "eval_ema").empty());
+  TrainerOptions rest = o;
+  rest.logdir = stopped.logdir;
+  Trainer resumed(build_model("resnet20", kClasses), rest, slices(2, 3), slices(2, 6));
+  resumed.resume(LogDir::latest_checkpoint(rest.logdir));
+  EXPECT_FALSE(resumed.run().interrupted);
+
+  EXPECT_EQ(train_records(rest.logdir), train_records(o.logdir));  // no step trained twice
+  EXPECT_EQ(eval_records(rest.logdir), eval_records(o.logdir));
+  EXPECT_EQ(eval_records(rest.logdir, "eval_ema"), eval_records(o.logdir, "eval_ema"));
+  EXPECT_EQ(eval_records(o.logdir, "eval_ema").size(), 1u);
+}
+
 }  // namespace
 }  // namespace xtrain
