@@ -203,6 +203,7 @@ MemoryPlanOptions memory_plan_options(const TrainFlags& flags, const ProcessGrou
   memory.precision = flags.trainer.precision;
   memory.trains = !flags.evaluate;
   memory.optimizer = flags.trainer.optimizer;
+  memory.model_ema = flags.trainer.model_ema.enabled;
   return memory;
 }
 

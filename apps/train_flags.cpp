@@ -268,6 +268,17 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
                  "Paste a box of the previous image of the batch into each, its area ~ "
                  "Beta(alpha, alpha) (0: off)")
       ->check(float_in(0, 1000));
+  add_switch(app, "--model_ema", t.model_ema.enabled,
+             "Keep an exponential moving average of the weights and BatchNorm statistics "
+             "(torchvision's ExponentialMovingAverage) and evaluate it after each epoch too");
+  CLI::Option* model_ema_steps =
+      app.add_option("--model_ema_steps", t.model_ema.steps,
+                     "--model_ema: training batches between updates of the average")
+          ->transform(integer_in(1, kMaxInt));
+  CLI::Option* model_ema_decay = app.add_option(
+      "--model_ema_decay", t.model_ema.decay,
+      "--model_ema: the decay per update, before torchvision's adjustment for the global batch, "
+      "--model_ema_steps and --num_epochs (above 0, below 1)");
   ScheduleFlags schedule;
   schedule.xla_type =
       app.add_option("--lr_scheduler_type", t.lr_schedule.type,
@@ -413,6 +424,20 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   // The cifar recipe's test images are only normalized, or squared to their side.
   if (val_resize->count() > 0 && f.data.augment != "imagenet") {
     return fail("--val_resize_size needs --augment=imagenet");
+  }
+  if (!t.model_ema.enabled && (model_ema_steps->count() > 0 || model_ema_decay->count() > 0)) {
+    return fail("--model_ema_steps and --model_ema_decay need --model_ema");
+  }
+  if (!(t.model_ema.decay > 0.0 && t.model_ema.decay < 1.0)) {
+    return fail("--model_ema_decay must be above 0 and below 1, got " +
+                std::to_string(t.model_ema.decay));
+  }
+  if (t.model_ema.enabled && t.num_epochs == 0) {
+    return fail(
+        "--model_ema needs --num_epochs >= 1: torchvision divides its decay's adjustment by it");
+  }
+  if (t.model_ema.enabled && f.evaluate) {
+    return fail("--model_ema and --evaluate: --evaluate scores the model's own weights");
   }
   const std::string schedule_problem = lr_schedule_problem(schedule, tv, t.num_epochs);
   if (!schedule_problem.empty()) return fail(schedule_problem);

@@ -18,6 +18,7 @@ namespace xtrain {
 namespace {
 
 const std::string kOptimizerPrefix = "optimizer.";
+const std::string kEmaPrefix = "ema.";
 
 // One tensor of a replica as a checkpoint holds it: where it lives here, how PyTorch sees it.
 struct Slot {
@@ -31,12 +32,14 @@ struct Slot {
   std::vector<int64_t> file_shape() const { return torch_shape(layout, ours); }
 };
 
-// The replica's tensors, then each optimizer state buffer's share of every parameter.
-std::vector<Slot> slots_of(Replica& replica, const std::vector<StateBuffer>& optimizer = {}) {
+// The replica's tensors, then each optimizer state buffer's share of every parameter, then the
+// model average's tensors and its update count.
+std::vector<Slot> slots_of(Replica& replica, const std::vector<StateBuffer>& optimizer = {},
+                           const AveragedModelState* ema = nullptr) {
   ParamStore& store = replica.store();
   const std::vector<Node>& nodes = replica.graph().nodes();
   std::vector<Slot> slots;
-  std::vector<Slot> state;
+  std::vector<Slot> state, averaged;
   for (size_t node = 0; node < nodes.size(); ++node) {
     const int end = store.first_entry(static_cast<int>(node) + 1);
     for (int i = store.first_entry(static_cast<int>(node)); i < end; ++i) {
@@ -55,10 +58,32 @@ std::vector<Slot> slots_of(Replica& replica, const std::vector<StateBuffer>& opt
           state.push_back(std::move(s));
         }
       }
+      if (ema != nullptr) {
+        Slot s = slot;
+        s.name = kEmaPrefix + e.name;
+        switch (e.spec.kind) {
+          case ParamKind::kParameter:
+            s.floats = ema->params + e.offset;
+            break;
+          case ParamKind::kBuffer:
+            s.floats = ema->buffers + e.offset;
+            break;
+          case ParamKind::kCounter:
+            s.counter = ema->counters + e.offset;
+            break;
+        }
+        averaged.push_back(std::move(s));
+      }
       slots.push_back(std::move(slot));
     }
   }
   slots.insert(slots.end(), state.begin(), state.end());
+  slots.insert(slots.end(), averaged.begin(), averaged.end());
+  if (ema != nullptr) {
+    Slot count{kEmaPrefix + "n_averaged", Shape{}};
+    count.counter = ema->n_averaged;
+    slots.push_back(std::move(count));
+  }
   return slots;
 }
 
@@ -97,13 +122,23 @@ std::string name_list(const std::vector<std::string>& names) {
 }
 
 bool is_optimizer_state(const std::string& name) { return name.rfind(kOptimizerPrefix, 0) == 0; }
+bool is_average(const std::string& name) { return name.rfind(kEmaPrefix, 0) == 0; }
 
-// Checks that the file holds exactly the slots (optimizer state aside if ignore_optimizer) with
-// their dtypes and shapes, then copies every tensor in. Returns the classifier's slots skipped
-// (those named classifier + ".").
+// What a load leaves unread in the file: the optimizer's state (--pretrained), a model average
+// (--pretrained, or a resume without --model_ema).
+struct Unread {
+  bool optimizer = false, average = false;
+  bool operator()(const std::string& name) const {
+    return (optimizer && is_optimizer_state(name)) || (average && is_average(name));
+  }
+};
+
+// Checks that the file holds exactly the slots (the unread ones aside) with their dtypes and
+// shapes, then copies every tensor in. Returns the classifier's slots skipped (those named
+// classifier + ".").
 std::vector<std::string> load_slots(const std::string& path, const Safetensors& file,
                                     const std::vector<Slot>& slots, const std::string& classifier,
-                                    bool skip_mismatched_fc, bool ignore_optimizer) {
+                                    bool skip_mismatched_fc, Unread unread) {
   const auto is_fc = [prefix = classifier + "."](const std::string& name) {
     return name.rfind(prefix, 0) == 0;
   };
@@ -125,8 +160,7 @@ std::vector<std::string> load_slots(const std::string& path, const Safetensors& 
     }
   }
   for (const auto& [name, t] : file.tensors) {
-    if (by_name.count(name) == 0 && !(ignore_optimizer && is_optimizer_state(name)))
-      unexpected.push_back(name);
+    if (by_name.count(name) == 0 && !unread(name)) unexpected.push_back(name);
   }
   if (!skip_mismatched_fc) {
     mismatched.insert(mismatched.end(), fc_mismatched.begin(), fc_mismatched.end());
@@ -178,8 +212,9 @@ Safetensors file_of(const std::vector<Slot>& slots, const CheckpointInfo& info) 
 }  // namespace
 
 void save_checkpoint(const std::string& path, Replica& replica,
-                     const std::vector<StateBuffer>& optimizer, const CheckpointInfo& info) {
-  write_safetensors(path, file_of(slots_of(replica, optimizer), info));
+                     const std::vector<StateBuffer>& optimizer, const CheckpointInfo& info,
+                     const AveragedModelState* ema) {
+  write_safetensors(path, file_of(slots_of(replica, optimizer, ema), info));
 }
 
 void save_model(const std::string& path, Replica& replica, const CheckpointInfo& info) {
@@ -187,8 +222,8 @@ void save_model(const std::string& path, Replica& replica, const CheckpointInfo&
 }
 
 CheckpointInfo load_checkpoint(const std::string& path, Replica& replica,
-                               const std::vector<StateBuffer>& optimizer,
-                               const std::string& model) {
+                               const std::vector<StateBuffer>& optimizer, const std::string& model,
+                               const AveragedModelState* ema) {
   const Safetensors file = read_safetensors(path);
   const bool has_optimizer_state =
       std::any_of(file.tensors.begin(), file.tensors.end(),
@@ -223,15 +258,19 @@ CheckpointInfo load_checkpoint(const std::string& path, Replica& replica,
                  "{}: __metadata__ best_top1 is \"{}\", not a number", path, text);
   }
 
-  load_slots(path, file, slots_of(replica, optimizer), replica.graph().classifier(),
-             /*skip_mismatched_fc=*/false, /*ignore_optimizer=*/false);
+  XTRAIN_CHECK(ema == nullptr || file.tensors.count(kEmaPrefix + "n_averaged") > 0,
+               "{} holds no model EMA (it was saved without --model_ema): resume it without "
+               "--model_ema",
+               path);
+  load_slots(path, file, slots_of(replica, optimizer, ema), replica.graph().classifier(),
+             /*skip_mismatched_fc=*/false, Unread{/*optimizer=*/false, /*average=*/ema == nullptr});
   return info;
 }
 
 std::vector<std::string> load_pretrained(const std::string& path, Replica& replica,
                                          bool skip_mismatched_fc) {
   return load_slots(path, read_safetensors(path), slots_of(replica), replica.graph().classifier(),
-                    skip_mismatched_fc, /*ignore_optimizer=*/true);
+                    skip_mismatched_fc, Unread{/*optimizer=*/true, /*average=*/true});
 }
 
 }  // namespace xtrain

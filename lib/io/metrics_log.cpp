@@ -70,7 +70,7 @@ void MetricsLog::append(const TrainRecord& r) {
 
 void MetricsLog::append(const EvalRecord& r) {
   append_line(ordered_json{
-      {"kind", "eval"},
+      {"kind", r.ema ? "eval_ema" : "eval"},
       {"epoch", r.epoch},
       {"top1", r.top1},
       {"top5", r.top5},

@@ -1,5 +1,6 @@
 // Metrics for scripts: metrics.jsonl, one JSON object per training log line and per evaluation,
-// and summary.json at the end of a run. Records carry "kind" ("train" or "eval") so that
+// and summary.json at the end of a run. Records carry "kind" ("train", "eval", or "eval_ema" for
+// an evaluation of the model's average under --model_ema) so that
 // `jq 'select(.kind == "eval") | .top1'` needs no guessing. A NaN or infinite loss is written
 // as null (JSON has no NaN).
 // Not here: when to log or the console lines (lib/train/log_lines.h).
@@ -31,6 +32,7 @@ struct EvalRecord {
   int64_t skipped_images = 0;  // unreadable images left out
   int64_t nonfinite = 0;       // samples whose outputs had a NaN or an infinity (counted wrong)
   int64_t samples = 0;         // samples scored: the accuracies' denominator
+  bool ema = false;            // of the model's average (--model_ema): kind "eval_ema"
 };
 
 struct RunSummary {

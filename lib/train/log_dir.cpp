@@ -80,8 +80,9 @@ std::vector<Scalar> tensorboard_scalars(const TrainRecord& r) {
 }
 
 std::vector<Scalar> tensorboard_scalars(const EvalRecord& r) {
-  return {{"Accuracy/test", static_cast<float>(r.top1)},
-          {"Accuracy/test_top5", static_cast<float>(r.top5)}};
+  const std::string suffix = r.ema ? "_ema" : "";
+  return {{"Accuracy/test" + suffix, static_cast<float>(r.top1)},
+          {"Accuracy/test_top5" + suffix, static_cast<float>(r.top5)}};
 }
 
 LogDir::LogDir(std::string dir, int keep_checkpoints)
@@ -115,10 +116,10 @@ void LogDir::append(const EvalRecord& record) {
 }
 
 void LogDir::save_epoch(Replica& replica, const std::vector<StateBuffer>& optimizer,
-                        const CheckpointInfo& info, bool improved) {
+                        const CheckpointInfo& info, bool improved, const AveragedModelState* ema) {
   std::lock_guard<std::mutex> lock(mutex_);
   const std::string file = path(epoch_file(info.epoch));
-  save_checkpoint(file, replica, optimizer, info);
+  save_checkpoint(file, replica, optimizer, info, ema);
   replace_with_link(file, path(kLast));
   if (improved) save_model(path(kBest), replica, info);
   std::error_code ignored;  // an old file already gone is fine
@@ -126,10 +127,10 @@ void LogDir::save_epoch(Replica& replica, const std::vector<StateBuffer>& optimi
 }
 
 void LogDir::save_last(Replica& replica, const std::vector<StateBuffer>& optimizer,
-                       const CheckpointInfo& info) {
+                       const CheckpointInfo& info, const AveragedModelState* ema) {
   std::lock_guard<std::mutex> lock(mutex_);
-  save_checkpoint(path(kLast), replica, optimizer,
-                  info);  // atomic: replaces the link, not its target
+  save_checkpoint(path(kLast), replica, optimizer, info,
+                  ema);  // atomic: replaces the link, not its target
 }
 
 void LogDir::write_summary(const RunSummary& summary) {

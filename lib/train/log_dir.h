@@ -24,7 +24,8 @@ namespace xtrain {
 // The scalars TensorBoard shows, named as test_train_imagenet.py and torch_xla's test_utils name
 // them where they have them: per training line "Loss/train", "examples/sec" (Rate),
 // "average_examples/sec" (GlobalRate), "LearningRate" and "DataWait/share" at the global step;
-// per evaluation "Accuracy/test" and "Accuracy/test_top5" (percent) at the epoch.
+// per evaluation "Accuracy/test" and "Accuracy/test_top5" (percent) at the epoch, and per
+// evaluation of the model's average (--model_ema) "Accuracy/test_ema" and "Accuracy/test_top5_ema".
 std::vector<Scalar> tensorboard_scalars(const TrainRecord& record);
 std::vector<Scalar> tensorboard_scalars(const EvalRecord& record);
 
@@ -39,14 +40,16 @@ class LogDir {
   void append(const TrainRecord& record);
   // To metrics.jsonl and the event file.
   void append(const EvalRecord& record);
-  // Saves the replica and its optimizer's state after an epoch as checkpoint-epoch-N and
-  // checkpoint-last, and its model alone as model_best when `improved`; removes epoch files
-  // older than the last keep_checkpoints.
+  // Saves the replica, its optimizer's state and its model average (--model_ema; null: none)
+  // after an epoch as checkpoint-epoch-N and checkpoint-last, and its model alone as model_best
+  // when `improved` (the model's weights, never the average's); removes epoch files older than
+  // the last keep_checkpoints.
   void save_epoch(Replica& replica, const std::vector<StateBuffer>& optimizer,
-                  const CheckpointInfo& info, bool improved);
+                  const CheckpointInfo& info, bool improved,
+                  const AveragedModelState* ema = nullptr);
   // Saves checkpoint-last alone, in the middle of an epoch (--checkpoint_steps, Ctrl-C).
   void save_last(Replica& replica, const std::vector<StateBuffer>& optimizer,
-                 const CheckpointInfo& info);
+                 const CheckpointInfo& info, const AveragedModelState* ema = nullptr);
   void write_summary(const RunSummary& summary);
 
   // The newest checkpoint-last.safetensors in dir, for --resume=auto; "" if there is none yet.

@@ -132,6 +132,10 @@ std::string epoch_test_end_line(int epoch, const std::string& time, double accur
   return fmt::format("Epoch {} test end {}, Accuracy={:.2f}", epoch, time, accuracy);
 }
 
+std::string epoch_test_ema_end_line(int epoch, const std::string& time, double accuracy) {
+  return fmt::format("Epoch {} test (EMA) end {}, Accuracy={:.2f}", epoch, time, accuracy);
+}
+
 std::string epoch_top5_line(int epoch, double accuracy, int64_t samples) {
   return fmt::format("Epoch {} test top-5 Accuracy: {:.2f}% of {} samples", epoch, accuracy,
                      samples);

@@ -66,6 +66,9 @@ std::string epoch_train_end_line(int epoch, const std::string& time);
 std::string test_line(int core, int64_t step, int epoch, const std::string& time);
 // "Epoch 1 test end 07:41:10, Accuracy=100.00"
 std::string epoch_test_end_line(int epoch, const std::string& time, double accuracy);
+// "Epoch 1 test (EMA) end 07:42:15, Accuracy=100.00": the model's average (--model_ema), after
+// the model's lines ("Epoch N test end" stays the model's alone).
+std::string epoch_test_ema_end_line(int epoch, const std::string& time, double accuracy);
 // "Epoch 1 test top-5 Accuracy: 100.00% of 50000 samples" (not "Accuracy=", so greps for top-1
 // see one line); the samples scored, unreadable images left out.
 std::string epoch_top5_line(int epoch, double accuracy, int64_t samples);

@@ -12,6 +12,7 @@
 #include "lib/parallel/mesh.h"
 #include "lib/train/batch_buffer.h"
 #include "lib/train/log_lines.h"
+#include "lib/train/model_ema.h"
 
 namespace xtrain {
 namespace {
@@ -97,6 +98,7 @@ CoreMemory MemoryPlan::core(int num_cores, int batch_size) const {
                                         plan(partial(o.partial_test_batch, test_batch), false));
   need.replica = Replica::state_bytes_for(*graph_);
   need.optimizer = optimizer_state_bytes(o.optimizer, ParamStore::sizes_for(*graph_).params);
+  if (o.model_ema) need.ema = ModelEma::bytes_for(ParamStore::sizes_for(*graph_));
   const SourceMemory train = train_source(batch_size), test = test_source();
   // The trainer's batch buffer holds the larger of its training and test batches.
   const BatchBufferSize buffer =

@@ -8,6 +8,7 @@
 //   phase's count: training and testing give the other's arena pages back;
 // - its replica's state (Replica::state_bytes_for): parameters, gradients, buffers;
 // - its optimizer's state (optimizer_state_bytes): momentum, moments;
+// - under --model_ema, its average of the replica (ModelEma::bytes_for): parameters, buffers;
 // - its batches: the buffer the trainer copies batches through (batch_buffer_size, for the
 //   larger of the training and test batches), and what its training and test sources hold
 //   ahead (SourceMemory: a loader's ring, in batches of the flags' sizes);
@@ -33,6 +34,7 @@ struct MemoryPlanOptions {
   Precision precision = Precision::kFloat32;  // bfloat16 plans store some activations in half
   bool trains = true;          // false under --evaluate: no training plan is compiled
   OptimizerOptions optimizer;  // its state is a few floats per parameter
+  bool model_ema = false;      // --model_ema: each core keeps an average of its replica
   PartialBatchSize partial_train_batch, partial_test_batch;  // null: every batch is full
   // What each core's training and test sources take (image folders: their loaders); null: none
   // (--fake_data).
@@ -48,10 +50,11 @@ struct CoreMemory {
   size_t plans = 0;      // the arenas of its compiled plans
   size_t replica = 0;    // parameters, gradients, buffers
   size_t optimizer = 0;  // the optimizer's state
+  size_t ema = 0;        // --model_ema's average of the replica
   size_t batches = 0;    // its batch buffer and what its sources hold ahead
   size_t decoding = 0;   // its sources' decoding allowance
 
-  size_t total() const { return plans + replica + optimizer + batches + decoding; }
+  size_t total() const { return plans + replica + optimizer + ema + batches + decoding; }
 };
 
 class MemoryPlan {

@@ -88,6 +88,8 @@ Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& optio
     const int ordinal = mesh_.ordinal(rank);
     cores_.push_back(std::make_unique<Core>(rank, ordinal, mesh_.threads_per_core(), graph, options,
                                             train(ordinal, world), test(ordinal, world)));
+    cores_[rank]->ema = make_model_ema(options.model_ema, cores_[rank]->replica.store(),
+                                       int64_t{world} * options.batch_size, options.num_epochs);
     // The cores meet in every step's all-reduce, so they must all take the same steps.
     XTRAIN_CHECK(
         cores_[rank]->train->batches_per_epoch() == cores_[0]->train->batches_per_epoch(),
@@ -124,7 +126,8 @@ Optimizer& Trainer::optimizer(int rank) { return *cores_.at(rank)->optimizer; }
 
 void Trainer::resume(const std::string& path) {
   const CheckpointInfo info =
-      load_checkpoint(path, cores_[0]->replica, cores_[0]->optimizer->state(), options_.model);
+      load_checkpoint(path, cores_[0]->replica, cores_[0]->optimizer->state(), options_.model,
+                      cores_[0]->ema_state());
   const ResumePoint point = resume_point(info, path, options_.model, steps_per_epoch());
   // The tensors are float32 either way, so a run may change precision; it is said, not silent.
   const std::string precision = name(options_.precision);
@@ -136,6 +139,7 @@ void Trainer::resume(const std::string& path) {
     if (core->rank != 0) {
       core->replica.copy_state_from(cores_[0]->replica);
       core->optimizer->copy_state_from(*cores_[0]->optimizer);
+      if (core->ema) core->ema->copy_from(*cores_[0]->ema);
     }
     core->global_step = point.global_step;
     core->lr_scheduler->seek(point.global_step);
@@ -166,7 +170,8 @@ int64_t Trainer::test_steps_per_epoch() const { return test_steps(*cores_[0]->te
 void Trainer::save_mid_epoch(Core& core, int epoch) {
   log_dir_->save_last(core.replica, core.optimizer->state(),
                       checkpoint_info(options_.model, options_.flags, options_.precision, epoch - 1,
-                                      core.global_step, core.best_top1));
+                                      core.global_step, core.best_top1),
+                      core.ema_state());
 }
 
 std::vector<std::string> Trainer::load_pretrained(const std::string& path) {
@@ -261,6 +266,7 @@ bool Trainer::tests_after(int epoch) const {
 
 bool Trainer::end_epoch(Core& core, int epoch, RunScores& scores) {
   bool improved = false;
+  TestCounts ema;  // the model average's pass (--model_ema)
   if (tests_after(epoch)) {
     const TestCounts counts = test_epoch(core, epoch);
     if (counts.interrupted) return false;  // an interrupted pass is no evaluation
@@ -274,20 +280,22 @@ bool Trainer::end_epoch(Core& core, int epoch, RunScores& scores) {
       scores.max_top5 = std::max(scores.max_top5, top5);
     }
     core.best_top1 = scores.max_top1;
+    if (core.ema) {
+      ema = test_ema(core, epoch);
+      if (ema.interrupted) return false;
+    }
   }
   const int64_t skipped = report_skipped(core, epoch, scores.skipped_images);
   scores.skipped_images = skipped;
   if (log_dir_ != nullptr && core.rank == 0) {
     // Replicas are bitwise equal, so core 0's is the model; the others wait at the next
     // collective while it writes.
-    const TestCounts& last = scores.last;
-    log_dir_->append(EvalRecord{epoch, last.percent(last.top1), last.percent(last.top5), skipped,
-                                static_cast<int64_t>(last.nonfinite),
-                                static_cast<int64_t>(last.total)});
+    log_dir_->append(scores.last.record(epoch, skipped, /*ema=*/false));
+    if (core.ema && tests_after(epoch)) log_dir_->append(ema.record(epoch, skipped, /*ema=*/true));
     log_dir_->save_epoch(core.replica, core.optimizer->state(),
                          checkpoint_info(options_.model, options_.flags, options_.precision, epoch,
                                          core.global_step, scores.max_top1),
-                         improved);
+                         improved, core.ema_state());
   }
   if (options_.metrics_debug)
     print_once(core, core.rank == 0 ? metrics_report(metrics_, options_.precision) : "");
@@ -405,6 +413,11 @@ bool Trainer::train_epoch(Core& core, int epoch) {
 
     const float lr = core.lr_scheduler->lr();
     const float loss = train_step(core, plan, lr, epoch, step);
+    // torchvision's update, after the step; its epochs count from 0.
+    if (core.ema) {
+      core.ema->after_step(core.replica.store(), step, options_.model_ema.steps,
+                           epoch - 1 < options_.lr_schedule.torchvision.lr_warmup_epochs);
+    }
 
     tracker.add(n);
     core.trained_images += n;

@@ -27,6 +27,7 @@
 #include "lib/train/checkpoint_metadata.h"
 #include "lib/train/log_dir.h"
 #include "lib/train/metrics.h"
+#include "lib/train/model_ema.h"
 #include "lib/train/progress.h"
 #include "lib/train/stop_vote.h"
 
@@ -57,6 +58,7 @@ struct TrainerOptions {
   BatchMixOptions batch_mix;            // --mixup_alpha, --cutmix_alpha
   std::optional<float> clip_grad_norm;  // the all-reduced gradient's largest L2 norm
   LRSchedulerOptions lr_schedule;       // steps_per_epoch is taken from the training data
+  ModelEmaOptions model_ema;            // --model_ema: each core's average, evaluated each epoch
   // Set (e.g. by a signal handler) to stop every core after the current training step or test
   // batch, waking any core that waits for data; may be null.
   const std::atomic<bool>* stop_requested = nullptr;
@@ -148,6 +150,8 @@ class Trainer {
   bool train_epoch(Core& core, int epoch);
   float train_step(Core& core, Plan& plan, float lr, int epoch, int64_t step);
   TestCounts test_epoch(Core& core, int epoch);
+  // The test pass of the core's model average swapped into its replica, and its line.
+  TestCounts test_ema(Core& core, int epoch);
   Plan& plan_for(Core& core, int batch, PlanMode mode);
   static void load_batch(Core& core, Plan& plan, int batch);
   void mix_batch(Core& core, Plan& plan, int batch);

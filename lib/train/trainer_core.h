@@ -21,6 +21,7 @@ struct Trainer::Core {
   // The ordinal-0 core of the job speaks for it: the lines printed once, the logdir.
   bool speaks_for_job() const { return ordinal == 0; }
   Elements images() { return {image_storage.data(), batch_buffer.image_type}; }
+  AveragedModelState* ema_state() { return ema ? ema->state() : nullptr; }  // for checkpoints
 
   const int rank;     // in this process's Mesh
   const int ordinal;  // in the job: its device xla:ordinal, its data shard, its dropout masks
@@ -31,6 +32,7 @@ struct Trainer::Core {
   std::unique_ptr<Optimizer> optimizer;
   std::unique_ptr<BatchSource> train, test;
   std::unique_ptr<LRScheduler> lr_scheduler;
+  std::unique_ptr<ModelEma> ema;  // --model_ema's average of the replica, else null
   // The batch buffer, in its plans' image type (bfloat16 takes half), and its labels
   // (batch_buffer.h).
   const BatchBufferSize batch_buffer;
@@ -51,6 +53,16 @@ struct Trainer::TestCounts {
   bool interrupted = false;  // a stop ended the pass: no counts
 
   double percent(double correct) const { return total > 0 ? 100.0 * correct / total : 0.0; }
+  // Its metrics.jsonl record (kind "eval", or "eval_ema" for the model average's pass).
+  EvalRecord record(int epoch, int64_t skipped_images, bool ema) const {
+    return {epoch,
+            percent(top1),
+            percent(top5),
+            skipped_images,
+            static_cast<int64_t>(nonfinite),
+            static_cast<int64_t>(total),
+            ema};
+  }
   // Whether the pass counts towards the best accuracy and model_best: only when every output
   // was finite, so that a diverged model never scores.
   bool scores() const { return nonfinite == 0; }

@@ -45,6 +45,18 @@ void Trainer::report_test(Core& core, int epoch, const TestCounts& counts) {
   }
 }
 
+Trainer::TestCounts Trainer::test_ema(Core& core, int epoch) {
+  TestCounts counts;
+  {
+    const EmaSwap swap(*core.ema, core.replica.store());
+    counts = test_epoch(core, epoch);
+  }
+  if (!counts.interrupted) {
+    print_once(core, epoch_test_ema_end_line(epoch, clock_time(), counts.percent(counts.top1)));
+  }
+  return counts;
+}
+
 Trainer::TestCounts Trainer::test_epoch(Core& core, int epoch) {
   core.replica.release_plan_memory();  // the training plans' arenas, while testing runs
   BatchSource& source = *core.test;

@@ -550,5 +550,33 @@ TEST(TrainFlags, RandomArgvsParseCleanlyOrFailInOneLine) {
   EXPECT_GE(refused, 2000);
 }
 
+TEST(TrainFlags, ModelEmaTakesTorchvisionsDefaultsAndChecksItsValues) {
+  TrainFlags flags;
+  ASSERT_TRUE(parse({"--fake_data"}, &flags).ok);
+  EXPECT_FALSE(flags.trainer.model_ema.enabled);
+  ASSERT_TRUE(parse({"--fake_data", "--model_ema"}, &flags).ok);
+  EXPECT_TRUE(flags.trainer.model_ema.enabled);
+  EXPECT_EQ(flags.trainer.model_ema.steps, 32);
+  EXPECT_EQ(flags.trainer.model_ema.decay, 0.99998);
+  ASSERT_TRUE(
+      parse({"--fake_data", "--model_ema", "--model_ema_steps=8", "--model_ema_decay=0.999"},
+            &flags)
+          .ok);
+  EXPECT_EQ(flags.trainer.model_ema.steps, 8);
+  EXPECT_EQ(flags.trainer.model_ema.decay, 0.999);
+  expect_rejected("--model_ema_steps", {"--model_ema", "--model_ema_steps=0"});
+  expect_rejected("--model_ema_steps", {"--model_ema", "--model_ema_steps=-3"});
+  expect_rejected("--model_ema_steps", {"--model_ema", "--model_ema_steps=1.5"});
+  for (const char* decay : {"0", "1", "1.5", "-0.1", "nan", "inf"}) {
+    expect_rejected("--model_ema_decay",
+                    {"--model_ema", std::string("--model_ema_decay=") + decay});
+  }
+  for (const char* flag : {"--model_ema_steps=4", "--model_ema_decay=0.9"}) {
+    expect_rejected("--model_ema_steps and --model_ema_decay need --model_ema", {flag});
+  }
+  expect_rejected("--model_ema", {"--model_ema", "--evaluate", "--pretrained=w.safetensors"});
+  expect_rejected("--model_ema needs --num_epochs >= 1", {"--model_ema", "--num_epochs=0"});
+}
+
 }  // namespace
 }  // namespace xtrain

@@ -37,6 +37,12 @@ expect_rejected --num_classes --fake_data --num_classes=0
 expect_rejected --log_steps --fake_data --log_steps=0
 expect_rejected --lr_scheduler_type --fake_data --model=resnet18 --lr_scheduler_type=cosine --num_epochs=1
 expect_rejected --lr_scheduler --fake_data --lr_scheduler=cosine
+expect_rejected --model_ema_steps --fake_data --model_ema --model_ema_steps=0
+expect_rejected --model_ema_steps --fake_data --model_ema --model_ema_steps=99999999999
+expect_rejected --model_ema_decay --fake_data --model_ema --model_ema_decay=1
+expect_rejected --model_ema_decay --fake_data --model_ema --model_ema_decay=nan
+expect_rejected --model_ema --fake_data --model_ema_decay=0.999
+expect_rejected --model_ema --fake_data --model_ema --num_epochs=0
 expect_rejected --lr_milestones --fake_data --lr_scheduler=multisteplr --lr_milestones=225,150
 expect_rejected --lr_scheduler_type --fake_data --lr_scheduler=steplr --lr_scheduler_type=none
 expect_rejected --lr_warmup_epochs --fake_data --lr_scheduler=cosineannealinglr --num_epochs=5 --lr_warmup_epochs=5
@@ -63,8 +69,8 @@ done
 # its spellings of train's flags run.
 expect_error 2 "--model: expected one of alexnet, " "$train" --data-path "$dir/imagenet" \
   --model convnext_tiny --batch-size 128 --opt adamw --mixup-alpha 0.2 --model-ema
-expect_error 2 "--sync-bn, --model-ema: not supported yet" "$train" "${quick[@]}" \
-  --logdir="$dir/logdir" --sync-bn --model-ema
+expect_error 2 "--sync-bn, --cache-dataset: not supported yet" "$train" "${quick[@]}" \
+  --logdir="$dir/logdir" --sync-bn --cache-dataset
 [ ! -e "$dir/logdir" ] || fail "--sync-bn: the logdir was created"
 expect_error 2 "--resume: checkpoint.pth is a PyTorch pickle" "$train" "${quick[@]}" \
   --resume checkpoint.pth

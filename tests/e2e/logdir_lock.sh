@@ -36,9 +36,11 @@ event_files() { find "$run" -name 'events.out.tfevents.*' | sort; }
 start_long_run
 events="$(event_files)"
 metrics="$(cat "$run/metrics.jsonl")"
+# As many epochs as the long run: under load it may finish a few before it is stopped, and a
+# resumed run with nothing left to do would end without looking at the lock.
 for resume in "" --resume=auto; do
   expect_error 1 "train: error: --logdir $run is in use by the run of PID $pid on host $(hostname) (started " \
-    "$train" "${args[@]}" --num_epochs=1 $resume
+    "$train" "${args[@]}" --num_epochs=1000 $resume
 done
 grep -qE "started [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\); give this run another --logdir, or let that one end first$" \
   "$dir/expect.err" || fail "the refusal does not say when the run started and what to do"

@@ -44,8 +44,8 @@ std::unique_ptr<RunState> filled_state(int num_classes, uint32_t seed) {
   return state;
 }
 
-// Every float, counter and momentum value, as bytes.
-std::string state_bytes(RunState& r) {
+// Every float and counter of the replica, as bytes.
+std::string store_bytes(RunState& r) {
   ParamStore& s = r.replica.store();
   std::string out(reinterpret_cast<const char*>(s.params()), s.num_params() * sizeof(float));
   out.append(reinterpret_cast<const char*>(s.buffers()), s.num_buffers() * sizeof(float));
@@ -54,8 +54,13 @@ std::string state_bytes(RunState& r) {
       out.append(reinterpret_cast<const char*>(s.counter(e)), sizeof(int64_t));
     }
   }
-  out.append(reinterpret_cast<const char*>(r.momentum()), s.num_params() * sizeof(float));
   return out;
+}
+
+// Every float, counter and momentum value, as bytes.
+std::string state_bytes(RunState& r) {
+  return store_bytes(r) + std::string(reinterpret_cast<const char*>(r.momentum()),
+                                      r.replica.store().num_params() * sizeof(float));
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -336,6 +341,69 @@ TEST(Checkpoint, ResumeNeedsACheckpointWithMomentumAndMetadata) {
                        }),
                        "checkpoint format version 2"));
   EXPECT_EQ(state_bytes(*target), before);
+}
+
+// --model_ema's average, as the trainer keeps it: arrays laid out as a replica's store (here
+// another run state's store) and a count.
+AveragedModelState average_in(RunState& r, int64_t* n_averaged) {
+  ParamStore& s = r.replica.store();
+  return {s.params(), s.buffers(), s.counters(), n_averaged};
+}
+
+TEST(Checkpoint, ModelAverageIsSavedUnderEmaKeysInTorchLayoutsAndRestored) {
+  testing::TempDir dir;
+  auto saved = filled_state(5, 1);
+  auto average = filled_state(5, 3);
+  int64_t n_averaged = 17;
+  const AveragedModelState ema = average_in(*average, &n_averaged);
+  save_checkpoint(dir.file("ema.safetensors"), saved->replica, saved->sgd.state(), sample_info(),
+                  &ema);
+  // The average's tensors are the model's names under "ema.", as the model's would be saved.
+  save_checkpoint(dir.file("average.safetensors"), average->replica, average->sgd.state(),
+                  sample_info());
+  const Safetensors with = read_safetensors(dir.file("ema.safetensors"));
+  const Safetensors as_model = read_safetensors(dir.file("average.safetensors"));
+  for (const ParamEntry& e : saved->replica.store().entries()) {
+    const SafeTensor& t = with.tensors.at("ema." + e.name);
+    EXPECT_EQ(t.shape, as_model.tensors.at(e.name).shape) << e.name;
+    EXPECT_EQ(t.data, as_model.tensors.at(e.name).data) << e.name;
+  }
+  EXPECT_EQ(with.tensors.at("ema.n_averaged").dtype, DType::kI64);
+
+  auto loaded = filled_state(5, 2);
+  auto loaded_average = filled_state(5, 4);
+  int64_t loaded_n = 0;
+  const AveragedModelState into = average_in(*loaded_average, &loaded_n);
+  load_checkpoint(dir.file("ema.safetensors"), loaded->replica, loaded->sgd.state(), "tiny_resnet",
+                  &into);
+  EXPECT_EQ(state_bytes(*loaded), state_bytes(*saved));
+  EXPECT_EQ(store_bytes(*loaded_average), store_bytes(*average));
+  EXPECT_EQ(loaded_n, 17);
+
+  // Without --model_ema the average is left unread; --pretrained never reads it.
+  auto plain = filled_state(5, 5);
+  load_checkpoint(dir.file("ema.safetensors"), plain->replica, plain->sgd.state(), "tiny_resnet");
+  EXPECT_EQ(state_bytes(*plain), state_bytes(*saved));
+  EXPECT_TRUE(load_pretrained(dir.file("ema.safetensors"), plain->replica, false).empty());
+}
+
+TEST(Checkpoint, ResumeWithAnAverageRefusesAFileWithoutOneNamingModelEma) {
+  testing::TempDir dir;
+  auto saved = filled_state(5, 1);
+  save_checkpoint(dir.file("plain.safetensors"), saved->replica, saved->sgd.state(), sample_info());
+  auto target = filled_state(5, 2);
+  auto average = filled_state(5, 3);
+  int64_t n_averaged = 0;
+  const AveragedModelState ema = average_in(*average, &n_averaged);
+  const std::string before = state_bytes(*target);
+  const std::string message = error_of([&] {
+    load_checkpoint(dir.file("plain.safetensors"), target->replica, target->sgd.state(),
+                    "tiny_resnet", &ema);
+  });
+  EXPECT_TRUE(contains(message, "holds no model EMA")) << message;
+  EXPECT_TRUE(contains(message, "--model_ema")) << message;
+  EXPECT_EQ(state_bytes(*target), before);  // nothing changed
+  EXPECT_EQ(n_averaged, 0);
 }
 
 }  // namespace

@@ -40,6 +40,13 @@ TEST(MetricsLog, OneJsonObjectPerLineReadableAtOnce) {
   EXPECT_EQ(lines[1], json::parse(R"({"kind": "eval", "epoch": 1, "top1": 75.5, "top5": 92.25,
       "skipped_images": 2, "nonfinite": 7, "samples": 98})"));
   EXPECT_TRUE(lines[2]["loss"].is_null());  // JSON has no NaN
+
+  // --model_ema's evaluation: its own kind, so that "eval" stays the model's.
+  log.append(EvalRecord{1, 76.5, 93.25, 2, 0, 98, /*ema=*/true});
+  lines = read_lines(path);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[3], json::parse(R"({"kind": "eval_ema", "epoch": 1, "top1": 76.5,
+      "top5": 93.25, "skipped_images": 2, "nonfinite": 0, "samples": 98})"));
 }
 
 TEST(MetricsLog, AResumedRunAppends) {

@@ -161,6 +161,11 @@ TEST(LogDir, TensorBoardScalarNames) {
   const std::vector<Scalar> expected_eval = {{"Accuracy/test", 75.5f},
                                              {"Accuracy/test_top5", 92.25f}};
   EXPECT_EQ(eval, expected_eval);
+  EvalRecord ema{3, 76.5, 93.25, 0, 0};
+  ema.ema = true;
+  const std::vector<Scalar> expected_ema = {{"Accuracy/test_ema", 76.5f},
+                                            {"Accuracy/test_top5_ema", 93.25f}};
+  EXPECT_EQ(tensorboard_scalars(ema), expected_ema);
 }
 
 }  // namespace

@@ -43,6 +43,12 @@ TEST(LogLines, CappedCoresAndDoesNotFit) {
             "2 cores x batch 128 need 11.0 GB; 2.0 GB is available: use --num_cores=1");
 }
 
+TEST(LogLines, ModelEmaTestLineFollowsTheModelsAndKeepsItsGrepApart) {
+  EXPECT_EQ(epoch_test_end_line(3, "07:41:10", 75.5), "Epoch 3 test end 07:41:10, Accuracy=75.50");
+  EXPECT_EQ(epoch_test_ema_end_line(3, "07:41:12", 76.25),
+            "Epoch 3 test (EMA) end 07:41:12, Accuracy=76.25");
+}
+
 TEST(LogLines, RunLine) {
   RunOutline run;
   run.num_epochs = 18;

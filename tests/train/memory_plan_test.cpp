@@ -15,6 +15,7 @@
 #include "lib/parallel/mesh.h"
 #include "lib/train/batch_buffer.h"
 #include "lib/train/log_lines.h"
+#include "lib/train/model_ema.h"
 #include "models/registry.h"
 #include "tests/test_util.h"
 
@@ -118,6 +119,12 @@ TEST(MemoryPlan, AddsUpWhatEachPartCountsOfItself) {
   EXPECT_EQ(fake.replica, Replica::state_bytes_for(*graph));
   const size_t params = ParamStore::sizes_for(*graph).params;
   EXPECT_EQ(fake.optimizer, params * sizeof(float));  // SGD's momentum
+  EXPECT_EQ(fake.ema, 0u);
+  MemoryPlanOptions averaged = options;
+  averaged.model_ema = true;  // each core's average of its replica
+  const CoreMemory with_ema = MemoryPlan(graph, averaged).core(1, 32);
+  EXPECT_EQ(with_ema.ema, ModelEma::bytes_for(ParamStore::sizes_for(*graph)));
+  EXPECT_EQ(with_ema.total(), partial.total() + with_ema.ema);
   const size_t float_buffer = batch_buffer_size(*graph, Precision::kFloat32, 32, 64).image_bytes();
   EXPECT_EQ(fake.batches, float_buffer);
   EXPECT_EQ(fake.decoding, 0u);

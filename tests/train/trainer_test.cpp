@@ -583,12 +583,13 @@ class PoisonFcBiasAtEpoch : public BatchSource {
   int rank_;
 };
 
-std::vector<nlohmann::json> eval_records(const std::string& logdir) {
+std::vector<nlohmann::json> eval_records(const std::string& logdir,
+                                         const std::string& kind = "eval") {
   std::ifstream in(logdir + "/metrics.jsonl");
   std::vector<nlohmann::json> out;
   for (std::string line; std::getline(in, line);) {
     nlohmann::json j = nlohmann::json::parse(line);
-    if (j["kind"] == "eval") out.push_back(std::move(j));
+    if (j["kind"] == kind) out.push_back(std::move(j));
   }
   return out;
 }
@@ -848,6 +849,197 @@ TEST(Trainer, AStopWakesACoreWaitingForTestData) {
   const BatchSourceFactory stuck = [](int, int) { return std::make_unique<NeverReady>(); };
   EXPECT_TRUE(
       Trainer(build_model("resnet20", kClasses), o, slices(2, 1), stuck).evaluate().interrupted);
+}
+
+// --model_ema with torchvision's warmup: each epoch's test pass of the model, then of its average
+// (kind eval_ema), which is swapped in and out without touching the model: training goes exactly
+// as without it. The warmup epoch's updates restart the average, so its count starts over after.
+TrainerOptions ema_options(const std::string& logdir) {
+  TrainerOptions o = small_options(2, 2);
+  o.num_epochs = 2;
+  o.log_steps = 1;
+  o.model = "resnet20";
+  o.lr_schedule.type = "none";
+  o.lr_schedule.torchvision.lr_scheduler = "steplr";
+  o.lr_schedule.torchvision.lr_warmup_epochs = 1;
+  o.model_ema.enabled = true;
+  o.model_ema.steps = 2;    // batches 0 and 2 of the 3 of an epoch
+  o.model_ema.decay = 0.9;  // adjusted for 4 images x 2 steps / 2 epochs: 0.6
+  o.logdir = logdir;
+  return o;
+}
+
+int64_t n_averaged_in(const std::string& checkpoint) {
+  const Safetensors file = read_safetensors(checkpoint);
+  const SafeTensor& t = file.tensors.at("ema.n_averaged");
+  int64_t n = -1;
+  std::memcpy(&n, t.data.data(), sizeof(n));
+  return n;
+}
+
+TEST(Trainer, ModelEmaIsEvaluatedEachEpochAndLeavesTrainingAlone) {
+  const TrainerOptions o = ema_options(temp_dir("ema"));
+  Trainer with_ema(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 1));
+  const TrainResult result = with_ema.run();
+  TrainerOptions plain = o;
+  plain.model_ema = ModelEmaOptions{};
+  plain.logdir = temp_dir("no_ema");
+  Trainer without(build_model("resnet20", kClasses), plain, slices(2, 3), slices(2, 1));
+  const TrainResult plain_result = without.run();
+
+  EXPECT_EQ(train_records(o.logdir), train_records(plain.logdir));
+  EXPECT_EQ(result.max_top1, plain_result.max_top1);  // Max Accuracy stays the model's
+  for (int rank = 0; rank < 2; ++rank) {
+    EXPECT_EQ(params_of(with_ema, rank), params_of(without, rank)) << "replica " << rank;
+  }
+  const std::vector<nlohmann::json> model = eval_records(o.logdir);
+  const std::vector<nlohmann::json> ema = eval_records(o.logdir, "eval_ema");
+  ASSERT_EQ(ema.size(), 2u);
+  ASSERT_EQ(model.size(), 2u);
+  for (size_t i = 0; i < ema.size(); ++i) {
+    EXPECT_EQ(ema[i]["epoch"], model[i]["epoch"]);
+    EXPECT_EQ(ema[i]["samples"], model[i]["samples"]);
+  }
+  EXPECT_TRUE(eval_records(plain.logdir, "eval_ema").empty());
+
+  EXPECT_EQ(n_averaged_in(o.logdir + "/checkpoint-epoch-1.safetensors"), 0);  // warmup
+  EXPECT_EQ(n_averaged_in(o.logdir + "/checkpoint-epoch-2.safetensors"), 2);
+  const Safetensors last = read_safetensors(o.logdir + "/checkpoint-last.safetensors");
+  const Safetensors best = read_safetensors(o.logdir + "/model_best.safetensors");
+  for (const ParamEntry& e : with_ema.replica(0).store().entries()) {
+    const SafeTensor& average = last.tensors.at("ema." + e.name);
+    EXPECT_EQ(average.shape, last.tensors.at(e.name).shape) << e.name;
+    EXPECT_EQ(best.tensors.count("ema." + e.name), 0u) << "model_best holds the model alone";
+  }
+  // The average moved away from the model it last copied.
+  const std::string weight = "conv1.weight";
+  EXPECT_NE(last.tensors.at("ema." + weight).data, last.tensors.at(weight).data);
+}
+
+// A run stopped mid-epoch and resumed evaluates the same average as one that never stopped.
+TEST(Trainer, ResumingMidEpochWithModelEmaIsExact) {
+  const TrainerOptions o = ema_options(temp_dir("ema_straight"));
+  Trainer(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 1)).run();
+
+  std::atomic<bool> stop{false};
+  std::atomic<int> given_after_stop{0};
+  TrainerOptions interrupted = ema_options(temp_dir("ema_interrupted"));
+  interrupted.stop_requested = &stop;
+  // in the second epoch, after its first step (an update of the average)
+  const BatchSourceFactory stop_at = [&](int rank, int n) -> std::unique_ptr<BatchSource> {
+    auto source = std::make_unique<SliceSource>(rank, n, 2, 3);
+    struct SecondEpoch : BatchSource {
+      std::unique_ptr<BatchSource> inner;
+      std::atomic<bool>* stop;
+      int epoch = 0, batch = 0;
+      int64_t batches_per_epoch() const override { return inner->batches_per_epoch(); }
+      void start_epoch(int e) override {
+        epoch = e;
+        batch = 0;
+        inner->start_epoch(e);
+      }
+      int next(Elements images, int32_t* labels) override {
+        if (epoch == 2 && batch++ == 1) *stop = true;
+        return inner->next(images, labels);
+      }
+    };
+    auto wrapped = std::make_unique<SecondEpoch>();
+    wrapped->inner = std::move(source);
+    wrapped->stop = &stop;
+    return wrapped;
+  };
+  EXPECT_TRUE(Trainer(build_model("resnet20", kClasses), interrupted, stop_at, slices(2, 1))
+                  .run()
+                  .interrupted);
+  TrainerOptions rest = ema_options(interrupted.logdir);
+  Trainer resumed(build_model("resnet20", kClasses), rest, slices(2, 3), slices(2, 1));
+  resumed.resume(LogDir::latest_checkpoint(rest.logdir));
+  resumed.run();
+
+  EXPECT_EQ(train_records(rest.logdir), train_records(o.logdir));
+  EXPECT_EQ(eval_records(rest.logdir, "eval_ema"), eval_records(o.logdir, "eval_ema"));
+  const Safetensors a = read_safetensors(o.logdir + "/checkpoint-last.safetensors");
+  const Safetensors b = read_safetensors(rest.logdir + "/checkpoint-last.safetensors");
+  for (const auto& [name, tensor] : a.tensors) {
+    if (name.rfind("ema.", 0) != 0) continue;
+    ASSERT_EQ(b.tensors.count(name), 1u) << name;
+    EXPECT_EQ(b.tensors.at(name).data, tensor.data) << name;
+  }
+}
+
+// torchvision's script fails on a checkpoint without "model_ema" under --model-ema; here the
+// error says so in one line. Without --model_ema, a checkpoint's average is left unread.
+TEST(Trainer, ResumeWithModelEmaRefusesACheckpointWithoutOne) {
+  TrainerOptions o = ema_options(temp_dir("ema_refused"));
+  o.model_ema = ModelEmaOptions{};
+  o.num_epochs = 1;
+  o.lr_schedule.torchvision = TorchvisionLROptions{};
+  Trainer(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 1)).run();
+  TrainerOptions with_ema = ema_options(o.logdir);
+  Trainer resumed(build_model("resnet20", kClasses), with_ema, slices(2, 3), slices(2, 1));
+  const std::string message =
+      testing::error_of([&] { resumed.resume(LogDir::latest_checkpoint(o.logdir)); });
+  EXPECT_NE(message.find("holds no model EMA"), std::string::npos) << message;
+  EXPECT_NE(message.find("without --model_ema"), std::string::npos) << message;
+
+  const TrainerOptions averaged = ema_options(temp_dir("ema_ignored"));
+  Trainer(build_model("resnet20", kClasses), averaged, slices(2, 3), slices(2, 1)).run();
+  TrainerOptions plain = averaged;
+  plain.model_ema = ModelEmaOptions{};
+  plain.num_epochs = 3;
+  Trainer goes_on(build_model("resnet20", kClasses), plain, slices(2, 3), slices(2, 1));
+  goes_on.resume(LogDir::latest_checkpoint(averaged.logdir));
+  EXPECT_EQ(goes_on.first_epoch(), 3);
+}
+
+// A stop in the average's test pass, after the model's: that epoch is evaluated again on resume,
+// both passes, and the records are those of a run that never stopped.
+TEST(Trainer, AStopInTheModelEmaTestPassIsEvaluatedOnResume) {
+  TrainerOptions o = ema_options(temp_dir("ema_straight_test"));
+  o.num_epochs = 1;
+  o.lr_schedule.torchvision.lr_warmup_epochs = 0;
+  Trainer(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 6)).run();
+
+  std::atomic<bool> stop{false};
+  // The test source's second pass of the epoch is the average's: stop at its batch 3.
+  struct StopInSecondPass : BatchSource {
+    std::unique_ptr<BatchSource> inner;
+    std::atomic<bool>* stop = nullptr;
+    int passes = 0, batch = 0;
+    int64_t batches_per_epoch() const override { return inner->batches_per_epoch(); }
+    void start_epoch(int e) override {
+      ++passes;
+      batch = 0;
+      inner->start_epoch(e);
+    }
+    int next(Elements images, int32_t* labels) override {
+      if (passes == 2 && batch++ == 3) *stop = true;
+      return inner->next(images, labels);
+    }
+  };
+  const BatchSourceFactory stop_in_ema = [&](int rank, int n) -> std::unique_ptr<BatchSource> {
+    auto source = std::make_unique<StopInSecondPass>();
+    source->inner = std::make_unique<SliceSource>(rank, n, 2, 6);
+    source->stop = &stop;
+    return source;
+  };
+  TrainerOptions stopped = o;
+  stopped.logdir = temp_dir("ema_stopped_in_test");
+  stopped.stop_requested = &stop;
+  ASSERT_TRUE(Trainer(build_model("resnet20", kClasses), stopped, slices(2, 3), stop_in_ema)
+                  .run()
+                  .interrupted);
+  EXPECT_TRUE(eval_records(stopped.logdir, "eval_ema").empty());
+  TrainerOptions rest = o;
+  rest.logdir = stopped.logdir;
+  Trainer resumed(build_model("resnet20", kClasses), rest, slices(2, 3), slices(2, 6));
+  resumed.resume(LogDir::latest_checkpoint(rest.logdir));
+  EXPECT_FALSE(resumed.run().interrupted);
+
+  EXPECT_EQ(train_records(rest.logdir), train_records(o.logdir));  // no step trained twice
+  EXPECT_EQ(eval_records(rest.logdir), eval_records(o.logdir));
+  EXPECT_EQ(eval_records(rest.logdir, "eval_ema"), eval_records(o.logdir, "eval_ema"));
+  EXPECT_EQ(eval_records(o.logdir, "eval_ema").size(), 1u);
 }
 
 }  // namespace
