@@ -72,34 +72,6 @@ std::vector<std::string> with_data_path(std::vector<std::string> args) {
   return args;
 }
 
-// The flags of "--a, --b: not supported yet ..." (the line, less "train: error: ").
-std::vector<std::string> named_as_lacking(const std::string& err) {
-  const std::string prefix = "train: error: ";
-  const size_t end = err.find(": not supported yet");
-  if (err.rfind(prefix, 0) != 0 || end == std::string::npos) return {};
-  std::vector<std::string> names;
-  std::istringstream in(err.substr(prefix.size(), end - prefix.size()));
-  for (std::string name; std::getline(in, name, ',');) {
-    names.push_back(name.substr(name.find_first_not_of(' ')));
-  }
-  return names;
-}
-
-// args without the flags (and their values) named, as "--flag", "--flag=v" or "--flag v".
-std::vector<std::string> without(const std::vector<std::string>& args,
-                                 const std::vector<std::string>& flags) {
-  std::vector<std::string> kept;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string name = args[i].substr(0, args[i].find('='));
-    if (std::find(flags.begin(), flags.end(), name) == flags.end()) {
-      kept.push_back(args[i]);
-    } else if (name == args[i] && i + 1 < args.size() && args[i + 1].rfind("-", 0) != 0) {
-      ++i;  // its value
-    }
-  }
-  return kept;
-}
-
 TEST(TorchvisionFlags, EveryFlagTakesHyphensForUnderscoresInItsNameOnly) {
   TrainFlags help_flags;
   const ParseOutcome help = parse({"--help"}, &help_flags);
@@ -280,19 +252,11 @@ TEST(TorchvisionRecipes, ModelsTrainLacksAreRefusedAsModelsFirst) {
   }
 }
 
-// ResNet-50's recipe: the flags train lacks, all in one line; without them, the settings asked.
-TEST(TorchvisionRecipes, ResNet50V2RunsWithoutTheFeaturesTrainLacks) {
+// ResNet-50's recipe runs as published: every flag it uses reads as train's.
+TEST(TorchvisionRecipes, ResNet50V2ReadsAsPublished) {
   const std::vector<std::string> args = with_data_path(after_train_py(kResNet50V2));
   TrainFlags flags;
-  const ParseOutcome o = parse(args, &flags);
-  expect_one_line_error(o, "train", "resnet50 recipe");
-  const std::vector<std::string> lacking = named_as_lacking(o.err);
-  for (const std::string flag :
-       {"--mixup-alpha", "--cutmix-alpha", "--model-ema", "--ra-sampler", "--ra-reps"}) {
-    EXPECT_NE(std::find(lacking.begin(), lacking.end(), flag), lacking.end()) << flag << o.err;
-  }
-  const std::vector<std::string> rest = without(args, lacking);
-  ASSERT_TRUE(parse(rest, &flags).ok) << ::testing::PrintToString(rest);
+  ASSERT_TRUE(parse(args, &flags).ok) << ::testing::PrintToString(args);
   const TrainerOptions& t = flags.trainer;
   EXPECT_EQ(flags.model, "resnet50");
   EXPECT_EQ(flags.data.datadir, "/data/imagenet");
@@ -311,6 +275,10 @@ TEST(TorchvisionRecipes, ResNet50V2RunsWithoutTheFeaturesTrainLacks) {
   EXPECT_FLOAT_EQ(t.label_smoothing, 0.1f);
   EXPECT_EQ(t.optimizer.name, "sgd");  // torchvision's default, and train's
   EXPECT_FLOAT_EQ(t.optimizer.momentum, 0.9f);
+  EXPECT_EQ(t.batch_mix.mixup_alpha, 0.2f);
+  EXPECT_EQ(t.batch_mix.cutmix_alpha, 1.0f);
+  EXPECT_TRUE(t.model_ema.enabled);
+  EXPECT_EQ(flags.data.ra_reps, 4);
 }
 
 // The flags of the other recipes, with a model train has: the same settings as train's spellings.
@@ -325,24 +293,34 @@ TEST(TorchvisionRecipes, OtherRecipesFlagsReadAsTrainsWithAModelTrainHas) {
       {"--model=resnet50", "--num_epochs=100", "--batch_size=128", "--weight_decay=0.00005",
        "--lr=0.8", "--lr_scheduler=cosineannealinglr", "--lr_warmup_method=linear",
        "--lr_warmup_epochs=5", "--lr_warmup_decay=0.1", "--datadir=/data/imagenet"});
-  const std::vector<std::string> lacking = {
-      "--mixup-alpha", "--cutmix-alpha",    "--model-ema",       "--ra-sampler",
-      "--ra-reps",     "--train-crop-size", "--val-resize-size", "--clip-grad-norm"};
-  expect_refused("not supported yet", with_resnet50(kConvNeXtTiny));
+  expect_same_as(with_resnet50(kConvNeXtTiny), {"--model=resnet50",
+                                                "--batch_size=128",
+                                                "--opt=adamw",
+                                                "--lr=1e-3",
+                                                "--lr_scheduler=cosineannealinglr",
+                                                "--lr_warmup_epochs=5",
+                                                "--lr_warmup_method=linear",
+                                                "--auto_augment=ta_wide",
+                                                "--num_epochs=600",
+                                                "--random_erase=0.1",
+                                                "--label_smoothing=0.1",
+                                                "--mixup_alpha=0.2",
+                                                "--cutmix_alpha=1.0",
+                                                "--weight_decay=0.05",
+                                                "--norm_weight_decay=0.0",
+                                                "--train_crop_size=176",
+                                                "--model_ema",
+                                                "--val_resize_size=232",
+                                                "--ra_sampler",
+                                                "--ra_reps=4",
+                                                "--datadir=/data/imagenet"});
   expect_same_as(
-      without(with_resnet50(kConvNeXtTiny), lacking),
-      {"--model=resnet50", "--batch_size=128", "--opt=adamw", "--lr=1e-3",
-       "--lr_scheduler=cosineannealinglr", "--lr_warmup_epochs=5", "--lr_warmup_method=linear",
-       "--auto_augment=ta_wide", "--num_epochs=600", "--random_erase=0.1", "--label_smoothing=0.1",
-       "--weight_decay=0.05", "--norm_weight_decay=0.0", "--datadir=/data/imagenet"});
-  // ViT's RandAugment (--auto-augment ra) is a value of train's --auto_augment, checked as one.
-  expect_same_as(
-      without(with_resnet50(kViTB16), {"--mixup-alpha", "--cutmix-alpha", "--model-ema",
-                                       "--ra-sampler", "--clip-grad-norm", "--auto-augment"}),
+      with_resnet50(kViTB16),
       {"--model=resnet50", "--num_epochs=300", "--batch_size=512", "--opt=adamw", "--lr=0.003",
        "--weight_decay=0.3", "--lr_scheduler=cosineannealinglr", "--lr_warmup_method=linear",
        "--lr_warmup_epochs=30", "--lr_warmup_decay=0.033", "--bf16", "--label_smoothing=0.11",
-       "--datadir=/data/imagenet"});
+       "--mixup_alpha=0.2", "--auto_augment=ra", "--clip_grad_norm=1", "--ra_sampler",
+       "--cutmix_alpha=1.0", "--model_ema", "--datadir=/data/imagenet"});
 }
 
 }  // namespace
