@@ -7,21 +7,20 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "lib/graph/graph_builder.h"
+#include "tests/models/golden_file.h"
 
 namespace xtrain {
 namespace {
 
-nlohmann::json golden() {
-  const std::string path = std::string(XTRAIN_SOURCE_DIR) + "/tests/golden/model_ema.json";
-  std::ifstream file(path);
-  EXPECT_TRUE(file.good()) << path << " is missing: run scripts/make_ema_golden.py";
-  return nlohmann::json::parse(file);
+// Read once, and a reference: a loop over one of its parts outlives no temporary.
+const nlohmann::json& golden() {
+  static const nlohmann::json file = testing::load_golden_file("model_ema.json");
+  return file;
 }
 
 // The golden's model: Conv2d(3, 4, 3, bias=False), BatchNorm2d(4), pooling, Linear(4, 3).
