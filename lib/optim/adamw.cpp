@@ -3,14 +3,10 @@
 #include <Eigen/Core>
 #include <cmath>
 
-#include "lib/optim/exact_sqrt.h"
-
 namespace xtrain {
 
 AdamW::AdamW(std::vector<ParamTensor> tensors)
-    : tensors_(std::move(tensors)),
-      exp_avg_(covered_floats(tensors_)),
-      exp_avg_sq_(covered_floats(tensors_)) {}
+    : Optimizer(std::move(tensors)), exp_avg_(num_params()), exp_avg_sq_(num_params()) {}
 
 void AdamW::step(float* params, const float* grads, float lr, int64_t step, const Exec& ex) {
   const auto beta1 = static_cast<float>(kBeta1), beta2 = static_cast<float>(kBeta2);
@@ -20,7 +16,8 @@ void AdamW::step(float* params, const float* grads, float lr, int64_t step, cons
   const auto step_size = static_cast<float>(-(double{lr} / correction1));
   const auto root_correction2 = static_cast<float>(std::sqrt(correction2));
   const auto eps = static_cast<float>(kEps);
-  for_each_tensor_part(ex, tensors_, [&](int64_t begin, int64_t end, const ParamTensor& t) {
+  for_each_tensor_part(ex, tensors(), [&](int64_t begin, int64_t end, size_t i) {
+    const ParamTensor& t = tensors()[i];
     const Eigen::Index n = end - begin;
     Eigen::Map<Eigen::ArrayXf> p(params + begin, n), m(exp_avg_.data() + begin, n),
         v(exp_avg_sq_.data() + begin, n);
@@ -28,7 +25,7 @@ void AdamW::step(float* params, const float* grads, float lr, int64_t step, cons
     p *= static_cast<float>(1 - double{lr} * t.weight_decay);
     m = m * beta1 + rest1 * g;
     v = v * beta2 + rest2 * g * g;
-    p += step_size * m / (v.unaryExpr(ExactSqrt()) / root_correction2 + eps);
+    p += step_size * m / (v.sqrt() / root_correction2 + eps);
   });
 }
 

@@ -24,7 +24,6 @@ class AdamW : public Optimizer {
   std::vector<StateBuffer> state() override;
 
  private:
-  std::vector<ParamTensor> tensors_;
   AlignedBuffer exp_avg_, exp_avg_sq_;
 };
 

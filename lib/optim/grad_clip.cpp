@@ -6,19 +6,18 @@
 
 namespace xtrain {
 
-double clip_grad_norm(float* grads, const std::vector<ParamTensor>& tensors, float max_norm,
-                      const Exec& ex) {
-  std::vector<double> squares(tensors.size());
+double GradNormClip::clip(float* grads, const std::vector<ParamTensor>& tensors, const Exec& ex) {
+  squares_.resize(tensors.size());
   for_each_tensor(ex, tensors, [&](size_t i) {
     const double norm = l2_norm(grads + tensors[i].offset, tensors[i].size);
-    squares[i] = norm * norm;
+    squares_[i] = norm * norm;
   });
   double sum = 0.0;
-  for (double s : squares) sum += s;
+  for (double s : squares_) sum += s;
   const double total = std::sqrt(sum);
-  const auto scale = static_cast<float>(std::min(1.0, max_norm / (total + 1e-6)));
+  const auto scale = static_cast<float>(std::min(1.0, max_norm_ / (total + 1e-6)));
   if (scale < 1.0f) {
-    for_each_tensor_part(ex, tensors, [&](int64_t begin, int64_t end, const ParamTensor&) {
+    for_each_tensor_part(ex, tensors, [&](int64_t begin, int64_t end, size_t) {
       Eigen::Map<Eigen::ArrayXf>(grads + begin, end - begin) *= scale;
     });
   }

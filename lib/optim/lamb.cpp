@@ -3,8 +3,6 @@
 #include <Eigen/Core>
 #include <cmath>
 
-#include "lib/optim/exact_sqrt.h"
-
 namespace xtrain {
 namespace {
 
@@ -17,17 +15,17 @@ struct Corrections {
 // maps live.
 template <typename Map>
 auto update_of(const Map& m, const Map& v, const Map& w, const Corrections& c, float weight_decay) {
-  return (m * c.first) / ((v * c.second).unaryExpr(ExactSqrt()) + static_cast<float>(LAMB::kEps)) +
+  return (m * c.first) / ((v * c.second).sqrt() + static_cast<float>(LAMB::kEps)) +
          weight_decay * w;
 }
 
 }  // namespace
 
 LAMB::LAMB(std::vector<ParamTensor> tensors)
-    : tensors_(std::move(tensors)),
-      tensor_lr_(tensors_.size()),
-      exp_avg_(covered_floats(tensors_)),
-      exp_avg_sq_(covered_floats(tensors_)) {}
+    : Optimizer(std::move(tensors)),
+      tensor_lr_(Optimizer::tensors().size()),
+      exp_avg_(num_params()),
+      exp_avg_sq_(num_params()) {}
 
 void LAMB::step(float* params, const float* grads, float lr, int64_t step, const Exec& ex) {
   const auto beta1 = static_cast<float>(kBeta1), beta2 = static_cast<float>(kBeta2);
@@ -36,15 +34,15 @@ void LAMB::step(float* params, const float* grads, float lr, int64_t step, const
                       static_cast<float>(1 / (1 - std::pow(kBeta2, static_cast<double>(step))))};
   float* m = exp_avg_.data();
   float* v = exp_avg_sq_.data();
-  for_each_tensor_part(ex, tensors_, [&](int64_t begin, int64_t end, const ParamTensor&) {
+  for_each_tensor_part(ex, tensors(), [&](int64_t begin, int64_t end, size_t) {
     const Eigen::Index n = end - begin;
     Eigen::Map<Eigen::ArrayXf> mm(m + begin, n), vv(v + begin, n);
     const Eigen::Map<const Eigen::ArrayXf> g(grads + begin, n);
     mm = mm * beta1 + rest1 * g;
     vv = vv * beta2 + rest2 * g * g;
   });
-  for_each_tensor(ex, tensors_, [&](size_t i) {
-    const ParamTensor& t = tensors_[i];
+  for_each_tensor(ex, tensors(), [&](size_t i) {
+    const ParamTensor& t = tensors()[i];
     double trust = 1.0;
     if (t.adapted) {
       const auto n = static_cast<Eigen::Index>(t.size);
@@ -57,11 +55,12 @@ void LAMB::step(float* params, const float* grads, float lr, int64_t step, const
     }
     tensor_lr_[i] = static_cast<float>(lr * trust);
   });
-  for_each_tensor_part(ex, tensors_, [&](int64_t begin, int64_t end, const ParamTensor& t) {
+  for_each_tensor_part(ex, tensors(), [&](int64_t begin, int64_t end, size_t i) {
+    const ParamTensor& t = tensors()[i];
     const Eigen::Index n = end - begin;
     const Eigen::Map<const Eigen::ArrayXf> mm(m + begin, n), vv(v + begin, n), w(params + begin, n);
     Eigen::Map<Eigen::ArrayXf> p(params + begin, n);  // w's elements: each read before written
-    p -= tensor_lr_[&t - tensors_.data()] * update_of(mm, vv, w, c, t.weight_decay);
+    p -= tensor_lr_[i] * update_of(mm, vv, w, c, t.weight_decay);
   });
 }
 

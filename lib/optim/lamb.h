@@ -26,7 +26,6 @@ class LAMB : public Optimizer {
   std::vector<StateBuffer> state() override;
 
  private:
-  std::vector<ParamTensor> tensors_;
   std::vector<float> tensor_lr_;  // this step's lr * trust of each tensor
   AlignedBuffer exp_avg_, exp_avg_sq_;
 };

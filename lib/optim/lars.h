@@ -26,7 +26,6 @@ class LARS : public Optimizer {
   float momentum_;
   bool nesterov_;
   float trust_coefficient_;
-  std::vector<ParamTensor> tensors_;
   std::vector<float> tensor_lr_;  // this step's lr_w of each tensor
   AlignedBuffer momentum_buffer_;
 };

@@ -84,6 +84,9 @@ const std::vector<std::string>& optimizer_names() {
   return names;
 }
 
+Optimizer::Optimizer(std::vector<ParamTensor> tensors)
+    : tensors_(std::move(tensors)), num_params_(covered_floats(tensors_)) {}
+
 void Optimizer::copy_state_from(Optimizer& other) {
   const std::vector<StateBuffer> from = other.state(), to = state();
   XTRAIN_CHECK(from.size() == to.size(), "copy_state_from needs an optimizer of the same kind");

@@ -50,6 +50,18 @@ class Optimizer {
   // Takes the state of an optimizer of the same kind over the same parameters (the replicas of a
   // resumed run).
   void copy_state_from(Optimizer& other);
+
+  // The parameter tensors it steps, end to end over the flat buffer.
+  const std::vector<ParamTensor>& tensors() const { return tensors_; }
+  size_t num_params() const { return num_params_; }
+
+ protected:
+  // Over the flat buffer the tensors cover (checked here, once).
+  explicit Optimizer(std::vector<ParamTensor> tensors);
+
+ private:
+  std::vector<ParamTensor> tensors_;
+  size_t num_params_;
 };
 
 // The optimizer options.name says, over the flat buffer the tensors cover; throws naming --opt

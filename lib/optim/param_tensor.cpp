@@ -20,8 +20,9 @@ size_t covered_floats(const std::vector<ParamTensor>& tensors) {
 }
 
 void for_each_tensor_part(const Exec& ex, const std::vector<ParamTensor>& tensors,
-                          const std::function<void(int64_t, int64_t, const ParamTensor&)>& fn) {
-  const int64_t n = static_cast<int64_t>(covered_floats(tensors));
+                          const std::function<void(int64_t, int64_t, size_t)>& fn) {
+  if (tensors.empty()) return;
+  const int64_t n = static_cast<int64_t>(tensors.back().offset + tensors.back().size);
   parallel_for(
       ex, n,
       [&](int64_t begin, int64_t end) {
@@ -33,7 +34,7 @@ void for_each_tensor_part(const Exec& ex, const std::vector<ParamTensor>& tensor
                  1;
         for (int64_t b = begin; b < end; ++t) {
           const int64_t e = std::min(end, static_cast<int64_t>(t->offset + t->size));
-          fn(b, e, *t);
+          fn(b, e, static_cast<size_t>(t - tensors.begin()));
           b = e;
         }
       },

@@ -24,11 +24,12 @@ struct ParamTensor {
 // The floats the tensors cover; throws unless they lie end to end from offset 0.
 size_t covered_floats(const std::vector<ParamTensor>& tensors);
 
-// Calls fn(begin, end, tensor) for the parts [begin, end) of the flat buffer that each tensor
-// holds, over the whole buffer, in contiguous chunks split over ex's threads: an element-wise
-// update at each tensor's own settings. Which thread takes a part never changes its result.
+// Calls fn(begin, end, i) for the parts [begin, end) of the flat buffer that each tensor i holds,
+// over the whole buffer (tensors end to end, as covered_floats checks), in contiguous chunks split
+// over ex's threads: an element-wise update at each tensor's own settings. Which thread takes a
+// part never changes its result.
 void for_each_tensor_part(const Exec& ex, const std::vector<ParamTensor>& tensors,
-                          const std::function<void(int64_t, int64_t, const ParamTensor&)>& fn);
+                          const std::function<void(int64_t, int64_t, size_t)>& fn);
 
 // Calls fn(i) for every tensor i, whole tensors split over ex's threads: a per-tensor reduction
 // (a norm) whose order within the tensor is fixed, so its result is the same on any thread count.

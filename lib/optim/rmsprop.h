@@ -25,7 +25,6 @@ class RMSprop : public Optimizer {
 
  private:
   float momentum_;
-  std::vector<ParamTensor> tensors_;
   AlignedBuffer square_avg_, momentum_buffer_;  // the latter empty without momentum
 };
 

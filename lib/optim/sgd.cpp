@@ -5,14 +5,15 @@
 namespace xtrain {
 
 SGD::SGD(float momentum, bool nesterov, std::vector<ParamTensor> tensors)
-    : momentum_(momentum),
+    : Optimizer(std::move(tensors)),
+      momentum_(momentum),
       nesterov_(nesterov),
-      tensors_(std::move(tensors)),
-      momentum_buffer_(covered_floats(tensors_)) {}
+      momentum_buffer_(num_params()) {}
 
 void SGD::step(float* params, const float* grads, float lr, int64_t, const Exec& ex) {
   const float mu = momentum_;
-  for_each_tensor_part(ex, tensors_, [&](int64_t begin, int64_t end, const ParamTensor& t) {
+  for_each_tensor_part(ex, tensors(), [&](int64_t begin, int64_t end, size_t i) {
+    const ParamTensor& t = tensors()[i];
     Eigen::Map<Eigen::ArrayXf> p(params + begin, end - begin);
     Eigen::Map<Eigen::ArrayXf> buf(momentum_buffer_.data() + begin, end - begin);
     const Eigen::Map<const Eigen::ArrayXf> g(grads + begin, end - begin);

@@ -24,7 +24,6 @@ class SGD : public Optimizer {
  private:
   float momentum_;
   bool nesterov_;
-  std::vector<ParamTensor> tensors_;
   AlignedBuffer momentum_buffer_;
 };
 

@@ -73,8 +73,8 @@ BatchMix cutmix_at(double lambda, int cx, int cy, int height, int width) {
   mix.y0 = std::max(cy - half_h, 0);
   mix.x1 = std::min(cx + half_w, width);
   mix.y1 = std::min(cy + half_h, height);
-  mix.lambda = static_cast<float>(1.0 - double(mix.x1 - mix.x0) * (mix.y1 - mix.y0) /
-                                            (double{width} * height));
+  const double box = double(mix.x1 - mix.x0) * (mix.y1 - mix.y0);
+  mix.lambda = static_cast<float>(1.0 - box / (static_cast<double>(width) * height));
   return mix;
 }
 

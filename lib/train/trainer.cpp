@@ -10,7 +10,6 @@
 #include "lib/base/escape_bytes.h"
 #include "lib/graph/param_groups.h"
 #include "lib/graph/training_loss.h"
-#include "lib/optim/grad_clip.h"
 #include "lib/parallel/stop_watcher.h"
 #include "lib/train/chrome_trace.h"
 #include "lib/train/layer_profile.h"
@@ -64,8 +63,9 @@ Trainer::Core::Core(int rank, int ordinal, int threads, std::shared_ptr<const Gr
       pool(threads),
       exec{&pool},
       replica(std::move(graph), threads, o.precision),
-      param_tensors(xtrain::param_tensors(replica.graph(), replica.store(), o.optimizer)),
-      optimizer(make_optimizer(o.optimizer, param_tensors)),
+      optimizer(make_optimizer(o.optimizer,
+                               param_tensors(replica.graph(), replica.store(), o.optimizer))),
+      clip(o.clip_grad_norm ? std::optional<GradNormClip>(*o.clip_grad_norm) : std::nullopt),
       train(std::move(train_source)),
       test(std::move(test_source)),
       lr_scheduler(make_lr_scheduler(schedule_options(o, train->batches_per_epoch()))),
@@ -364,9 +364,7 @@ float Trainer::train_step(Core& core, Plan& plan, float lr, int epoch, int64_t s
 
   start = Metrics::Clock::now();
   // After the all-reduce: every replica clips the same gradients alike.
-  if (options_.clip_grad_norm) {
-    clip_grad_norm(store.grads(), core.param_tensors, *options_.clip_grad_norm, core.exec);
-  }
+  if (core.clip) core.clip->clip(store.grads(), core.optimizer->tensors(), core.exec);
   core.optimizer->step(store.params(), store.grads(), lr, core.global_step + 1, core.exec);
   core.lr_scheduler->step();
   ++core.global_step;

@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "lib/optim/grad_clip.h"
 #include "lib/train/batch_buffer.h"
 #include "lib/train/trainer.h"
 
@@ -28,8 +30,8 @@ struct Trainer::Core {
   ThreadPool pool;
   Exec exec;
   Replica replica;
-  std::vector<ParamTensor> param_tensors;  // the optimizer's view of the parameters
   std::unique_ptr<Optimizer> optimizer;
+  std::optional<GradNormClip> clip;  // --clip_grad_norm
   std::unique_ptr<BatchSource> train, test;
   std::unique_ptr<LRScheduler> lr_scheduler;
   std::unique_ptr<ModelEma> ema;  // --model_ema's average of the replica, else null
