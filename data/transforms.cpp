@@ -21,9 +21,6 @@ inline float normalized(uint8_t v, float mean, float std) {
   return (static_cast<float>(v) / 255.0f - mean) / std;
 }
 
-inline void put(float* out, int64_t i, float v) { out[i] = v; }
-inline void put(BFloat16* out, int64_t i, float v) { out[i] = to_bfloat16(v); }
-
 // ImageNet's mean and std repeated over kGroup bytes (16 pixels), so that a group's loop walks
 // contiguous lanes and vectorizes.
 constexpr int kGroup = 16 * kChannels;
@@ -118,11 +115,11 @@ void normalize_pixels(const uint8_t* pixels, int64_t n, Elements out) {
     int64_t i = 0;
     for (; i + kGroup <= n; i += kGroup) {
       for (int j = 0; j < kGroup; ++j) {
-        put(o, i + j, normalized(pixels[i + j], pattern.mean[j], pattern.std[j]));
+        store(normalized(pixels[i + j], pattern.mean[j], pattern.std[j]), o + i + j);
       }
     }
     for (int j = 0; i + j < n; ++j) {
-      put(o, i + j, normalized(pixels[i + j], pattern.mean[j], pattern.std[j]));
+      store(normalized(pixels[i + j], pattern.mean[j], pattern.std[j]), o + i + j);
     }
   });
 }

@@ -26,22 +26,9 @@ from PIL import Image
 from torchvision.transforms import InterpolationMode
 from torchvision.transforms.autoaugment import TrivialAugmentWide, _apply_op
 
+from golden_hashes import fnv1a64, splitmix64
+
 WIDTH, HEIGHT = 32, 24
-MASK64 = (1 << 64) - 1
-
-
-def splitmix64(i):
-    z = (i * 0x9E3779B97F4A7C15 + 0x9E3779B97F4A7C15) & MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-    return z ^ (z >> 31)
-
-
-def fnv1a64(data):
-    h = 0xCBF29CE484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001B3) & MASK64
-    return f"{h:016x}"
 
 
 def test_image():

@@ -28,7 +28,8 @@ from PIL import Image
 from torchvision.transforms import CenterCrop, Compose, InterpolationMode, Resize
 from torchvision.transforms import functional as F
 
-MASK64 = (1 << 64) - 1
+from golden_hashes import fnv1a64, splitmix64
+
 MODES = {
     "nearest": InterpolationMode.NEAREST,
     "bilinear": InterpolationMode.BILINEAR,
@@ -41,20 +42,6 @@ CROPS = [(3, 5, 30, 22), (0, 0, 37, 37), (10, 2, 9, 13)]
 # The test transform's (crop_size, resize_size): resize None is xtrain's default,
 # round(crop / 0.875).
 TEST_SIZES = [(24, 28), (28, None), (20, 20), (16, 40)]
-
-
-def splitmix64(i):
-    z = (i * 0x9E3779B97F4A7C15 + 0x9E3779B97F4A7C15) & MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-    return z ^ (z >> 31)
-
-
-def fnv1a64(data):
-    h = 0xCBF29CE484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001B3) & MASK64
-    return f"{h:016x}"
 
 
 def gradient_image(width=64, height=48):

@@ -58,6 +58,7 @@ class ParamStore {
   size_t num_params() const { return params_.size(); }  // floats in params() and grads()
   size_t num_buffers() const { return buffers_.size(); }
   size_t num_counters() const { return counters_.size(); }
+  ParamSizes sizes() const { return {num_params(), num_buffers(), num_counters()}; }
   // Its parameters, gradients, buffers and counters, as allocated.
   size_t bytes() const;
 

@@ -18,10 +18,6 @@
 namespace xtrain::kernels {
 namespace {
 
-// A float stored as either storage (rounded to nearest even into bfloat16).
-inline void put(float* p, float v) { *p = v; }
-inline void put(BFloat16* p, float v) { *p = to_bfloat16(v); }
-
 // Calls fn(offset of pixel (ih, iw) in an image) for each window position inside the image, in
 // scan order.
 template <typename Fn>
@@ -168,7 +164,7 @@ void forward(const MaxPool2dShape& s, const TX* x, TY* y, const Exec& ex) {
               best[c] = v > best[c] ? v : best[c];
             }
           }
-          for (int c = 0; c < width; ++c) put(out + c0 + c, best[c]);
+          for (int c = 0; c < width; ++c) store(best[c], out + c0 + c);
         }
       }
     }

@@ -46,12 +46,8 @@ ModelEma::ModelEma(const ParamSizes& sizes, double decay)
 std::unique_ptr<ModelEma> make_model_ema(const ModelEmaOptions& options, ParamStore& model,
                                          int64_t global_batch, int num_epochs) {
   if (!options.enabled) return nullptr;
-  ParamSizes sizes;
-  sizes.params = model.num_params();
-  sizes.buffers = model.num_buffers();
-  sizes.counters = model.num_counters();
-  auto ema =
-      std::make_unique<ModelEma>(sizes, adjusted_ema_decay(options, global_batch, num_epochs));
+  auto ema = std::make_unique<ModelEma>(model.sizes(),
+                                        adjusted_ema_decay(options, global_batch, num_epochs));
   // AveragedModel starts as a copy of the model; its first update copies it again.
   ema->update(model);
   ema->restart();
@@ -63,7 +59,7 @@ size_t ModelEma::bytes_for(const ParamSizes& sizes) {
 }
 
 size_t ModelEma::bytes() const {
-  return (params_.size() + buffers_.size()) * sizeof(float) + counters_.size() * sizeof(int64_t);
+  return bytes_for({params_.size(), buffers_.size(), counters_.size()});
 }
 
 void ModelEma::update(ParamStore& model) {

@@ -1,6 +1,7 @@
 // Helpers of the augmentation golden tests: torchvision's operation names, images from the
 // golden files' hex and the FNV-1a 64-bit hash the generators store outputs as
-// (scripts/make_augment_golden.py, scripts/make_augment_policies_golden.py).
+// (scripts/make_augment_golden.py, scripts/make_augment_policies_golden.py; the Python twins are
+// scripts/golden_hashes.py).
 #pragma once
 
 #include <gtest/gtest.h>
