@@ -69,7 +69,7 @@ expect_error 1 "train: error: --logdir $run is in use by the run of PID $pid on 
 holder="$pid"
 kill_long_run
 expect_error 1 "train: error: --logdir $run was locked by the run of PID $holder on host node3 (started " \
-  "$train" "${args[@]}" --num_epochs=1 --resume=auto
+  "$train" "${args[@]}" --num_epochs=1000 --resume=auto  # not finished: see the first refusals
 grep -qF "which cannot be checked from host $(hostname): if that run has ended, remove $run/run.lock and start again" \
   "$dir/expect.err" || fail "the refusal does not say which file to remove"
 rm "$run/run.lock"
