@@ -45,6 +45,7 @@ JobSettings job_settings(const TrainFlags& flags) {
       {"--test_only_at_end", text(t.test_only_at_end)},
       {"--seed", text(t.seed)},
       {"--bucket_cap_mb", text(t.bucket_cap_mb)},
+      {"--sync_bn", text(t.sync_bn)},
       {"--lr", text(t.lr_schedule.lr)},
       {"--opt", t.optimizer.name},
       {"--momentum", text(t.optimizer.momentum)},

@@ -233,6 +233,9 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
                  "In a job of several processes, sum the gradients across processes in buckets "
                  "of about this many MiB while backward runs (0: once, after backward)")
       ->check(float_in(0, 1 << 20));
+  add_switch(app, "--sync_bn", t.sync_bn,
+             "Normalize with the statistics of the step's whole batch, every replica's "
+             "(PyTorch's SyncBatchNorm; gradients across processes then after backward)");
 
   app.option_defaults()->group("Optimizer");
   CLI::Option* lr = app.add_option("--lr", t.lr_schedule.lr, "Learning rate (resnet50: 0.5)")

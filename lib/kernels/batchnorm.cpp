@@ -8,6 +8,7 @@
 #include "lib/base/check.h"
 #include "lib/kernels/bf16_pairs.h"
 #include "lib/kernels/prefetch.h"
+#include "lib/parallel/all_reduce.h"
 
 namespace xtrain::kernels {
 namespace {
@@ -95,7 +96,8 @@ void sum_over_rows(const BatchNormShape& s,
 }
 
 // A call's scratch, carved from its workspace (batchnorm_workspace_floats): the reductions'
-// per-chunk partial sums, their totals [2, C] and two per-channel float rows [2, C].
+// per-chunk partial sums, their totals [2, C] and the count of rows they are over, and two
+// per-channel float rows [2, C].
 struct Scratch {
   double* partials;
   double* sums;
@@ -105,7 +107,17 @@ struct Scratch {
 Scratch carve(const BatchNormShape& s, float* workspace) {
   double* partials = reinterpret_cast<double*>(workspace);
   double* sums = partials + num_chunks(s) * 2 * s.c;
-  return {partials, sums, reinterpret_cast<float*>(sums + 2 * s.c)};
+  return {partials, sums, reinterpret_cast<float*>(sums + 2 * s.c + 1)};
+}
+
+// The rows the sums in sums[0, 2C) are over, once added up over the replicas whose batches are
+// one batch (Exec::batch_replicas, --sync_bn): this batch's M, or every replica's. sums[2C] holds
+// the count while it is summed with them.
+double sum_over_batch_replicas(const BatchNormShape& s, double* sums, const Exec& ex) {
+  if (ex.batch_replicas == nullptr) return static_cast<double>(s.m);
+  sums[2 * s.c] = static_cast<double>(s.m);
+  ex.batch_replicas->sum_in_order(ex.replica_rank, sums, 2 * size_t(s.c) + 1);
+  return sums[2 * s.c];
 }
 
 // x * scale + shift: batchnorm(x) before the residual and the ReLU. The forward and the
@@ -159,7 +171,7 @@ enum class Mask { kNone, kFromOutput, kFromInput };
 }  // namespace
 
 size_t batchnorm_workspace_floats(const BatchNormShape& s) {
-  return 2 * size_t(num_chunks(s) * 2 * s.c + 2 * s.c) + 2 * size_t(s.c);
+  return 2 * size_t(num_chunks(s) * 2 * s.c + 2 * s.c + 1) + 2 * size_t(s.c);
 }
 
 namespace {
@@ -208,14 +220,15 @@ void batchnorm_forward_train(const BatchNormShape& s, ConstElements x, ConstElem
   double* sum = scratch.sums;
   double* sum_sq = sum + s.c;
   with_typed(x, [&](const auto* xt) { sum_and_squares(s, xt, scratch, sum, sum_sq, ex); });
+  const double m = sum_over_batch_replicas(s, scratch.sums, ex);
   float* mean = saved;
   float* inv_std = mean + s.c;
   float* scale = inv_std + s.c;
   float* shift = scale + s.c;
   for (int c = 0; c < s.c; ++c) {
-    const double mu = sum[c] / s.m;
-    const double var = std::max(0.0, sum_sq[c] / s.m - mu * mu);  // biased
-    const double unbiased = s.m > 1 ? var * s.m / (s.m - 1) : var;
+    const double mu = sum[c] / m;
+    const double var = std::max(0.0, sum_sq[c] / m - mu * mu);  // biased
+    const double unbiased = m > 1 ? var * m / (m - 1) : var;
     mean[c] = static_cast<float>(mu);
     inv_std[c] = static_cast<float>(1.0 / std::sqrt(var + s.eps));
     running_mean[c] = (1 - momentum) * running_mean[c] + momentum * static_cast<float>(mu);
@@ -324,17 +337,21 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
         }
       },
       scratch.partials, sum_dy, sum_dy_xc, ex);
-  // mean(dy) and mean(dy * xhat) per channel, kept for the dx pass.
+  for (int c = 0; c < s.c; ++c) {
+    dbeta[c] += static_cast<float>(sum_dy[c]);
+    dgamma[c] += static_cast<float>(sum_dy_xc[c] * inv_std[c]);
+  }
+  if (dx == nullptr && (kGFirst || dresidual == nullptr)) return;
+  // mean(dy) and mean(dy * xhat) per channel, kept for the dx pass: over every replica's batch
+  // when the statistics were (the parameters' gradients above stay this replica's own, which the
+  // all-reduce then averages).
+  const double m = sum_over_batch_replicas(s, scratch.sums, ex);
   float* mean_dy = scratch.per_channel;
   float* mean_dy_xhat = mean_dy + s.c;
   for (int c = 0; c < s.c; ++c) {
-    const double sum_dy_xhat = sum_dy_xc[c] * inv_std[c];
-    dbeta[c] += static_cast<float>(sum_dy[c]);
-    dgamma[c] += static_cast<float>(sum_dy_xhat);
-    mean_dy[c] = static_cast<float>(sum_dy[c] / s.m);
-    mean_dy_xhat[c] = static_cast<float>(sum_dy_xhat / s.m);
+    mean_dy[c] = static_cast<float>(sum_dy[c] / m);
+    mean_dy_xhat[c] = static_cast<float>(sum_dy_xc[c] * inv_std[c] / m);
   }
-  if (dx == nullptr && (kGFirst || dresidual == nullptr)) return;
   parallel_for(
       ex, s.m,
       [&](int64_t r0, int64_t r1) {

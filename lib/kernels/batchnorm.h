@@ -10,6 +10,9 @@
 // Per-channel reductions use double accumulators over fixed chunks of rows whose sums are added in
 // chunk order, so results do not depend on the thread count. No heap allocation per call: the
 // caller hands each kernel batchnorm_workspace_floats() of scratch (its share of a plan's arena).
+// Under ex.batch_replicas (--sync_bn) the training passes take the batch statistics, and the
+// backward its sums for dx, over every replica's rows (AllReduce::sum_in_order of the per-channel
+// double sums: the same bytes for every placement); each replica's dgamma and dbeta stay its own.
 #pragma once
 
 #include <cstddef>

@@ -16,7 +16,9 @@ AllReduce::AllReduce(int num_replicas, Barrier& barrier, ProcessGroup& processes
       processes_(processes),
       buffers_(num_replicas, nullptr),
       blocks_(num_replicas, std::vector<float*>(num_replicas)),
-      sum_slots_(num_replicas) {}
+      sum_slots_(num_replicas),
+      value_slots_(num_replicas, nullptr),
+      ordered_sums_(num_replicas) {}
 
 double AllReduce::mean(int rank, float* data, size_t n) {
   if (num_replicas_ == 1 && !across_processes()) return 0.0;
@@ -66,6 +68,33 @@ void AllReduce::sum(int rank, double* values, int count) {
   barrier_.arrive_and_wait();  // slot 0 holds the sums
   std::copy_n(sum_slots_[0].begin(), count, values);
   barrier_.arrive_and_wait();  // no core refills its slot before every core has read them all
+}
+
+void AllReduce::sum_in_order(int rank, double* values, size_t n) {
+  if (num_replicas_ == 1 && !across_processes()) return;
+  value_slots_[rank] = values;
+  barrier_.arrive_and_wait();  // every core's values are published
+  if (across_processes()) {
+    if (rank == 0) {
+      process_values_.resize(num_replicas_ * n);
+      for (int r = 0; r < num_replicas_; ++r)
+        std::copy_n(value_slots_[r], n, process_values_.begin() + r * n);
+      job_values_.resize(processes_.size() * process_values_.size());
+      processes_.all_gather(process_values_.data(), process_values_.size(), job_values_.data());
+    }
+    barrier_.arrive_and_wait();  // the job's values are in job_values_
+  }
+  auto replica = [&](int ordinal) -> const double* {
+    return across_processes() ? job_values_.data() + ordinal * n : value_slots_[ordinal];
+  };
+  std::vector<double>& total = ordered_sums_[rank];
+  total.assign(replica(0), replica(0) + n);
+  for (int ordinal = 1; ordinal < num_replicas_ * processes_.size(); ++ordinal) {
+    const double* v = replica(ordinal);
+    for (size_t i = 0; i < n; ++i) total[i] += v[i];
+  }
+  barrier_.arrive_and_wait();  // no core overwrites its values before every core has read them
+  std::copy_n(total.begin(), n, values);
 }
 
 }  // namespace xtrain

@@ -1,6 +1,7 @@
-// AllReduce: the mean of one flat float buffer across the replicas of a Mesh, and the sum of a
-// few doubles (evaluation counts, votes), over this process's cores and, in a job of several
-// processes, over every process's. Core r adds up slice r of every replica's buffer in the
+// AllReduce: the mean of one flat float buffer across the replicas of a Mesh, the sum of a few
+// doubles (evaluation counts, votes), and an ordered sum of per-channel doubles (SyncBatchNorm's
+// statistics), over this process's cores and, in a job of several processes, over every
+// process's. Core r adds up slice r of every replica's buffer in the
 // pairwise tree order (pairwise_sum.h), through shared memory; then one core sums the processes'
 // totals (ProcessGroup, the same tree over processes); then each core scales its slice by
 // 1/replicas and writes it back into every replica. The fixed order makes results bitwise
@@ -33,6 +34,11 @@ class AllReduce {
   // values[0, count) become their sums over the cores, on every core: whole numbers (counts,
   // votes), which double adds exactly in any order.
   void sum(int rank, double* values, int count);
+  // values[0, n) become their sums over every replica of the job, added one replica after the
+  // other in the order of their ordinals (Mesh::ordinal): the same bytes on every replica, for
+  // every placement and any number of replicas. Every replica's values are gathered to every
+  // replica (MPI_Allgather across processes), so n is meant to be small: a few per channel.
+  void sum_in_order(int rank, double* values, size_t n);
 
  private:
   bool across_processes() const { return processes_.size() > 1; }
@@ -43,6 +49,12 @@ class AllReduce {
   std::vector<float*> buffers_;                          // per rank, during mean()
   std::vector<std::vector<float*>> blocks_;              // per rank: its chunk of every buffer
   std::vector<std::array<double, kMaxSums>> sum_slots_;  // per rank, during sum()
+  // sum_in_order(): each rank's values; in a job, every replica's gathered by core 0 (this
+  // process's, then the job's, in ordinal order); each rank's sum until every core has read the
+  // values. They grow to the largest n once, so a step allocates nothing.
+  std::vector<double*> value_slots_;
+  std::vector<double> process_values_, job_values_;
+  std::vector<std::vector<double>> ordered_sums_;
 };
 
 }  // namespace xtrain

@@ -11,12 +11,19 @@
 
 namespace xtrain {
 
+class AllReduce;
+
 struct Exec {
   ThreadPool* pool = nullptr;  // null: everything runs on the calling thread
   // Per-thread scratch for kernels that need blocks of their own on every thread (GEMM's packed
   // panels): num_threads() slices of kernels::thread_scratch_floats(), taken from a Plan's arena.
   // Null outside plans (tests, tools): such a kernel then allocates its blocks for the call.
   float* scratch = nullptr;
+  // The replicas whose batches a training BatchNorm normalizes as one batch (--sync_bn,
+  // PyTorch's SyncBatchNorm): their collectives and this core's rank in its Mesh. Null: each
+  // replica's batch on its own.
+  AllReduce* batch_replicas = nullptr;
+  int replica_rank = 0;
   int num_threads() const { return pool ? pool->num_threads() : 1; }
 };
 

@@ -49,6 +49,8 @@ class Mesh {
     return all_reduce_.mean(rank, data, n);
   }
   void all_reduce_sum(int rank, double* values, int count) { all_reduce_.sum(rank, values, count); }
+  // The collectives themselves, for a core's kernels (Exec::batch_replicas).
+  AllReduce& all_reduce() { return all_reduce_; }
 
  private:
   const int num_cores_;

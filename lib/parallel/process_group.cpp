@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 
@@ -118,6 +119,16 @@ void ProcessGroup::sum(float* data, size_t n) {
 void ProcessGroup::sum(double* values, int count) {
   if (size_ == 1) return;
   MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+
+void ProcessGroup::all_gather(const double* mine, size_t n, double* all) {
+  if (size_ == 1) {
+    std::copy_n(mine, n, all);
+    return;
+  }
+  XTRAIN_CHECK(n <= INT_MAX, "ProcessGroup::all_gather: {} doubles is more than MPI counts", n);
+  const int count = static_cast<int>(n);
+  MPI_Allgather(mine, count, MPI_DOUBLE, all, count, MPI_DOUBLE, MPI_COMM_WORLD);
 }
 
 std::optional<ProcessGroup::Failure> ProcessGroup::first_failure(const std::string& message) {

@@ -52,6 +52,8 @@ class ProcessGroup {
   // values[0, count) become their sums over the processes. Meant for whole numbers (counts,
   // votes), which double adds exactly in any order.
   void sum(double* values, int count);
+  // all[0, size() * n) becomes every process's mine[0, n), in rank order, on every process.
+  void all_gather(const double* mine, size_t n, double* all);
   // A failure of some processes of the job: the lowest failing rank, its message, and how many
   // processes failed.
   struct Failure {

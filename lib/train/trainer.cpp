@@ -88,6 +88,10 @@ Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& optio
     const int ordinal = mesh_.ordinal(rank);
     cores_.push_back(std::make_unique<Core>(rank, ordinal, mesh_.threads_per_core(), graph, options,
                                             train(ordinal, world), test(ordinal, world)));
+    if (options.sync_bn) {
+      cores_[rank]->exec.batch_replicas = &mesh_.all_reduce();
+      cores_[rank]->exec.replica_rank = rank;
+    }
     cores_[rank]->ema = make_model_ema(options.model_ema, cores_[rank]->replica.store(),
                                        int64_t{world} * options.batch_size, options.num_epochs);
     // The cores meet in every step's all-reduce, so they must all take the same steps.
@@ -98,7 +102,7 @@ Trainer::Trainer(std::shared_ptr<const Graph> graph, const TrainerOptions& optio
         Mesh::device_name(ordinal), cores_[rank]->train->batches_per_epoch(),
         Mesh::device_name(cores_[0]->ordinal), cores_[0]->train->batches_per_epoch());
   }
-  if (options.processes->size() > 1 && options.bucket_cap_mb > 0) {
+  if (options.processes->size() > 1 && options.bucket_cap_mb > 0 && !options.sync_bn) {
     // Every replica has the same layout: the buckets end where some node's parameters begin.
     const ParamStore& store = cores_[0]->replica.store();
     std::vector<size_t> cuts;

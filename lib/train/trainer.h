@@ -59,6 +59,9 @@ struct TrainerOptions {
   std::optional<float> clip_grad_norm;  // the all-reduced gradient's largest L2 norm
   LRSchedulerOptions lr_schedule;       // steps_per_epoch is taken from the training data
   ModelEmaOptions model_ema;            // --model_ema: each core's average, evaluated each epoch
+  // --sync_bn: training BatchNorm layers normalize with the statistics of the step's whole batch,
+  // every replica's (PyTorch's SyncBatchNorm), the same bytes for every placement of the replicas.
+  bool sync_bn = false;
   // Set (e.g. by a signal handler) to stop every core after the current training step or test
   // batch, waking any core that waits for data; may be null.
   const std::atomic<bool>* stop_requested = nullptr;
@@ -69,7 +72,9 @@ struct TrainerOptions {
   // num_cores cores; by default this process alone.
   ProcessGroup* processes = &ProcessGroup::alone();
   // In such a job, the gradients' mean across processes is taken in buckets of about this many
-  // MiB while backward runs (PyTorch DDP's bucket_cap_mb); 0 takes it once after backward.
+  // MiB while backward runs (PyTorch DDP's bucket_cap_mb); 0 takes it once after backward, and
+  // so does sync_bn, whose BatchNorm layers meet the other processes during backward (MPI takes
+  // one thread's calls at a time).
   double bucket_cap_mb = 25.0;
 };
 

@@ -145,22 +145,24 @@ TEST(TorchvisionFlags, MistakesNameTheFlagAsGiven) {
 }
 
 TEST(TorchvisionFlags, FeaturesTrainLacksAreNamedAllInOneLine) {
-  expect_refused("--sync-bn: not supported yet", {"--fake_data", "--sync-bn"});
-  expect_refused("--sync-bn, --cache-dataset, --weights: not supported yet",
-                 {"--fake_data", "--sync-bn", "--cache-dataset", "--weights",
-                  "ResNet50_Weights.IMAGENET1K_V2"});
+  expect_refused("--cache-dataset: not supported yet", {"--fake_data", "--cache-dataset"});
+  expect_refused("--cache-dataset, --weights, --use-v2: not supported yet",
+                 {"--fake_data", "--cache-dataset", "--weights", "ResNet50_Weights.IMAGENET1K_V2",
+                  "--use-v2"});
   // Before any value of train's own flags is checked.
-  expect_refused("--sync-bn: not supported yet", {"--fake_data", "--lr=fast", "--sync-bn"});
+  expect_refused("--cache-dataset: not supported yet",
+                 {"--fake_data", "--lr=fast", "--cache-dataset"});
   // Those train has take torchvision's spelling.
   TrainFlags flags;
   ASSERT_TRUE(parse({"--fake_data", "--mixup-alpha", "0.2", "--cutmix-alpha=1.0",
-                     "--clip-grad-norm", "1", "--ra-sampler", "--ra-reps", "4", "--model-ema",
-                     "--model-ema-steps", "16", "--model_ema_decay=0.9999"},
+                     "--clip-grad-norm", "1", "--sync-bn", "--ra-sampler", "--ra-reps", "4",
+                     "--model-ema", "--model-ema-steps", "16", "--model_ema_decay=0.9999"},
                     &flags)
                   .ok);
   EXPECT_EQ(flags.trainer.batch_mix.mixup_alpha, 0.2f);
   EXPECT_EQ(flags.trainer.batch_mix.cutmix_alpha, 1.0f);
   EXPECT_EQ(flags.trainer.clip_grad_norm, 1.0f);
+  EXPECT_TRUE(flags.trainer.sync_bn);
   EXPECT_EQ(flags.data.ra_reps, 4);
   EXPECT_TRUE(flags.trainer.model_ema.enabled);
   EXPECT_EQ(flags.trainer.model_ema.steps, 16);

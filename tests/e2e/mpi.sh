@@ -2,9 +2,10 @@
 # One job of several processes under Open MPI's mpirun, as a user runs it: the same four replicas
 # placed as 1 process x 4 cores, 2 x 2 and 4 x 1 train on the same Fashion-MNIST shards to the
 # same bytes, with gradient buckets or without; the job prints its lines once and one process
-# keeps the logdir; a checkpoint of one placement resumes in another; a missed --target_accuracy
-# is exit 21 for the job; a start-up error is said once; a failing or killed process ends the
-# whole job, non-zero, within seconds; scripts/train_dist stops a job cleanly.
+# keeps the logdir; a checkpoint of one placement resumes in another; --sync_bn's runs agree
+# across placements too; a missed --target_accuracy is exit 21 for the job; a start-up error is
+# said once; a failing or killed process ends the whole job, non-zero, within seconds;
+# scripts/train_dist stops a job cleanly.
 set -euo pipefail
 train="$1"
 converter="$(dirname "$train")/fashion_mnist_folders"
@@ -58,6 +59,21 @@ for placement in p2x2 p4x1; do
 done
 [ "$(losses "$dir/p2x2.out" | grep 'Epoch=1 Step=0 ' | grep -oE 'Loss=.*' | sort -u | wc -l)" -eq 4 ] ||
   fail "the replicas' first losses are not all different: the shards are not different data"
+
+# --sync_bn: BatchNorm's statistics over all four replicas' batches, the same bytes for every
+# placement (the gradients of a job then taken after backward, whatever --bucket_cap_mb says).
+run sync1x4 1 4 --num_epochs=1 --sync_bn
+run sync2x2 2 2 --num_epochs=1 --sync_bn --bucket_cap_mb=0.1
+run sync4x1 4 1 --num_epochs=1 --sync_bn
+for placement in sync2x2 sync4x1; do
+  [ "$(losses "$dir/sync1x4.out")" = "$(losses "$dir/$placement.out")" ] ||
+    fail "$placement: the losses differ from one process x 4 cores with --sync_bn"
+  [ "$(tensors "$dir/sync1x4/checkpoint-last.safetensors")" = \
+    "$(tensors "$dir/$placement/checkpoint-last.safetensors")" ] ||
+    fail "$placement: --sync_bn's weights differ from one process x 4 cores"
+done
+[ "$(losses "$dir/sync1x4.out")" != "$(losses "$dir/p1x4.out" | grep 'Epoch=1')" ] ||
+  fail "--sync_bn trained as without it"
 
 # One voice: the job's lines once, in the first process; one process keeps the logdir.
 for line in '^Model resnet20' '^Memory: ' '^Run: 2 epochs x 5 steps x 4 cores' \

@@ -1,7 +1,7 @@
 // BatchNorm2d kernels: a hand-computed example, the reference twin on odd and ResNet-50 shapes
 // (plain, with the fused ReLU, with the fused residual sum and ReLU), 1 vs 2 and 3 threads
-// bitwise, the forward rebuilt from what it saved bitwise, and the overwrite / accumulate
-// contract of the backward, also with dx written over dy.
+// bitwise, the forward rebuilt from what it saved bitwise, the overwrite / accumulate contract of
+// the backward, also with dx written over dy, and replicas that normalize as one batch (--sync_bn).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 
 #include "lib/kernels/batchnorm.h"
 #include "lib/kernels/reference/batchnorm.h"
+#include "lib/parallel/mesh.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/test_util.h"
 
@@ -581,6 +582,68 @@ TEST(BatchNorm2dKernel, ColumnsOfAWiderOutputHoldTheDenseOutputsBitwise) {
     expect_bitwise_equal(o.dgamma, expected.dgamma, "dgamma");
     expect_bitwise_equal(o.dbeta, expected.dbeta, "dbeta");
   }
+}
+
+// Rows [first, first + m) of d's x, residual and dy; the per-channel values as they are.
+BatchNormData rows_of(const BatchNormData& d, int c, int64_t first, int64_t m) {
+  BatchNormData part = d;
+  for (std::vector<float>* rows : {&part.x, &part.residual, &part.dy}) {
+    if (rows->empty()) continue;
+    *rows = std::vector<float>(rows->begin() + first * c, rows->begin() + (first + m) * c);
+  }
+  return part;
+}
+
+// --sync_bn: replicas that each hold a part of one batch normalize with the whole batch's
+// statistics (a block's last BatchNorm: residual sum and ReLU fused). Each replica's y, dx and
+// dresidual are the whole batch's rows, every replica saves and keeps the same statistics, and the
+// replicas' dgamma and dbeta (each its own, as the all-reduce expects) add up to the batch's.
+TEST(BatchNorm2dKernel, ReplicasOfOneBatchNormalizeAsTheWholeBatch) {
+  constexpr int kReplicas = 3;
+  BatchNormShape part{2 * 5 * 7, 19, kEps};
+  part.relu = true;
+  BatchNormShape whole = part;
+  whole.m = kReplicas * part.m;
+  const BatchNormData d(whole, 11, 0.5f, 2.0f, /*with_residual=*/true);
+  const BatchNormOutputs expected = run_fast(whole, d, Exec{});
+  std::vector<BatchNormOutputs> parts(kReplicas, BatchNormOutputs(part, rows_of(d, part.c, 0, 1)));
+  Mesh mesh(kReplicas);
+  mesh.run([&](int rank) {
+    Exec ex;
+    ex.batch_replicas = &mesh.all_reduce();
+    ex.replica_rank = rank;
+    parts[rank] = run_fast(part, rows_of(d, part.c, rank * part.m, part.m), ex);
+  });
+  std::vector<float> dgamma_sum(part.c, 0.0f), dbeta_sum(part.c, 0.0f);
+  for (int rank = 0; rank < kReplicas; ++rank) {
+    SCOPED_TRACE("replica " + std::to_string(rank));
+    const BatchNormOutputs& o = parts[rank];
+    const auto rows = [&](const std::vector<float>& v) {
+      return std::vector<float>(v.begin() + rank * part.m * part.c,
+                                v.begin() + (rank + 1) * part.m * part.c);
+    };
+    expect_close_to_reference(o.y, rows(expected.y), kRtol, "y");
+    expect_close_to_reference(o.dx, rows(expected.dx), kRtol, "dx");
+    expect_close_to_reference(o.dresidual, rows(expected.dresidual), kRtol, "dresidual");
+    expect_close_to_reference(o.saved, expected.saved, kRtol, "saved");
+    expect_close_to_reference(o.running_mean, expected.running_mean, kRtol, "running_mean");
+    expect_close_to_reference(o.running_var, expected.running_var, kRtol, "running_var");
+    expect_bitwise_equal(o.saved, parts[0].saved, "saved, against replica 0's");
+    expect_bitwise_equal(o.running_var, parts[0].running_var, "running_var, against replica 0's");
+    // Each started from the same dgamma and dbeta and added its own part.
+    const BatchNormOutputs start(part, d);
+    for (int c = 0; c < part.c; ++c) {
+      dgamma_sum[c] += o.dgamma[c] - start.dgamma[c];
+      dbeta_sum[c] += o.dbeta[c] - start.dbeta[c];
+    }
+  }
+  const BatchNormOutputs start(whole, d);
+  for (int c = 0; c < part.c; ++c) {
+    dgamma_sum[c] += start.dgamma[c];
+    dbeta_sum[c] += start.dbeta[c];
+  }
+  expect_close_to_reference(dgamma_sum, expected.dgamma, kRtol, "dgamma summed over replicas");
+  expect_close_to_reference(dbeta_sum, expected.dbeta, kRtol, "dbeta summed over replicas");
 }
 
 }  // namespace

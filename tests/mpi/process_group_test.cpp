@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <thread>
@@ -53,6 +54,14 @@ TEST(ProcessGroup, DoubleSumCountsOverRanks) {
   group->sum(values, 2);
   EXPECT_EQ(values[0], 4.0);
   EXPECT_EQ(values[1], 60.0);
+}
+
+TEST(ProcessGroup, AllGatherGivesEveryRanksValuesInRankOrder) {
+  const int rank = group->rank();
+  const std::vector<double> mine = {1.0 + rank, 0.5 * rank, -3.0 * rank};
+  std::vector<double> all(3 * group->size());
+  group->all_gather(mine.data(), mine.size(), all.data());
+  EXPECT_EQ(all, (std::vector<double>{1, 0, 0, 2, 0.5, -3, 3, 1, -6, 4, 1.5, -9}));
 }
 
 // The first failing rank's message reaches every rank, with how many failed; none when none did.
@@ -119,6 +128,29 @@ TEST(BucketedMeanAcrossProcesses, IsTheJobsTreeMeanOnEveryReplica) {
     });
   }
   for (std::thread& t : threads) t.join();
+  for (int rank = 0; rank < cores; ++rank) EXPECT_EQ(mine[rank], expected) << "core " << rank;
+}
+
+// Two cores per process: the eight replicas' values are added in ordinal order, 0 first, on every
+// replica, so the bits are those of one process of eight cores (SyncBatchNorm's statistics).
+TEST(MeshAcrossProcesses, SumInOrderAddsTheJobsReplicasInOrdinalOrder) {
+  const int cores = 2, world = cores * group->size();
+  auto values_of = [](int ordinal) {
+    return std::vector<double>{std::pow(10.0, 8 - 2 * ordinal) * (1 + ordinal),
+                               1.0 / (1 + ordinal)};
+  };
+  std::vector<double> expected = values_of(0);
+  for (int ordinal = 1; ordinal < world; ++ordinal) {
+    for (size_t i = 0; i < expected.size(); ++i) expected[i] += values_of(ordinal)[i];
+  }
+  Mesh mesh(cores, *group);
+  std::vector<std::vector<double>> mine(cores);
+  mesh.run([&](int rank) {
+    for (int round = 0; round < 3; ++round) {
+      mine[rank] = values_of(mesh.ordinal(rank));
+      mesh.all_reduce().sum_in_order(rank, mine[rank].data(), mine[rank].size());
+    }
+  });
   for (int rank = 0; rank < cores; ++rank) EXPECT_EQ(mine[rank], expected) << "core " << rank;
 }
 

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <thread>
 #include <vector>
 
@@ -79,6 +80,42 @@ TEST(AllReduce, SumAddsEveryCoresValues) {
     }
   });
   for (int r = 0; r < 3; ++r) EXPECT_EQ(results[r], (std::vector<double>{6.0, 30.0 + 3 * 49}));
+}
+
+// The values of replica r, size n, for round `round`: doubles far apart in magnitude, so that the
+// order of the adds shows in the bits.
+std::vector<double> replica_values(int r, size_t n, int round) {
+  std::vector<double> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = (1.0 + r + i) * std::pow(10.0, (r * 7 + i + round) % 17 - 8);
+  return v;
+}
+
+// Every core ends with the sum added replica after replica, 0 first, whatever n; the sizes change
+// from call to call (one BatchNorm layer's channels, then the next's).
+TEST(AllReduce, SumInOrderAddsTheReplicasInOrderOnEveryCore) {
+  for (int replicas : {2, 3, 4}) {
+    SCOPED_TRACE(replicas);
+    Mesh mesh(replicas);
+    std::vector<std::vector<std::vector<double>>> results(replicas);
+    mesh.run([&](int rank) {
+      for (int round = 0; round < 20; ++round) {
+        std::vector<double> mine = replica_values(rank, 3 + round % 5 * 40, round);
+        mesh.all_reduce().sum_in_order(rank, mine.data(), mine.size());
+        results[rank].push_back(mine);
+      }
+    });
+    for (int round = 0; round < 20; ++round) {
+      std::vector<double> expected = replica_values(0, 3 + round % 5 * 40, round);
+      for (int r = 1; r < replicas; ++r) {
+        const std::vector<double> v = replica_values(r, expected.size(), round);
+        for (size_t i = 0; i < v.size(); ++i) expected[i] += v[i];
+      }
+      for (int r = 0; r < replicas; ++r) {
+        ASSERT_EQ(results[r][round], expected) << "replica " << r << ", round " << round;
+      }
+    }
+  }
 }
 
 // One core of four fails in the middle of a run of collectives; the others must leave their

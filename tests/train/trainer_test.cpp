@@ -202,6 +202,42 @@ TEST(Trainer, DataParallelEqualsOneLargeBatch) {
   testing::expect_close(params_of(parallel, 0), params_of(large, 0), 1e-4f, 1e-6f, "params");
 }
 
+std::vector<float> statistics_of(Trainer& trainer, int rank) {
+  ParamStore& store = trainer.replica(rank).store();
+  return std::vector<float>(store.buffers(), store.buffers() + store.num_buffers());
+}
+
+float largest_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  float largest = 0.0f;
+  for (size_t i = 0; i < a.size(); ++i) largest = std::max(largest, std::abs(a[i] - b[i]));
+  return largest;
+}
+
+// --sync_bn: BatchNorm's statistics come from the whole step's batch, so N cores x batch B take
+// the steps of one core x batch N*B, BatchNorm and all (running statistics included); without it
+// each core normalizes its own B images, and the weights go elsewhere.
+TEST(Trainer, SyncBatchNormEqualsOneLargeBatch) {
+  constexpr int kBatch = 3, kSteps = 3;
+  Trainer large(build_model("resnet20", kClasses), small_options(1, 4 * kBatch),
+                slices(4 * kBatch, kSteps), slices(4 * kBatch, 1));
+  large.run();
+  TrainerOptions o = small_options(4, kBatch);
+  o.sync_bn = true;
+  Trainer synced(build_model("resnet20", kClasses), o, slices(kBatch, kSteps), slices(kBatch, 1));
+  synced.run();
+  testing::expect_close(params_of(synced, 0), params_of(large, 0), 1e-4f, 1e-6f, "params");
+  testing::expect_close(statistics_of(synced, 0), statistics_of(large, 0), 1e-4f, 1e-6f,
+                        "BatchNorm statistics");
+  for (int rank = 1; rank < 4; ++rank) {
+    EXPECT_EQ(params_of(synced, rank), params_of(synced, 0)) << "replica " << rank;
+  }
+  Trainer separate(build_model("resnet20", kClasses), small_options(4, kBatch),
+                   slices(kBatch, kSteps), slices(kBatch, 1));
+  separate.run();
+  EXPECT_GT(largest_difference(params_of(separate, 0), params_of(large, 0)),
+            100 * largest_difference(params_of(synced, 0), params_of(large, 0)));
+}
+
 // Full batches of `batch_size` random side x side images, `batches` of them an epoch.
 class SquareImages : public BatchSource {
  public:
