@@ -1,7 +1,7 @@
 // predict: classifies image files and folders with a checkpoint, the way a user checks a model by
 // hand. Every image gets train's test transform (--augment=imagenet: shorter side resized to
-// round(image_size / 0.875), center crop, normalize), batches go through an eval plan, and each
-// image prints one JSON line:
+// --val_resize_size, by default round(image_size / 0.875), center crop, normalize), batches go
+// through an eval plan, and each image prints one JSON line:
 //   {"path":"cat.jpg","top_k":[3,5],"classes":["cat","dog"],"probabilities":[0.91,0.04]}
 // probabilities[i] is the softmax probability of class top_k[i], highest first (ties: lower
 // index first); "classes" only with --classes. An unreadable image is a warning naming it and a
@@ -168,9 +168,10 @@ int predict(const PredictFlags& flags) {
   // The images as one unlabelled class: its Dataset reads, decodes and transforms them exactly
   // as train's loader does.
   const int size = flags.image_size;
-  const ImageFolderDataset images(ImageFolder{"", {}, paths, std::vector<int32_t>(paths.size())},
-                                  make_transform(flags.augment, /*train=*/false, size), size,
-                                  flags.image_limits);
+  const ImageFolderDataset images(
+      ImageFolder{"", {}, paths, std::vector<int32_t>(paths.size())},
+      make_transform(flags.augment, /*train=*/false, size, {}, flags.resampling), size,
+      flags.image_limits);
   const int64_t bytes = images.image_bytes();
   const int k = std::min(flags.top_k, num_classes);
   std::vector<uint8_t> batch(flags.batch_size * bytes);

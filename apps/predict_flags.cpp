@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/flag_checks.h"
+#include "apps/test_resize_flags.h"
 #include "models/registry.h"
 
 namespace xtrain {
@@ -22,10 +23,12 @@ bool parse_predict_flags(int argc, char** argv, PredictFlags* flags, int* exit_c
       ->transform(integer_in(1, kMaxClasses));
   CLI::Option* image_size =
       app.add_option("--image_size", f.image_size,
-                     "Network input side: images are resized to round(image_size / 0.875) "
-                     "(shorter side) and center-cropped to it (default: 299 for inception_v3, 224 "
-                     "for the others)")
+                     "Network input side: images are resized to --val_resize_size (shorter side) "
+                     "and center-cropped to it (default: 299 for inception_v3, 224 for the "
+                     "others)")
           ->transform(integer_in(1, kMaxImageSize));
+  const TestResizeFlags test_resize =
+      add_test_resize_flags(app, f.resampling, "--image_size", "the images' Resize");
   app.add_option("--augment", f.augment,
                  "The checkpoint's training recipe, whose test transform is used: imagenet "
                  "(resize and center crop) or cifar (images already image_size square are only "
@@ -52,6 +55,12 @@ bool parse_predict_flags(int argc, char** argv, PredictFlags* flags, int* exit_c
 
   if (!parse_flags(app, argc, argv, exit_code)) return false;
   if (image_size->count() == 0) f.image_size = default_image_size(f.model);
+  const std::string resize_problem =
+      apply_test_resize_flags(test_resize, f.augment, f.image_size, f.resampling);
+  if (!resize_problem.empty()) {
+    report_flag_error(app, resize_problem, exit_code);
+    return false;
+  }
   return true;
 }
 

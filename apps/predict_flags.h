@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "data/image_limits.h"
+#include "data/transforms.h"
 
 namespace xtrain {
 
@@ -15,6 +16,7 @@ struct PredictFlags {
   int image_size = 224;
   int top_k = 5;
   std::string augment = "imagenet";  // the training recipe, whose test transform predict uses
+  Resampling resampling;             // the test transform's Resize: its side and interpolation
   std::string classes;               // a data set folder naming the classes; empty: indices only
   int batch_size = 16;
   ImageLimits image_limits;        // larger image files are skipped as unreadable

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apps/flag_checks.h"
+#include "apps/test_resize_flags.h"
 #include "apps/torchvision_flags.h"
 #include "lib/base/check.h"
 #include "lib/base/escape_bytes.h"
@@ -155,16 +156,9 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
       app.add_option("--val_crop_size", val_crop_size,
                      "Test image side: CenterCrop's size (default: --image_size)")
           ->transform(integer_in(1, kMaxImageSize));
-  CLI::Option* val_resize =
-      app.add_option("--val_resize_size", f.data.resampling.test_resize_side,
-                     "Shorter side test images are resized to before the center crop, at least "
-                     "--val_crop_size (default: round(val_crop_size / 0.875))")
-          ->transform(integer_in(1, kMaxImageSize));
-  std::string interpolation = "bilinear";
-  app.add_option("--interpolation", interpolation,
-                 "Resampling of RandomResizedCrop and of the test images' Resize, as PIL's: "
-                 "nearest, bilinear or bicubic")
-      ->check(one_of({"nearest", "bilinear", "bicubic"}));
+  const TestResizeFlags test_resize =
+      add_test_resize_flags(app, f.data.resampling, "--val_crop_size",
+                            "RandomResizedCrop and of the test images' Resize");
   app.add_option("--auto_augment", f.data.train_extras.auto_augment,
                  "Training images get this policy after the flip: ta_wide (TrivialAugmentWide), "
                  "ra (RandAugment), augmix (AugMix), imagenet (AutoAugment's ImageNet policy); "
@@ -424,10 +418,6 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   if (image_size->count() > 0 && train_crop->count() > 0 && val_crop->count() > 0) {
     return fail("--image_size does nothing with both --train_crop_size and --val_crop_size");
   }
-  // The cifar recipe's test images are only normalized, or squared to their side.
-  if (val_resize->count() > 0 && f.data.augment != "imagenet") {
-    return fail("--val_resize_size needs --augment=imagenet");
-  }
   if (!t.model_ema.enabled && (model_ema_steps->count() > 0 || model_ema_decay->count() > 0)) {
     return fail("--model_ema_steps and --model_ema_decay need --model_ema");
   }
@@ -465,14 +455,9 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   t.test_image_size = f.val_crop_size_given ? val_crop_size : t.image_size;
   if (f.train_crop_size_given) t.image_size = train_crop_size;
   f.data.test_image_size = t.test_image_size;
-  f.data.resampling.interpolation = interpolation_from_name(interpolation);
-  // torchvision's CenterCrop would pad the resized image with zeros to fit the crop.
-  const int val_resize_size = f.data.resampling.test_resize_side;
-  if (val_resize->count() > 0 && val_resize_size < t.test_image_size) {
-    return fail(fmt::format(
-        "--val_resize_size={} is smaller than --val_crop_size={}: the center crop would not fit",
-        val_resize_size, t.test_image_size));
-  }
+  const std::string resize_problem =
+      apply_test_resize_flags(test_resize, f.data.augment, t.test_image_size, f.data.resampling);
+  if (!resize_problem.empty()) return fail(resize_problem);
   const bool is_resnet50 = f.model == "resnet50";
   t.lr_schedule.lr = lr->count() > 0 ? t.lr_schedule.lr : (is_resnet50 ? 0.5f : 0.1f);
   if (schedule.tv_scheduler->count() > 0) {

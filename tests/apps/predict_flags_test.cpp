@@ -42,6 +42,41 @@ TEST(PredictFlags, AFlagGivenTwiceTakesItsLastValueAndEveryPathIsKept) {
   EXPECT_EQ(flags.paths, (std::vector<std::string>{"a.png", "b/", "c.jpg"}));
 }
 
+// The test transform of a run that trained with torchvision's --val-resize-size and
+// --interpolation (ResNet-50 V2: resize 232, crop 224); a resize that cannot hold the crop, or one
+// for the cifar recipe, is refused as train refuses it.
+TEST(PredictFlags, TakeTheTestResizeOfTheRun) {
+  const std::string checkpoint = ::testing::TempDir() + "predict_resize_test.safetensors";
+  std::fclose(std::fopen(checkpoint.c_str(), "w"));
+  const std::vector<std::string> common = {"--checkpoint=" + checkpoint, "--model=resnet50",
+                                           "cat.png"};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), common.begin(), common.end());
+    return args;
+  };
+  PredictFlags flags;
+  ASSERT_TRUE(parse(with({"--val_resize_size=232", "--interpolation=bicubic"}), &flags).ok);
+  EXPECT_EQ(flags.image_size, 224);
+  EXPECT_EQ(flags.resampling.test_resize_side, 232);
+  EXPECT_EQ(flags.resampling.interpolation, Interpolation::kBicubic);
+  PredictFlags defaults;
+  ASSERT_TRUE(parse(common, &defaults).ok);
+  EXPECT_EQ(defaults.resampling.test_resize_side, 0);  // round(224 / 0.875)
+  EXPECT_EQ(defaults.resampling.interpolation, Interpolation::kBilinear);
+  const std::pair<std::vector<std::string>, std::string> mistakes[] = {
+      {{"--val_resize_size=200"},
+       "--val_resize_size=200 is smaller than --image_size=224: the center crop would not fit"},
+      {{"--augment=cifar", "--val_resize_size=232"}, "--val_resize_size needs --augment=imagenet"},
+  };
+  for (const auto& [args, message] : mistakes) {
+    PredictFlags refused;
+    const ParseOutcome o = parse(with(args), &refused);
+    testing::expect_one_line_error(o, "predict", message);
+    EXPECT_NE(o.err.find(message), std::string::npos) << o.err;
+  }
+  std::remove(checkpoint.c_str());
+}
+
 TEST(PredictFlags, RandomArgvsParseCleanlyOrFailInOneLine) {
   // --checkpoint must name an existing file and --classes a folder: give them real ones.
   const std::string checkpoint = ::testing::TempDir() + "predict_flags_test.safetensors";
