@@ -1,8 +1,11 @@
 // loader_benchmark: the input pipeline alone, no model: how many images per second one core's
 // training loader reads, decodes and augments into batches from --datadir. With --make_jpegs=N it
-// first writes N ImageNet-sized (500x375) JPEGs into DIR/train and DIR/val (10 classes).
+// first writes N ImageNet-sized (500x375) JPEGs into DIR/train and DIR/val (10 classes). With
+// --epochs=N it times N whole epochs instead, a line each (--cache_dataset: the later ones read
+// the kept images), and the peak resident memory.
 //   loader_benchmark --datadir=/tmp/jpegs --make_jpegs=1000 --num_workers=2
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -41,12 +44,31 @@ void make_jpegs(const std::string& dir, int count) {
   }
 }
 
+// Times `epochs` whole epochs of `loader`, printing each one's images per second.
+void time_epochs(xtrain::BatchSource& loader, int epochs, int batch_size, int image_size) {
+  std::vector<float> images(size_t(batch_size) * image_size * image_size * 3);
+  std::vector<int32_t> labels(batch_size);
+  for (int epoch = 1; epoch <= epochs; ++epoch) {
+    const auto start = std::chrono::steady_clock::now();
+    loader.start_epoch(epoch);
+    int64_t read = 0;
+    while (const int n = loader.next(images.data(), labels.data())) read += n;
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << fmt::format("epoch {}: {} images in {:.2f} s: {:.1f} images/s\n", epoch, read,
+                             seconds, read / seconds);
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::cout << fmt::format("peak RSS {:.0f} MB\n", usage.ru_maxrss / 1024.0);
+}
+
 }  // namespace
 }  // namespace xtrain
 
 int main(int argc, char** argv) {
   xtrain::ImageFolderOptions options;
-  int image_size = 224, batch_size = 128, batches = 20, jpegs = 0;
+  int image_size = 224, batch_size = 128, batches = 20, jpegs = 0, epochs = 0;
   CLI::App app{"Images per second of the training input pipeline alone", "loader_benchmark"};
   app.add_option("--datadir", options.datadir, "Data set folder")->required();
   app.add_option("--make_jpegs", jpegs, "First write this many 500x375 JPEGs into --datadir");
@@ -61,12 +83,19 @@ int main(int argc, char** argv) {
   app.add_option("--batch_size", batch_size, "Images per batch")->capture_default_str();
   app.add_option("--batches", batches, "Batches to time (after one warm-up batch)")
       ->capture_default_str();
+  app.add_option("--epochs", epochs, "Time this many whole epochs instead, a line each");
+  app.add_flag("--cache_dataset", options.cache_dataset,
+               "Keep the decoded images in memory (train's flag)");
   CLI11_PARSE(app, argc, argv);
   try {
     if (jpegs > 0) xtrain::make_jpegs(options.datadir, jpegs);
     const xtrain::ImageFolderSources sources =
         xtrain::open_image_folders(options, image_size, batch_size, batch_size, /*seed=*/1);
     auto loader = sources.train(0, 1);
+    if (epochs > 0) {
+      xtrain::time_epochs(*loader, epochs, batch_size, image_size);
+      return 0;
+    }
     std::vector<float> images(size_t(batch_size) * image_size * image_size * 3);
     std::vector<int32_t> labels(batch_size);
     const int64_t target = int64_t{batches} * batch_size;

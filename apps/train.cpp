@@ -234,7 +234,7 @@ void print_outline(const TrainFlags& flags, const Trainer& trainer, const Graph&
   spdlog::info(model_line(flags.model, model.num_parameters(), model.macs(image), side,
                           precision_text(options.precision, bfloat16_in_hardware())));
   spdlog::info(memory_line(fit.num_cores, fit.core_bytes, options.batch_size, options.precision,
-                           fit.total_bytes, available));
+                           fit.cache_bytes, fit.total_bytes, available));
   if (fit.capped_from_bytes > 0) {
     spdlog::info(cores_capped_line(fit.num_cores, max_cores, options.batch_size,
                                    fit.capped_from_bytes, *available));
@@ -291,6 +291,9 @@ StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
     memory_options.partial_test_batch = std::move(folders.partial_test_batch);
     memory_options.train_source_memory = std::move(folders.train_memory);
     memory_options.test_source_memory = std::move(folders.test_memory);
+    // An evaluation never reads the training images into their cache.
+    memory_options.cache_bytes =
+        folders.test_cache_bytes + (flags.evaluate ? 0 : folders.train_cache_bytes);
   }
 
   StartUp run;

@@ -196,6 +196,10 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
       app.add_option("--ra_reps", ra_reps, "Cores each training image goes to with --ra_sampler")
           ->transform(integer_in(1, kMaxCores));
   add_switch(app, "--strict", f.data.loader.strict, "Stop at the first unreadable image");
+  add_switch(app, "--cache_dataset", f.data.cache_dataset,
+             "Keep every decoded image in memory (sized from the image headers before training, "
+             "counted in the Memory line), so each is decoded once; nothing to keep with "
+             "--fake_data");
   app.add_option("--max_image_bytes", f.data.image_limits.max_bytes,
                  "Skip (as unreadable) image files larger than this many bytes")
       ->transform(integer_in(1, kMaxInt64));

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <memory>
 
+#include "data/image_cache_size.h"
 #include "data/image_folder_dataset.h"
 #include "lib/base/check.h"
 
@@ -90,6 +91,14 @@ PartialBatchSize partial_batch(int64_t dataset_size, bool train, const ImageFold
   };
 }
 
+// The cache of a split's images under --cache_dataset, else null.
+std::shared_ptr<ImageCache> image_cache(const ImageFolder& folder,
+                                        const ImageFolderOptions& options) {
+  if (!options.cache_dataset) return nullptr;
+  return std::make_shared<ImageCache>(static_cast<int64_t>(folder.paths.size()),
+                                      image_cache_bytes(folder.paths, options.image_limits));
+}
+
 }  // namespace
 
 ImageFolderSources open_image_folders(const ImageFolderOptions& options, int image_size,
@@ -105,15 +114,19 @@ ImageFolderSources open_image_folders(const ImageFolderOptions& options, int ima
   ImageFolderSources sources;
   sources.num_classes = static_cast<int>(train.classes.size());
   const int test_size = options.test_image_size > 0 ? options.test_image_size : image_size;
+  std::shared_ptr<ImageCache> train_cache = image_cache(train, options);
+  std::shared_ptr<ImageCache> val_cache = image_cache(val, options);
+  sources.train_cache_bytes = train_cache ? train_cache->bytes() : 0;
+  sources.test_cache_bytes = val_cache ? val_cache->bytes() : 0;
   auto train_set = std::make_shared<ImageFolderDataset>(
       std::move(train),
       make_transform(options.augment, /*train=*/true, image_size, options.train_extras,
                      options.resampling),
-      image_size, options.image_limits);
+      image_size, options.image_limits, std::move(train_cache));
   auto val_set = std::make_shared<ImageFolderDataset>(
       std::move(val),
       make_transform(options.augment, /*train=*/false, test_size, {}, options.resampling),
-      test_size, options.image_limits);
+      test_size, options.image_limits, std::move(val_cache));
   sources.train = loader_factory(train_set, /*train=*/true, options, train_batch_size, seed);
   sources.test = loader_factory(val_set, /*train=*/false, options, test_batch_size, seed);
   sources.partial_train_batch = partial_batch(train_set->size(), /*train=*/true, options, seed);

@@ -23,6 +23,7 @@ struct ImageFolderOptions {
   bool drop_last = false;            // training: drop the tail that does not fill every core
   int ra_reps = 0;                   // --ra_sampler's repetitions (DistributedSampler); 0: off
   ImageLimits image_limits;          // larger files are skipped as unreadable
+  bool cache_dataset = false;        // --cache_dataset: decoded images kept (image_cache.h)
   LoaderOptions loader;              // batch_size is set per split
 };
 
@@ -32,11 +33,14 @@ struct ImageFolderSources {
   // For the memory plan.
   PartialBatchSize partial_train_batch, partial_test_batch;
   SourceMemoryFor train_memory, test_memory;
+  // --cache_dataset: what each split's ImageCache takes in the process (0 without).
+  size_t train_cache_bytes = 0, test_cache_bytes = 0;
   int num_classes = 0;
 };
 
 // Scans DIR/train and DIR/val and returns their sources, whose training images are image_size
-// square; throws xtrain::Error on a bad layout.
+// square; throws xtrain::Error on a bad layout. Under cache_dataset each split's loaders share
+// one ImageCache, sized from its images' headers.
 ImageFolderSources open_image_folders(const ImageFolderOptions& options, int image_size,
                                       int train_batch_size, int test_batch_size, uint64_t seed);
 

@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <limits>
 #include <system_error>
 
 namespace xtrain {
@@ -49,8 +51,8 @@ class FileDescriptor {
 
 }  // namespace
 
-bool read_image_file(const std::string& path, int64_t max_bytes, std::vector<uint8_t>* bytes,
-                     std::string* problem) {
+bool read_image_head(const std::string& path, int64_t max_bytes, size_t head,
+                     std::vector<uint8_t>* bytes, std::string* problem) {
   struct stat info;
   if (stat(path.c_str(), &info) != 0) {  // stat, not lstat: links are followed
     *problem = error_text(errno);
@@ -73,10 +75,10 @@ bool read_image_file(const std::string& path, int64_t max_bytes, std::vector<uin
   if (!problem->empty()) return false;
 
   bytes->clear();
-  bytes->reserve(static_cast<size_t>(info.st_size));
+  bytes->reserve(std::min(static_cast<size_t>(info.st_size), head));
   uint8_t chunk[1 << 16];
-  for (;;) {
-    const ssize_t n = read(file.get(), chunk, sizeof(chunk));
+  while (bytes->size() < head) {
+    const ssize_t n = read(file.get(), chunk, std::min(sizeof(chunk), head - bytes->size()));
     if (n == 0) return true;
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -89,6 +91,12 @@ bool read_image_file(const std::string& path, int64_t max_bytes, std::vector<uin
     }
     bytes->insert(bytes->end(), chunk, chunk + n);
   }
+  return true;
+}
+
+bool read_image_file(const std::string& path, int64_t max_bytes, std::vector<uint8_t>* bytes,
+                     std::string* problem) {
+  return read_image_head(path, max_bytes, std::numeric_limits<size_t>::max(), bytes, problem);
 }
 
 }  // namespace xtrain

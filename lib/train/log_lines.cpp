@@ -67,9 +67,12 @@ std::string memory_size(size_t bytes) {
 }
 
 std::string memory_line(int num_cores, size_t core_bytes, int batch_size, Precision precision,
-                        size_t total_bytes, std::optional<size_t> available) {
-  return fmt::format("Memory: {} x {} (batch {}, {}) = {}{}", count_of(num_cores, "core", "cores"),
-                     memory_size(core_bytes), batch_size, name(precision), memory_size(total_bytes),
+                        size_t cache_bytes, size_t total_bytes, std::optional<size_t> available) {
+  const std::string cache =
+      cache_bytes > 0 ? fmt::format(" + {} of decoded images", memory_size(cache_bytes)) : "";
+  return fmt::format("Memory: {} x {} (batch {}, {}){} = {}{}",
+                     count_of(num_cores, "core", "cores"), memory_size(core_bytes), batch_size,
+                     name(precision), cache, memory_size(total_bytes),
                      available ? fmt::format(" of {} available", memory_size(*available))
                                : ", available memory unknown");
 }
@@ -81,17 +84,25 @@ std::string cores_capped_line(int num_cores, int max_cores, int batch_size, size
 }
 
 std::string does_not_fit_message(int num_cores, int batch_size, size_t need, size_t available,
-                                 int fitting_batch, int fitting_cores) {
+                                 int fitting_batch, int fitting_cores, size_t cache_bytes) {
   std::string advice;
   if (fitting_batch > 0) advice = fmt::format("--batch_size={}", fitting_batch);
   if (fitting_cores > 0) {
     advice += fmt::format("{}--num_cores={}", advice.empty() ? "" : " or ", fitting_cores);
   }
-  return fmt::format(
-      "{}; {} is available: {}", cores_need(num_cores, batch_size, need), memory_size(available),
-      advice.empty()
-          ? fmt::format("not even batch 1 fits on {}", count_of(num_cores, "core", "cores"))
-          : "use " + advice);
+  if (!advice.empty()) advice = "use " + advice;
+  std::string cache;
+  if (cache_bytes > 0) {
+    cache = fmt::format(", --cache_dataset's decoded images {} of it", memory_size(cache_bytes));
+    if (need - cache_bytes <= available) {
+      advice += fmt::format("{}leave out --cache_dataset", advice.empty() ? "" : " or ");
+    }
+  }
+  if (advice.empty()) {
+    advice = fmt::format("not even batch 1 fits on {}", count_of(num_cores, "core", "cores"));
+  }
+  return fmt::format("{}{}; {} is available: {}", cores_need(num_cores, batch_size, need), cache,
+                     memory_size(available), advice);
 }
 
 std::string run_line(const RunOutline& run) {

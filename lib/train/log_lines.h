@@ -22,16 +22,21 @@ std::string precision_text(Precision precision, bool bfloat16_in_hardware);
 std::string model_line(const std::string& model, int64_t parameters, int64_t macs_per_image,
                        int image_size, const std::string& precision);
 // "Memory: 2 cores x 9.8 GB (batch 128, float32) = 19.6 GB of 22.9 GB available" (the total
-// adds the process's own); with no budget known, "= 19.6 GB, available memory unknown".
+// adds the process's own); with no budget known, "= 19.6 GB, available memory unknown". Under
+// --cache_dataset the process's decoded images are named: "... (batch 128, float32) + 141 MB of
+// decoded images = ...".
 std::string memory_line(int num_cores, size_t core_bytes, int batch_size, Precision precision,
-                        size_t total_bytes, std::optional<size_t> available);
+                        size_t cache_bytes, size_t total_bytes, std::optional<size_t> available);
 // "Note: using 1 of 2 cores: 2 cores x batch 128 need 29.4 GB, 22.9 GB is available"
 std::string cores_capped_line(int num_cores, int max_cores, int batch_size, size_t max_cores_bytes,
                               size_t available);
 // "3 cores x batch 128 need 29.4 GB; 22.9 GB is available: use --batch_size=80 or
-// --num_cores=2" (a suggestion of 0 is left out; none: "...: not even batch 1 fits on 3 cores")
+// --num_cores=2" (a suggestion of 0 is left out; none: "...: not even batch 1 fits on 3 cores").
+// With cache_bytes of --cache_dataset's decoded images in `need`, it names them ("... need 29.4
+// GB, --cache_dataset's decoded images 5.0 GB of it; ...") and suggests leaving them out when
+// the rest fits.
 std::string does_not_fit_message(int num_cores, int batch_size, size_t need, size_t available,
-                                 int fitting_batch, int fitting_cores);
+                                 int fitting_batch, int fitting_cores, size_t cache_bytes = 0);
 // 10522669875 -> "9.8 GB", 83886080 -> "80 MB": GB and MB are 2^30 and 2^20 bytes, as the G and
 // M of XTRAIN_MEMORY_LIMIT.
 std::string memory_size(size_t bytes);

@@ -120,7 +120,7 @@ SourceMemory MemoryPlan::test_source() const {
 }
 
 size_t MemoryPlan::total(int num_cores, int batch_size) const {
-  return kProcessBytes + num_cores * core(num_cores, batch_size).total();
+  return kProcessBytes + options_.cache_bytes + num_cores * core(num_cores, batch_size).total();
 }
 
 size_t MemoryPlan::thread_stacks(int num_cores, int batch_size) const {
@@ -145,10 +145,14 @@ CoreFit fit_cores(const MemoryPlan& plan, int asked_cores, int max_cores, int ba
       const int cores = std::max(asked_cores, 1);
       const int fitting_batch =
           largest_fitting(batch_size - 1, [&](int batch) { return fits(cores, batch); });
+      const size_t need = plan.total(cores, batch_size);
       std::string message =
-          does_not_fit_message(cores, batch_size, plan.total(cores, batch_size), *available,
-                               fitting_batch, asked_cores > 0 ? fitting_cores : 0);
-      if (fitting_batch == 0) message += test_batch_advice(plan, cores, *available);
+          does_not_fit_message(cores, batch_size, need, *available, fitting_batch,
+                               asked_cores > 0 ? fitting_cores : 0, plan.cache_bytes());
+      const bool fits_without_cache = need - plan.cache_bytes() <= *available;
+      if (fitting_batch == 0 && !fits_without_cache) {
+        message += test_batch_advice(plan, cores, *available);
+      }
       throw_error(__FILE__, __LINE__, message);
     }
     fit.capped_from_bytes = plan.total(fit.num_cores, batch_size);
@@ -156,6 +160,7 @@ CoreFit fit_cores(const MemoryPlan& plan, int asked_cores, int max_cores, int ba
   }
   fit.core_bytes = plan.core(fit.num_cores, batch_size).total();
   fit.total_bytes = plan.total(fit.num_cores, batch_size);
+  fit.cache_bytes = plan.cache_bytes();
   return fit;
 }
 

@@ -13,7 +13,8 @@
 //   larger of the training and test batches), and what its training and test sources hold
 //   ahead (SourceMemory: a loader's ring, in batches of the flags' sizes);
 // - its sources' decoding allowance.
-// The process adds a fixed overhead. fit_cores() then picks the cores to run.
+// The process adds a fixed overhead and, under --cache_dataset, its data sets' decoded images
+// (ImageCache::bytes, shared by every core). fit_cores() then picks the cores to run.
 // Not here: how much memory there is (memory_budget.h), the lines printed (log_lines.h).
 #pragma once
 
@@ -39,6 +40,7 @@ struct MemoryPlanOptions {
   // What each core's training and test sources take (image folders: their loaders); null: none
   // (--fake_data).
   SourceMemoryFor train_source_memory, test_source_memory;
+  size_t cache_bytes = 0;  // --cache_dataset: the process's caches of decoded images
   // The job's processes, each running as many cores (their replicas share the data set), and
   // those on this machine (they share its hardware threads).
   int processes = 1;
@@ -80,6 +82,7 @@ class MemoryPlan {
   CoreMemory core(int num_cores, int batch_size) const;
   // Every core's need plus the process's.
   size_t total(int num_cores, int batch_size) const;
+  size_t cache_bytes() const { return options_.cache_bytes; }
   // The address space the threads of num_cores cores at batch_size reserve for their stacks:
   // each core's own thread, its kernel threads and its sources' workers, and the process's stop
   // watcher and gradient reducer. Counted against `ulimit -v` only (memory_budget.h): a stack
@@ -100,6 +103,7 @@ struct CoreFit {
   int num_cores = 1;
   size_t core_bytes = 0;   // one core's need
   size_t total_bytes = 0;  // every core's plus the process's
+  size_t cache_bytes = 0;  // of the process's: --cache_dataset's decoded images
   // No --num_cores, and fewer than max_cores fit: what max_cores would have needed (else 0).
   size_t capped_from_bytes = 0;
 };
@@ -111,7 +115,8 @@ struct CoreFit {
 // --batch_size=80 or --num_cores=2", suggesting the largest batch that fits at those cores and
 // the most cores that fit at that batch (each when there is one). When not even batch 1 fits but
 // would with a smaller --test_set_batch_size, the error says which: "...: not even batch 1 fits
-// on 1 core with --test_set_batch_size=512: use --test_set_batch_size=100".
+// on 1 core with --test_set_batch_size=512: use --test_set_batch_size=100". Under
+// --cache_dataset the error names the cache's share, and leaving it out where that would fit.
 CoreFit fit_cores(const MemoryPlan& plan, int asked_cores, int max_cores, int batch_size,
                   std::optional<size_t> available);
 

@@ -145,20 +145,22 @@ TEST(TorchvisionFlags, MistakesNameTheFlagAsGiven) {
 }
 
 TEST(TorchvisionFlags, FeaturesTrainLacksAreNamedAllInOneLine) {
-  expect_refused("--cache-dataset: not supported yet", {"--fake_data", "--cache-dataset"});
-  expect_refused("--cache-dataset, --weights, --use-v2: not supported yet",
-                 {"--fake_data", "--cache-dataset", "--weights", "ResNet50_Weights.IMAGENET1K_V2",
+  expect_refused("--use-v2: not supported yet", {"--fake_data", "--use-v2"});
+  expect_refused("--backend, --weights, --use-v2: not supported yet",
+                 {"--fake_data", "--backend", "PIL", "--weights", "ResNet50_Weights.IMAGENET1K_V2",
                   "--use-v2"});
   // Before any value of train's own flags is checked.
-  expect_refused("--cache-dataset: not supported yet",
-                 {"--fake_data", "--lr=fast", "--cache-dataset"});
+  expect_refused("--weights: not supported yet",
+                 {"--fake_data", "--lr=fast", "--weights", "ResNet50_Weights.IMAGENET1K_V2"});
   // Those train has take torchvision's spelling.
   TrainFlags flags;
-  ASSERT_TRUE(parse({"--fake_data", "--mixup-alpha", "0.2", "--cutmix-alpha=1.0",
-                     "--clip-grad-norm", "1", "--sync-bn", "--ra-sampler", "--ra-reps", "4",
-                     "--model-ema", "--model-ema-steps", "16", "--model_ema_decay=0.9999"},
-                    &flags)
-                  .ok);
+  ASSERT_TRUE(
+      parse({"--fake_data", "--mixup-alpha", "0.2", "--cutmix-alpha=1.0", "--clip-grad-norm", "1",
+             "--sync-bn", "--ra-sampler", "--ra-reps", "4", "--model-ema", "--model-ema-steps",
+             "16", "--model_ema_decay=0.9999", "--cache-dataset"},
+            &flags)
+          .ok);
+  EXPECT_TRUE(flags.data.cache_dataset);
   EXPECT_EQ(flags.trainer.batch_mix.mixup_alpha, 0.2f);
   EXPECT_EQ(flags.trainer.batch_mix.cutmix_alpha, 1.0f);
   EXPECT_EQ(flags.trainer.clip_grad_norm, 1.0f);

@@ -229,6 +229,18 @@ TEST(TrainFlags, AutoAugmentIsOneOfTorchvisionsPoliciesAndRandomEraseAProbabilit
   }
 }
 
+// --cache_dataset is a switch; --fake_data has nothing to cache and takes it without a word.
+TEST(TrainFlags, CacheDatasetIsASwitch) {
+  TrainFlags flags;
+  ASSERT_TRUE(parse({"--fake_data"}, &flags).ok);
+  EXPECT_FALSE(flags.data.cache_dataset);
+  ASSERT_TRUE(parse({"--fake_data", "--cache_dataset"}, &flags).ok);
+  EXPECT_TRUE(flags.data.cache_dataset);
+  ASSERT_TRUE(parse({"--datadir=/data", "--cache_dataset=false"}, &flags).ok);
+  EXPECT_FALSE(flags.data.cache_dataset);
+  expect_rejected("--cache_dataset", {"--cache_dataset=maybe"});
+}
+
 TEST(TrainFlags, PolicyParametersAreTorchvisionsRangesAndNeedTheirPolicy) {
   TrainFlags flags;
   ASSERT_TRUE(parse({"--fake_data", "--auto_augment=ra"}, &flags).ok);

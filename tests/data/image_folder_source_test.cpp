@@ -2,12 +2,14 @@
 // (or fatal under strict) by the loaders the factories make.
 #include "data/image_folder_source.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 
+#include "data/image_cache.h"
 #include "tests/data/temp_folder.h"
 #include "tests/test_util.h"
 
@@ -39,6 +41,24 @@ std::vector<int32_t> read_all(BatchSource& source, int batch_size) {
   std::vector<int32_t> labels(batch_size), all;
   while (int n = source.next(images.data(), labels.data())) {
     all.insert(all.end(), labels.begin(), labels.begin() + n);
+  }
+  return all;
+}
+
+// One epoch of `source`: its images, as floats, and labels.
+struct Epoch {
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+};
+
+Epoch read_epoch(BatchSource& source, int batch_size, int epoch) {
+  source.start_epoch(epoch);
+  Epoch all;
+  std::vector<float> images(batch_size * kSize * kSize * 3);
+  std::vector<int32_t> labels(batch_size);
+  while (int n = source.next(images.data(), labels.data())) {
+    all.images.insert(all.images.end(), images.begin(), images.begin() + n * kSize * kSize * 3);
+    all.labels.insert(all.labels.end(), labels.begin(), labels.begin() + n);
   }
   return all;
 }
@@ -77,6 +97,49 @@ TEST(ImageFolderSource, CountsTheLoadersAtAnyBatchSize) {
     EXPECT_EQ(counted.decoding, expected.decoding);
     EXPECT_EQ(counted.threads, expected.threads);
   }
+}
+
+// Under --cache_dataset each image is decoded once, then transformed from memory: every epoch's
+// batches are bitwise those without the cache (random crops included), an unreadable file is
+// skipped as without it, and a file gone after the first epoch is still read.
+TEST(ImageFolderSource, CachedImagesGiveTheSameBatchesAndAreDecodedOnce) {
+  TempFolder t;
+  cv::RNG rng(3);
+  size_t image_bytes = 0;
+  for (int i = 0; i < 6; ++i) {
+    cv::Mat image(10 + i, 14, CV_8UC3);
+    rng.fill(image, cv::RNG::UNIFORM, 0, 256);
+    for (const char* split : {"train", "val"}) {
+      t.write_image(fmt::format("{}/{}/{}.png", split, i % 2 ? "cat" : "dog", i), image);
+    }
+    image_bytes += ImageCache::entry_bytes(14, 10 + i);
+  }
+  t.write("val/cat/bad.png", {'n', 'o', 't'});
+  ImageFolderOptions o = options(t.path());
+  o.augment = "imagenet";  // random resized crops of the whole image
+  const ImageFolderSources plain = open_image_folders(o, kSize, 4, 4, 1);
+  o.cache_dataset = true;
+  const ImageFolderSources cached = open_image_folders(o, kSize, 4, 4, 1);
+  EXPECT_EQ(plain.train_cache_bytes, 0u);
+  EXPECT_EQ(cached.train_cache_bytes, ImageCache(6, image_bytes).bytes());
+  EXPECT_EQ(cached.test_cache_bytes, ImageCache(7, image_bytes).bytes());
+  auto plain_train = plain.train(0, 1), cached_train = cached.train(0, 1);
+  auto plain_test = plain.test(0, 1), cached_test = cached.test(0, 1);
+  for (int epoch = 1; epoch <= 2; ++epoch) {
+    const Epoch train = read_epoch(*plain_train, 4, epoch);
+    const Epoch test = read_epoch(*plain_test, 4, epoch);
+    if (epoch == 2) std::filesystem::remove_all(t.path());  // the cache holds every image now
+    const Epoch cached_train_epoch = read_epoch(*cached_train, 4, epoch);
+    const Epoch cached_test_epoch = read_epoch(*cached_test, 4, epoch);
+    EXPECT_EQ(cached_train_epoch.images, train.images) << "epoch " << epoch;
+    EXPECT_EQ(cached_train_epoch.labels, train.labels) << "epoch " << epoch;
+    EXPECT_EQ(cached_test_epoch.images, test.images) << "epoch " << epoch;
+    EXPECT_EQ(cached_test_epoch.labels, test.labels) << "epoch " << epoch;
+    EXPECT_EQ(test.labels.size(), 6u);
+  }
+  EXPECT_EQ(cached_train->skipped_images(), 0);
+  EXPECT_EQ(cached_test->skipped_images(), plain_test->skipped_images());
+  EXPECT_EQ(cached_test->skipped_images(), 2);  // bad.png, once per epoch
 }
 
 TEST(ImageFolderSource, LayoutErrorsNameThePath) {

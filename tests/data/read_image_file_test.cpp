@@ -1,5 +1,6 @@
 // read_image_file: only regular files are read, never blocking on a FIFO or streaming a device,
-// and never more than max_bytes, even from a file whose size stat does not tell.
+// and never more than max_bytes, even from a file whose size stat does not tell; a head is the
+// file's first bytes, under the same checks.
 #include "data/read_image_file.h"
 
 #include <fcntl.h>
@@ -87,6 +88,23 @@ TEST(ReadImageFile, FilesOverTheByteCapAreRefusedUnread) {
   std::string problem;
   EXPECT_TRUE(read_image_file(path, 1000, &bytes, &problem)) << problem;
   EXPECT_EQ(bytes.size(), 1000u);
+}
+
+TEST(ReadImageFile, AHeadIsTheFirstBytesUnderTheSameChecks) {
+  TempFolder t;
+  std::vector<uint8_t> content(200000);
+  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<uint8_t>(i * 7);
+  const std::string path = t.write("a.png", content);
+  std::vector<uint8_t> bytes;
+  std::string problem;
+  EXPECT_TRUE(read_image_head(path, kMaxBytes, 70000, &bytes, &problem)) << problem;
+  EXPECT_EQ(bytes, std::vector<uint8_t>(content.begin(), content.begin() + 70000));
+  EXPECT_TRUE(read_image_head(path, kMaxBytes, 300000, &bytes, &problem)) << problem;
+  EXPECT_EQ(bytes, content);  // a shorter file: all of it
+  EXPECT_FALSE(read_image_head(path, 199999, 10, &bytes, &problem));
+  EXPECT_EQ(problem, "200000 bytes is over --max_image_bytes=199999");
+  EXPECT_FALSE(read_image_head(t.path(), kMaxBytes, 10, &bytes, &problem));
+  EXPECT_EQ(problem, "not a regular file (a folder)");
 }
 
 // /proc files are regular files whose stat size is 0 whatever they hold: like a file that grows

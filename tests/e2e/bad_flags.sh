@@ -69,9 +69,9 @@ done
 # its spellings of train's flags run.
 expect_error 2 "--model: expected one of alexnet, " "$train" --data-path "$dir/imagenet" \
   --model convnext_tiny --batch-size 128 --opt adamw --mixup-alpha 0.2 --model-ema
-expect_error 2 "--cache-dataset, --use-v2: not supported yet" "$train" "${quick[@]}" \
-  --logdir="$dir/logdir" --sync-bn --cache-dataset --use-v2
-[ ! -e "$dir/logdir" ] || fail "--cache-dataset: the logdir was created"
+expect_error 2 "--backend, --use-v2: not supported yet" "$train" "${quick[@]}" \
+  --logdir="$dir/logdir" --sync-bn --backend PIL --use-v2
+[ ! -e "$dir/logdir" ] || fail "--backend: the logdir was created"
 expect_error 2 "--resume: checkpoint.pth is a PyTorch pickle" "$train" "${quick[@]}" \
   --resume checkpoint.pth
 expect_error 2 "--num_epochs=0 and --epochs=3 are one flag" "$train" "${quick[@]}" --epochs 3

@@ -15,11 +15,18 @@ TEST(LogLines, MemorySizesAreMegabytesBelowAGigabyte) {
 }
 
 TEST(LogLines, MemoryLine) {
-  EXPECT_EQ(memory_line(2, size_t(9.8 * kGiB), 128, Precision::kFloat32, size_t(19.64 * kGiB),
+  EXPECT_EQ(memory_line(2, size_t(9.8 * kGiB), 128, Precision::kFloat32, 0, size_t(19.64 * kGiB),
                         size_t(22.9 * kGiB)),
             "Memory: 2 cores x 9.8 GB (batch 128, float32) = 19.6 GB of 22.9 GB available");
-  EXPECT_EQ(memory_line(1, 60 * kMiB, 8, Precision::kBFloat16, 124 * kMiB, std::nullopt),
+  EXPECT_EQ(memory_line(1, 60 * kMiB, 8, Precision::kBFloat16, 0, 124 * kMiB, std::nullopt),
             "Memory: 1 core x 60 MB (batch 8, bfloat16) = 124 MB, available memory unknown");
+}
+
+TEST(LogLines, MemoryLineNamesTheCachedImages) {
+  EXPECT_EQ(memory_line(2, size_t(9.8 * kGiB), 128, Precision::kFloat32, 141 * kMiB,
+                        size_t(19.78 * kGiB), size_t(22.9 * kGiB)),
+            "Memory: 2 cores x 9.8 GB (batch 128, float32) + 141 MB of decoded images = 19.8 GB "
+            "of 22.9 GB available");
 }
 
 TEST(LogLines, ModelLineSaysThePrecision) {
@@ -41,6 +48,20 @@ TEST(LogLines, CappedCoresAndDoesNotFit) {
             "1 core x batch 128 need 11.0 GB; 2.0 GB is available: use --batch_size=11");
   EXPECT_EQ(does_not_fit_message(2, 128, 11 * kGiB, 2 * kGiB, 0, 1),
             "2 cores x batch 128 need 11.0 GB; 2.0 GB is available: use --num_cores=1");
+}
+
+// --cache_dataset's share is named, and leaving it out is advised where the rest fits.
+TEST(LogLines, DoesNotFitNamesTheCache) {
+  EXPECT_EQ(does_not_fit_message(2, 128, 11 * kGiB, 2 * kGiB, 20, 1, 10 * kGiB),
+            "2 cores x batch 128 need 11.0 GB, --cache_dataset's decoded images 10.0 GB of it; "
+            "2.0 GB is available: use --batch_size=20 or --num_cores=1 or leave out "
+            "--cache_dataset");
+  EXPECT_EQ(does_not_fit_message(1, 128, 11 * kGiB, 2 * kGiB, 0, 0, 10 * kGiB),
+            "1 core x batch 128 need 11.0 GB, --cache_dataset's decoded images 10.0 GB of it; "
+            "2.0 GB is available: leave out --cache_dataset");
+  EXPECT_EQ(does_not_fit_message(1, 128, 11 * kGiB, 2 * kGiB, 0, 0, 1 * kGiB),
+            "1 core x batch 128 need 11.0 GB, --cache_dataset's decoded images 1.0 GB of it; "
+            "2.0 GB is available: not even batch 1 fits on 1 core");
 }
 
 TEST(LogLines, ModelEmaTestLineFollowsTheModelsAndKeepsItsGrepApart) {

@@ -317,6 +317,36 @@ TEST(FitCores, ATestBatchTooLargeForBatchOneIsNamed) {
   EXPECT_GT(plan.with_test_set_batch_size(fitting + 1).total(1, 1), available);
 }
 
+// --cache_dataset's images are the process's, counted once whatever the cores.
+TEST(MemoryPlan, CountsTheCacheOncePerProcess) {
+  MemoryPlanOptions options;
+  options.image_size = 32;
+  const auto graph = build_model("resnet20", 10);
+  const MemoryPlan plain(graph, options);
+  options.cache_bytes = 5000;
+  const MemoryPlan cached(graph, options);
+  for (int cores : {1, 3}) EXPECT_EQ(cached.total(cores, 16), plain.total(cores, 16) + 5000);
+  EXPECT_EQ(cached.core(3, 16).total(), plain.core(3, 16).total());
+  const CoreFit fit = fit_cores(cached, 3, 8, 16, std::nullopt);
+  EXPECT_EQ(fit.cache_bytes, 5000u);
+  EXPECT_EQ(fit.total_bytes, cached.total(3, 16));
+}
+
+// A cache that does not fit beside even one core at batch 1 stops the run, naming it.
+TEST(FitCores, ACacheThatDoesNotFitIsNamed) {
+  MemoryPlanOptions options;
+  options.image_size = 32;
+  const auto graph = build_model("resnet20", 10);
+  options.cache_bytes = size_t{8} << 30;
+  const MemoryPlan cached(graph, options);
+  const size_t available = cached.total(1, 32) - options.cache_bytes;  // fits without the cache
+  const std::string error = fit_error(cached, 0, 4, 32, available);
+  EXPECT_EQ(error, fmt::format("1 core x batch 32 need {}, --cache_dataset's decoded images 8.0 "
+                               "GB of it; {} is available: leave out --cache_dataset",
+                               memory_size(cached.total(1, 32)), memory_size(available)))
+      << error;
+}
+
 TEST(FitCores, AnUnknownBudgetChecksNothing) {
   const MemoryPlan plan = small_plan();
   EXPECT_EQ(fit_cores(plan, 3, 8, 32, std::nullopt).num_cores, 3);
