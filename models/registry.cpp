@@ -10,6 +10,7 @@
 #include "models/cifar_resnet.h"
 #include "models/densenet.h"
 #include "models/inception.h"
+#include "models/mobilenet_v2.h"
 #include "models/resnet.h"
 #include "models/squeezenet.h"
 #include "models/vgg.h"
@@ -47,6 +48,7 @@ const std::map<std::string, Builder>& builders() {
       {"densenet169", densenet169},
       {"densenet201", densenet201},
       {"inception_v3", inception_v3},
+      {"mobilenet_v2", mobilenet_v2},
       {"resnet20", [](int k) { return cifar_resnet(20, k); }},
       {"resnet32", [](int k) { return cifar_resnet(32, k); }},
       {"resnet44", [](int k) { return cifar_resnet(44, k); }},

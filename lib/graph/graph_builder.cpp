@@ -55,6 +55,11 @@ Value GraphBuilder::batchnorm_relu(const std::string& name, Value x, float eps) 
   return batchnorm_relu(name, std::vector<Value>{x}, eps);
 }
 
+Value GraphBuilder::batchnorm_relu6(const std::string& name, Value x) {
+  return append(std::make_unique<BatchNorm2d>(name, channels(x), BatchNorm2d::Fused::kReLU6),
+                {x.id}, channels(x));
+}
+
 Value GraphBuilder::batchnorm_relu(const std::string& name, const std::vector<Value>& parts,
                                    float eps) {
   std::vector<int> ids;

@@ -37,6 +37,8 @@ class GraphBuilder {
   Value batchnorm(const std::string& name, Value x, float eps = 1e-5f);
   // relu(batchnorm(x)) as one layer, named and checkpointed like the batchnorm.
   Value batchnorm_relu(const std::string& name, Value x, float eps = 1e-5f);
+  // relu6(batchnorm(x)), min(max(batchnorm(x), 0), 6), the same way (MobileNet's activation).
+  Value batchnorm_relu6(const std::string& name, Value x);
   // The same over torch.cat(parts, 1), without building the concatenation (BatchNorm2d's parts):
   // DenseNet's norm layers over their growing list of features.
   Value batchnorm_relu(const std::string& name, const std::vector<Value>& parts, float eps = 1e-5f);

@@ -125,9 +125,20 @@ double sum_over_batch_replicas(const BatchNormShape& s, double* sums, const Exec
 // bit (one expression, contracted to an FMA alike on every path).
 inline float normalized(float x, float scale, float shift) { return x * scale + shift; }
 
+// The fused activation: nothing, the ReLU, or the ReLU6. The clamp is a compile-time constant:
+// compared with a value read at run time (even infinity, for a plain ReLU), the backward's
+// loops ran several times slower, as GCC no longer vectorized them.
+enum class Act { kNone, kReLU, kReLU6 };
+constexpr float kReLU6Max = 6.0f;
+
+Act act_of(const BatchNormShape& s) {
+  if (!s.relu) return Act::kNone;
+  return s.relu6 ? Act::kReLU6 : Act::kReLU;
+}
+
 // y[r, c] = act(x[r, c] * scale[c] + shift[c] + residual[r, c]) over all rows, threads
-// splitting rows; act is the fused ReLU or nothing, and the residual is added only when kResidual.
-template <bool kRelu, bool kResidual, typename X, typename R, typename Y>
+// splitting rows; the residual is added only when kResidual.
+template <Act kAct, bool kResidual, typename X, typename R, typename Y>
 void scale_shift(const BatchNormShape& s, const X* x, const R* residual, const float* scale,
                  const float* shift, Y* y, const Exec& ex) {
   parallel_for(
@@ -137,7 +148,10 @@ void scale_shift(const BatchNormShape& s, const X* x, const R* residual, const f
           const int64_t i = r * s.c + c;
           float v = normalized(value(x, i), scale[c], shift[c]);
           if (kResidual) v += value(residual, i);
-          return kRelu ? (v > 0.0f ? v : 0.0f) : v;
+          if (kAct == Act::kNone) return v;
+          v = v > 0.0f ? v : 0.0f;
+          if (kAct == Act::kReLU6) v = v < kReLU6Max ? v : kReLU6Max;
+          return v;
         });
       },
       kMinRowChunk);
@@ -149,14 +163,16 @@ void scale_shift(const BatchNormShape& s, ConstElements x, ConstElements residua
     with_typed(y, [&](auto* yt) {
       const bool added = residual.data != nullptr;
       with_typed(residual, [&](const auto* rt) {
-        if (s.relu && added) {
-          scale_shift<true, true>(s, xt, rt, scale, shift, yt, ex);
-        } else if (s.relu) {
-          scale_shift<true, false>(s, xt, rt, scale, shift, yt, ex);
-        } else if (added) {
-          scale_shift<false, true>(s, xt, rt, scale, shift, yt, ex);
-        } else {
-          scale_shift<false, false>(s, xt, rt, scale, shift, yt, ex);
+        switch (act_of(s)) {
+          case Act::kNone:
+            if (added) return scale_shift<Act::kNone, true>(s, xt, rt, scale, shift, yt, ex);
+            return scale_shift<Act::kNone, false>(s, xt, rt, scale, shift, yt, ex);
+          case Act::kReLU:
+            if (added) return scale_shift<Act::kReLU, true>(s, xt, rt, scale, shift, yt, ex);
+            return scale_shift<Act::kReLU, false>(s, xt, rt, scale, shift, yt, ex);
+          case Act::kReLU6:
+            XTRAIN_CHECK(!added, "batchnorm: the fused ReLU6 takes no residual");
+            return scale_shift<Act::kReLU6, false>(s, xt, rt, scale, shift, yt, ex);
         }
       });
     });
@@ -166,7 +182,8 @@ void scale_shift(const BatchNormShape& s, ConstElements x, ConstElements residua
 // Where the backward learns which outputs the fused ReLU zeroed: no ReLU; the output y itself
 // (a residual was added before the ReLU); or x, whose normalized value is what the ReLU saw
 // (no residual): then y is not read, a third fewer bytes for the backward of BatchNorm + ReLU.
-enum class Mask { kNone, kFromOutput, kFromInput };
+// kFromInputReLU6: from x too, for the ReLU6 (strictly between 0 and 6).
+enum class Mask { kNone, kFromOutput, kFromInput, kFromInputReLU6 };
 
 }  // namespace
 
@@ -280,6 +297,10 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
     if constexpr (kMask == Mask::kFromOutput) return value(yr, c) > 0.0f ? g : 0.0f;
     if constexpr (kMask == Mask::kFromInput) {
       return normalized(value(xr, c), scale[c], shift[c]) > 0.0f ? g : 0.0f;
+    }
+    if constexpr (kMask == Mask::kFromInputReLU6) {
+      const float v = normalized(value(xr, c), scale[c], shift[c]);
+      return v > 0.0f && v < kReLU6Max ? g : 0.0f;
     }
     return g;
   };
@@ -427,8 +448,13 @@ void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements 
             run(mask, std::false_type{});
           }
         };
-        if (!s.relu) {
+        const Act act = act_of(s);
+        if (act == Act::kNone) {
           with_dy_rows(std::integral_constant<Mask, Mask::kNone>{});
+        } else if (act == Act::kReLU6) {
+          XTRAIN_CHECK(y.data == nullptr && rt == nullptr,
+                       "batchnorm_backward: the ReLU6 takes its mask from x, without a residual");
+          with_dy_rows(std::integral_constant<Mask, Mask::kFromInputReLU6>{});
         } else if (y.data != nullptr) {
           with_dy_rows(std::integral_constant<Mask, Mask::kFromOutput>{});
         } else {

@@ -18,6 +18,8 @@ const char* BatchNorm2d::type() const {
       return "BatchNorm2d";
     case Fused::kReLU:
       return "BatchNorm2d+ReLU";
+    case Fused::kReLU6:
+      return "BatchNorm2d+ReLU6";
     case Fused::kAddReLU:
       return "BatchNorm2d+Add+ReLU";
   }
@@ -47,10 +49,9 @@ void BatchNorm2d::for_each_part(const Inputs& inputs, int64_t y_row, Fn&& fn) co
   for (size_t i = 0; i < parts; ++i) {
     const Shape& x = shape_of(inputs[i]);
     const int channels = static_cast<int>(x[3]);
-    fn(static_cast<int>(i),
-       kernels::BatchNormShape{x[0] * x[1] * x[2], channels, eps_, fused_ != Fused::kNothing,
-                               y_row},
-       first);
+    kernels::BatchNormShape k{x[0] * x[1] * x[2], channels, eps_, fused_ != Fused::kNothing, y_row};
+    k.relu6 = fused_ == Fused::kReLU6;
+    fn(static_cast<int>(i), k, first);
     first += channels;
   }
 }

@@ -2,9 +2,11 @@
 // num_batches_tracked; momentum 0.1, eps 1e-5 unless given (Inception's 0.001). Training normalizes
 // with the batch statistics and updates the running ones; evaluation uses the running ones. What
 // follows it in a ResNet can run in the same passes (Fused): the ReLU, y = max(bn(x), 0), as
-// GraphBuilder::batchnorm_relu builds it; or a residual sum and the ReLU, y = max(bn(x) + residual,
-// 0) with the residual as the second input, as GraphBuilder::batchnorm_add_relu builds it. The
-// backward masks dy with y > 0 and hands the masked dy to the residual. A training plan rebuilds y
+// GraphBuilder::batchnorm_relu builds it; the ReLU6, y = min(max(bn(x), 0), 6), MobileNet's
+// activation, as GraphBuilder::batchnorm_relu6 builds it; or a residual sum and the ReLU,
+// y = max(bn(x) + residual, 0) with the residual as the second input, as
+// GraphBuilder::batchnorm_add_relu builds it. The backward masks dy where the ReLU clamped its
+// output and hands the masked dy to the residual. A training plan rebuilds y
 // from x and the saved statistics instead of keeping it (recompute_output).
 // Without a residual it may take several inputs and normalize their channel concatenation,
 // torch.cat(inputs, 1), without building it: each input's channels are normalized on their own
@@ -23,7 +25,7 @@ class BatchNorm2d : public Layer {
   static constexpr float kDefaultEps = 1e-5f;
   static constexpr float kMomentum = 0.1f;
 
-  enum class Fused { kNothing, kReLU, kAddReLU };
+  enum class Fused { kNothing, kReLU, kReLU6, kAddReLU };
 
   BatchNorm2d(std::string name, int num_features, Fused fused = Fused::kNothing,
               float eps = kDefaultEps);

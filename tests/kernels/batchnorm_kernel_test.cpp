@@ -1,5 +1,5 @@
 // BatchNorm2d kernels: a hand-computed example, the reference twin on odd and ResNet-50 shapes
-// (plain, with the fused ReLU, with the fused residual sum and ReLU), 1 vs 2 and 3 threads
+// (plain, with the fused ReLU or ReLU6, with the fused residual sum and ReLU), 1 vs 2 and 3 threads
 // bitwise, the forward rebuilt from what it saved bitwise, the overwrite / accumulate contract of
 // the backward, also with dx written over dy, and replicas that normalize as one batch (--sync_bn).
 #include <gtest/gtest.h>
@@ -172,11 +172,7 @@ BatchNormOutputs run_reference(const BatchNormShape& s, const BatchNormData& d) 
   return o;
 }
 
-void expect_matches_reference(const BatchNormShape& s, float offset = 0.0f, float scale = 1.0f,
-                              bool with_residual = false) {
-  SCOPED_TRACE(describe(s) + " x in " + std::to_string(offset) + " +- " + std::to_string(scale) +
-               (with_residual ? " with a residual" : ""));
-  const BatchNormData d(s, 7, offset, scale, with_residual);
+void expect_matches_reference(const BatchNormShape& s, const BatchNormData& d) {
   const BatchNormOutputs fast = run_fast(s, d, Exec{});
   const BatchNormOutputs ref = run_reference(s, d);
   expect_close_to_reference(fast.y, ref.y, kRtol, "y");
@@ -192,6 +188,13 @@ void expect_matches_reference(const BatchNormShape& s, float offset = 0.0f, floa
   expect_close_to_reference(fast.dresidual, ref.dresidual, kRtol, "dresidual");
   expect_close_to_reference(fast.dgamma, ref.dgamma, kRtol, "dgamma");
   expect_close_to_reference(fast.dbeta, ref.dbeta, kRtol, "dbeta");
+}
+
+void expect_matches_reference(const BatchNormShape& s, float offset = 0.0f, float scale = 1.0f,
+                              bool with_residual = false) {
+  SCOPED_TRACE(describe(s) + " x in " + std::to_string(offset) + " +- " + std::to_string(scale) +
+               (with_residual ? " with a residual" : ""));
+  expect_matches_reference(s, BatchNormData(s, 7, offset, scale, with_residual));
 }
 
 // One channel, x = {1, 2, 3, 4}: mean 2.5, biased variance 1.25, unbiased 5/3.
@@ -293,6 +296,63 @@ TEST(BatchNorm2dKernel, FusedReluMatchesReference) {
     const BatchNormOutputs threaded = run_fast(s, d, two.exec());
     expect_bitwise_equal(fused.dx, threaded.dx, "dx");
     expect_bitwise_equal(fused.dgamma, threaded.dgamma, "dgamma");
+  }
+}
+
+// The ReLU clamped above at 6 (BatchNormShape::relu6, torch.nn.ReLU6), one channel,
+// gamma 8, beta 2: y = 8 * xhat + 2 for xhat = (x - 2.5) / sqrt(1.25) = +-1.342, +-0.447 is
+// -8.73, -1.58, 5.58 and 12.73, so y = {0, 0, 5.58, 6}. Only the third output passes its
+// gradient, as torch's hardtanh_backward: dbeta += 1, dgamma += xhat[2].
+TEST(BatchNorm2dKernel, HandExampleRelu6) {
+  BatchNormShape s{4, 1, kEps, /*relu=*/true};
+  s.relu6 = true;
+  const std::vector<float> x = {1, 2, 3, 4};
+  const float gamma = 8.0f, beta = 2.0f;
+  float saved[kernels::kBatchNormSavedRows], running_mean = 0.0f, running_var = 1.0f;
+  std::vector<float> y = nans(4);
+  kernels::batchnorm_forward_train(s, x.data(), nullptr, &gamma, &beta, y.data(), saved,
+                                   &running_mean, &running_var, kMomentum, workspace_for(s).data(),
+                                   Exec{});
+  const double istd = 1.0 / std::sqrt(1.25 + 1e-5);
+  EXPECT_EQ(y[0], 0.0f);
+  EXPECT_EQ(y[1], 0.0f);
+  EXPECT_NEAR(y[2], 8.0 * 0.5 * istd + 2.0, 1e-5);
+  EXPECT_EQ(y[3], 6.0f);
+  const std::vector<float> dy(4, 1.0f);
+  std::vector<float> dx = nans(4);
+  float dgamma = 0.0f, dbeta = 0.0f;
+  kernels::batchnorm_backward(s, x.data(), nullptr, dy.data(), &gamma, saved, dx.data(), nullptr,
+                              &dgamma, &dbeta, workspace_for(s).data(), Exec{});
+  EXPECT_NEAR(dbeta, 1.0f, 1e-6);
+  EXPECT_NEAR(dgamma, 0.5 * istd, 1e-6);
+  // g = {0, 0, 1, 0}: dx = gamma * istd * (g - mean(g) - xhat * mean(g * xhat)).
+  for (int i = 0; i < 4; ++i) {
+    const double xhat = (x[i] - 2.5) * istd;
+    const double expected = 8.0 * istd * ((i == 2 ? 1.0 : 0.0) - 0.25 - xhat * 0.5 * istd / 4);
+    EXPECT_NEAR(dx[i], expected, 1e-5) << i;
+  }
+}
+
+// The ReLU6 on odd and MobileNetV2 shapes, with gamma and beta widened so that many outputs
+// clamp at 6 as well as at 0. At threads 1 and 2 the same bits.
+TEST(BatchNorm2dKernel, FusedRelu6MatchesReference) {
+  for (const BatchNormShape& shape :
+       {BatchNormShape{3 * 5 * 7, 13, kEps, true}, BatchNormShape{56 * 56, 144, kEps, true},
+        BatchNormShape{7 * 7, 960, kEps, true}}) {
+    BatchNormShape s = shape;
+    s.relu6 = true;
+    SCOPED_TRACE(describe(s));
+    BatchNormData d(s, 5);
+    for (float& g : d.gamma) g *= 6.0f;
+    for (float& b : d.beta) b *= 3.0f;
+    expect_matches_reference(s, d);
+    const BatchNormOutputs fused = run_fast(s, d, Exec{});
+    const auto at = [&](float v) { return std::count(fused.y.begin(), fused.y.end(), v); };
+    EXPECT_GT(at(6.0f), s.m * s.c / 10) << "the ReLU6 must clamp some outputs at 6";
+    EXPECT_GT(at(0.0f), s.m * s.c / 4) << "and about half at 0";
+    testing::PoolExec two(2);
+    const BatchNormOutputs threaded = run_fast(s, d, two.exec());
+    expect_outputs_bitwise_equal(fused, threaded);
   }
 }
 

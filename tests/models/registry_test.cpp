@@ -51,6 +51,7 @@ TEST(Registry, ParameterCountsAreTorchvisions) {
       {"densenet169", 1000, 14149480},
       {"densenet201", 1000, 20013928},
       {"inception_v3", 1000, 23834568},
+      {"mobilenet_v2", 1000, 3504872},
   };
   for (const ModelCount& m : kCounts) {
     EXPECT_EQ(build_model(m.name, m.num_classes)->num_parameters(), m.parameters) << m.name;
@@ -133,6 +134,7 @@ TEST(Registry, ClassifierIsTheLastLayerWithParameters) {
   EXPECT_EQ(build_model("squeezenet1_0", 10)->classifier(), "classifier.1");
   EXPECT_EQ(build_model("densenet121", 10)->classifier(), "classifier");
   EXPECT_EQ(build_model("inception_v3", 10)->classifier(), "fc");
+  EXPECT_EQ(build_model("mobilenet_v2", 10)->classifier(), "classifier.1");
 }
 
 // One line before any step: the flag, the model's smallest side and the layer that gave out.
@@ -142,7 +144,7 @@ TEST(Registry, TooSmallImagesNameTheFlagAndTheSmallestSide) {
     const char* model;
     int smallest;
   } kCases[] = {{"alexnet", 63}, {"inception_v3", 75}, {"squeezenet1_0", 21}, {"squeezenet1_1", 17},
-                {"vgg11", 32},   {"densenet121", 29},  {"resnet50", 1}};
+                {"vgg11", 32},   {"densenet121", 29},  {"resnet50", 1},       {"mobilenet_v2", 1}};
   for (const auto& c : kCases) {
     const auto graph = build_model(c.model, 10);
     EXPECT_NO_THROW(check_image_size(c.model, *graph, c.smallest)) << c.model;
@@ -199,6 +201,27 @@ TEST(Registry, StateDictKeysOfInceptionV3) {
   }
 }
 
+// Conv2dNormActivation's conv and BatchNorm as <block>.0 and .1; an InvertedResidual's layers
+// counted in its conv Sequential, the expansion absent from the first block (expand_ratio 1);
+// the depthwise convolutions' weights [C, 1, 3, 3].
+TEST(Registry, StateDictKeysOfMobileNetV2) {
+  const ParamStore mobilenet(*build_model("mobilenet_v2", 1000));
+  for (const char* key :
+       {"features.0.0.weight", "features.0.1.running_var", "features.1.conv.0.0.weight",
+        "features.1.conv.0.1.weight", "features.1.conv.1.weight", "features.1.conv.2.bias",
+        "features.2.conv.0.0.weight", "features.2.conv.1.0.weight", "features.2.conv.2.weight",
+        "features.17.conv.3.num_batches_tracked", "features.18.0.weight", "features.18.1.bias",
+        "classifier.1.weight", "classifier.1.bias"}) {
+    EXPECT_NE(mobilenet.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(mobilenet.find("features.1.conv.3.weight"), nullptr);
+  EXPECT_EQ(mobilenet.find("features.0.0.bias"), nullptr);
+  // Weights are stored [KH, KW, C_in / groups, C_out].
+  EXPECT_EQ(mobilenet.find("features.2.conv.1.0.weight")->spec.shape, (Shape{3, 3, 1, 96}));
+  EXPECT_EQ(mobilenet.find("features.17.conv.2.weight")->spec.shape, (Shape{1, 1, 960, 320}));
+  EXPECT_EQ(mobilenet.find("classifier.1.weight")->spec.shape, (Shape{1000, 1280}));
+}
+
 // The classifiers' grids are fixed by adaptive pooling, so any image size from the smallest the
 // features allow gives the same logits shape; the features' own arithmetic is torchvision's
 // (published multiply-adds: vgg16 15.47 G, alexnet 0.71 G, squeezenet1_1 0.35 G at 224).
@@ -210,6 +233,7 @@ TEST(Registry, MultiplyAddsOfTheOtherFamilies) {
   // Convolutions and Linear layers summed by forward hooks on torchvision's densenet121.
   EXPECT_EQ(build_model("densenet121", 1000)->macs(image), 2834161664);
   EXPECT_EQ(build_model("inception_v3", 1000)->macs(Shape{1, 299, 299, 3}), 5713216096);
+  EXPECT_EQ(build_model("mobilenet_v2", 1000)->macs(image), 300774272);  // the same hooks
   EXPECT_EQ(build_model("vgg11", 10)->infer_shapes(Shape{2, 32, 32, 3}).back(), (Shape{2, 10}));
   EXPECT_EQ(build_model("alexnet", 10)->infer_shapes(Shape{2, 63, 63, 3}).back(), (Shape{2, 10}));
 }

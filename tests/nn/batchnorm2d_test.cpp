@@ -30,6 +30,19 @@ TEST(BatchNorm2d, WithReluGradientsMatchFiniteDifferences) {
   check_layer_gradients(bn_relu, {Shape{2, 3, 3, 3}}, options);
 }
 
+// The fused ReLU6, min(max(bn(x), 0), 6). Parameters in [-8, 8) put outputs beyond both clamps
+// (the normalized inputs span about +-1.7), so a backward that passed the gradient above 6 fails.
+// A step of 1e-3 keeps every output on its side of either kink for seed 2 (as for 8 of the seeds
+// 1..10).
+TEST(BatchNorm2d, WithRelu6GradientsMatchFiniteDifferences) {
+  BatchNorm2d bn_relu6("bn", /*num_features=*/3, BatchNorm2d::Fused::kReLU6);
+  testing::GradCheckOptions options;
+  options.step = 1e-3f;
+  options.param_scale = 8.0f;
+  options.seed = 2;
+  check_layer_gradients(bn_relu6, {Shape{2, 3, 3, 3}}, options);
+}
+
 // The fused residual sum and ReLU: relu(bn(x) + residual), both inputs get gradients. As above, a
 // step of 1e-3 keeps every output on its side of the kink for seed 1.
 TEST(BatchNorm2d, WithResidualAndReluGradientsMatchFiniteDifferences) {
@@ -85,7 +98,8 @@ TEST(BatchNorm2d, ParametersAndBuffersAreTorchvisions) {
 // with and without the ReLU, and over several inputs (the rows and a channel count off the
 // vector width).
 TEST(BatchNorm2d, WritesItsOutputAsColumnsOfWiderRows) {
-  for (const BatchNorm2d::Fused fused : {BatchNorm2d::Fused::kNothing, BatchNorm2d::Fused::kReLU}) {
+  for (const BatchNorm2d::Fused fused :
+       {BatchNorm2d::Fused::kNothing, BatchNorm2d::Fused::kReLU, BatchNorm2d::Fused::kReLU6}) {
     const BatchNorm2d bn("bn", /*num_features=*/37, fused);
     testing::check_output_in_columns(bn, {Shape{2, 5, 7, 37}}, testing::GradCheckOptions{});
     const BatchNorm2d parts("bn", /*num_features=*/37, fused);

@@ -48,6 +48,7 @@ struct LayerHarness {
       const size_t n = std::max<int64_t>(1, spec.shape.numel());
       if (spec.kind == ParamKind::kParameter) {
         params.push_back(draw(n, InputValues::kUniform, seed++));
+        for (float& p : params.back()) p *= o.param_scale;
         grads.emplace_back(n);
       } else if (spec.kind == ParamKind::kBuffer) {
         buffers.push_back(draw(n, InputValues::kUniform, seed++));

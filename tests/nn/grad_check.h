@@ -26,6 +26,7 @@ struct GradCheckOptions {
   float rtol = 1e-3f;
   float atol = 1e-3f;
   InputValues inputs = InputValues::kUniform;
+  float param_scale = 1.0f;  // parameters uniform in [-param_scale, param_scale)
   uint32_t seed = 1;
   int num_classes_for_labels = 0;  // > 0: the layer reads labels in [0, this)
   bool loss = false;       // the layer is a loss: it starts the backward, so r = 1 (L = the loss)

@@ -8,10 +8,11 @@ namespace xtrain::kernels::reference {
 namespace {
 
 // act(v + residual[i]): the residual (when there is one), then the fused ReLU of
-// BatchNormShape::relu.
+// BatchNormShape::relu, clamped above at 6 for relu6.
 float activate(const BatchNormShape& s, double v, const float* residual, int64_t i) {
   if (residual != nullptr) v += residual[i];
-  return static_cast<float>(s.relu ? std::max(v, 0.0) : v);
+  if (!s.relu) return static_cast<float>(v);
+  return static_cast<float>(s.relu6 ? std::clamp(v, 0.0, 6.0) : std::max(v, 0.0));
 }
 
 }  // namespace
@@ -78,7 +79,9 @@ void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y,
   const float* inv_std = saved + s.c;
   std::vector<float> dy(dy_in, dy_in + s.m * s.c);
   if (s.relu) {
-    for (int64_t i = 0; i < s.m * s.c; ++i) dy[i] = y[i] > 0.0f ? dy[i] : 0.0f;
+    for (int64_t i = 0; i < s.m * s.c; ++i) {
+      dy[i] = y[i] > 0.0f && (!s.relu6 || y[i] < 6.0f) ? dy[i] : 0.0f;
+    }
   }
   if (dresidual != nullptr) std::copy(dy.begin(), dy.end(), dresidual);
   for (int c = 0; c < s.c; ++c) {
