@@ -48,9 +48,8 @@ size_t batchnorm_workspace_floats(const BatchNormShape& s);
 //   y = act((x - mean) * inv_std * gamma + beta + residual),  inv_std = 1 / sqrt(var + eps)
 // computed as y = act(x * scale + shift + residual), scale = gamma * inv_std and
 // shift = beta - mean * scale, where act is the fused ReLU (clamped above at 6: ReLU6) or nothing,
-// and residual [M, C] may
-// be null (nothing added). Saves mean, inv_std, scale and shift in saved [4, C], and updates the
-// running statistics as PyTorch:
+// and residual [M, C] may be null (nothing added). Saves mean, inv_std, scale and shift in saved
+// [4, C], and updates the running statistics as PyTorch:
 //   running_mean = (1 - momentum) * running_mean + momentum * mean
 //   running_var  = (1 - momentum) * running_var  + momentum * var * M / (M - 1)   (unbiased)
 void batchnorm_forward_train(const BatchNormShape& s, ConstElements x, ConstElements residual,

@@ -6,8 +6,8 @@
 // activation, as GraphBuilder::batchnorm_relu6 builds it; or a residual sum and the ReLU,
 // y = max(bn(x) + residual, 0) with the residual as the second input, as
 // GraphBuilder::batchnorm_add_relu builds it. The backward masks dy where the ReLU clamped its
-// output and hands the masked dy to the residual. A training plan rebuilds y
-// from x and the saved statistics instead of keeping it (recompute_output).
+// output and hands the masked dy to the residual. A training plan rebuilds y from x and the saved
+// statistics instead of keeping it (recompute_output).
 // Without a residual it may take several inputs and normalize their channel concatenation,
 // torch.cat(inputs, 1), without building it: each input's channels are normalized on their own
 // (BatchNorm is per channel) into their columns of y, and each gets its own gradient. DenseNet's
