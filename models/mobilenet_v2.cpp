@@ -38,8 +38,8 @@ Value inverted_residual(GraphBuilder& g, const std::string& name, Value x, int o
 struct Stage {
   int t, c, n, s;
 };
-constexpr Stage kStages[] = {{1, 16, 1, 1},  {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
-                             {6, 96, 3, 1},  {6, 160, 3, 2}, {6, 320, 1, 1}};
+constexpr Stage kStages[] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
+                             {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
 constexpr int kStemChannels = 32;
 constexpr int kLastChannels = 1280;
 constexpr float kDropout = 0.2f;
