@@ -402,6 +402,11 @@ int train(TrainFlags& flags, ProcessGroup& processes) {
     }
     return kNonFiniteExitCode;
   }
+  if (speaks_for_job) {
+    for (double target : flags.trainer.top1_targets) {
+      spdlog::info(time_to_top1_line(target, first_reaching(result.top1_milestones, target)));
+    }
+  }
   if (result.max_top1 < flags.target_accuracy) {
     if (speaks_for_job) spdlog::info(below_target_line(result.max_top1, flags.target_accuracy));
     return kTargetMissedExitCode;

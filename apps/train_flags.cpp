@@ -338,6 +338,13 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   app.add_option("--target_accuracy", f.target_accuracy,
                  "Exit with code 21 if the best top-1 accuracy (percent) stays below this")
       ->check(float_in(0, 100));
+  app.add_option("--time_to_top1", t.top1_targets,
+                 "Top-1 accuracies (percent, comma separated) whose time to reach the log and "
+                 "summary.json report, beside --target_accuracy's")
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->check(float_above(0))
+      ->check(float_in(0, 100));
   app.add_option("--logdir", t.logdir,
                  "Write metrics.jsonl, TensorBoard events, summary.json and checkpoints (the last "
                  "--keep_checkpoints epochs, checkpoint-last, model_best) here")
@@ -450,6 +457,10 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   t.precision = bf16 ? Precision::kBFloat16 : Precision::kFloat32;
   f.num_cores_given = num_cores->count() > 0;
   t.model = f.model;
+  if (f.target_accuracy > 0) t.top1_targets.push_back(f.target_accuracy);
+  std::sort(t.top1_targets.begin(), t.top1_targets.end());
+  t.top1_targets.erase(std::unique(t.top1_targets.begin(), t.top1_targets.end()),
+                       t.top1_targets.end());
   t.flags = flags_record(argc, argv);
 
   // The XLA script's model-specific defaults, for flags the user did not set.

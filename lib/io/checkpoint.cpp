@@ -196,6 +196,19 @@ int64_t parse_int(const std::map<std::string, std::string>& metadata, const std:
   return value;
 }
 
+// A finite number written with {:.17g}, or `absent` when the file has no such key.
+double parse_number(const std::map<std::string, std::string>& metadata, const std::string& key,
+                    const std::string& path, double absent) {
+  const auto it = metadata.find(key);
+  if (it == metadata.end()) return absent;
+  const std::string& text = it->second;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  XTRAIN_CHECK(end == text.c_str() + text.size() && std::isfinite(value),
+               "{}: __metadata__ {} is \"{}\", not a number", path, key, text);
+  return value;
+}
+
 Safetensors file_of(const std::vector<Slot>& slots, const CheckpointInfo& info) {
   Safetensors file;
   for (const Slot& slot : slots) file.tensors[slot.name] = to_file(slot);
@@ -205,7 +218,9 @@ Safetensors file_of(const std::vector<Slot>& slots, const CheckpointInfo& info) 
                    {"global_step", std::to_string(info.global_step)},
                    {"flags", info.flags},
                    {"best_top1", fmt::format("{:.17g}", info.best_top1)},
-                   {"precision", info.precision}};
+                   {"precision", info.precision},
+                   {"run_seconds", fmt::format("{:.17g}", info.run_seconds)},
+                   {"top1_milestones", milestones_json(info.top1_milestones)}};
   return file;
 }
 
@@ -250,12 +265,11 @@ CheckpointInfo load_checkpoint(const std::string& path, Replica& replica,
   XTRAIN_CHECK(info.model == model, "{} holds a {}, not a {}", path, info.model, model);
   info.flags = metadata.at("flags");
   if (metadata.count("precision") > 0) info.precision = metadata.at("precision");
-  if (metadata.count("best_top1") > 0) {
-    const std::string& text = metadata.at("best_top1");
-    char* end = nullptr;
-    info.best_top1 = std::strtod(text.c_str(), &end);
-    XTRAIN_CHECK(end == text.c_str() + text.size() && std::isfinite(info.best_top1),
-                 "{}: __metadata__ best_top1 is \"{}\", not a number", path, text);
+  info.best_top1 = parse_number(metadata, "best_top1", path, 0.0);
+  info.run_seconds = parse_number(metadata, "run_seconds", path, 0.0);
+  XTRAIN_CHECK(info.run_seconds >= 0.0, "{}: __metadata__ run_seconds is negative", path);
+  if (metadata.count("top1_milestones") > 0) {
+    info.top1_milestones = parse_milestones(metadata.at("top1_milestones"), path);
   }
 
   XTRAIN_CHECK(ema == nullptr || file.tensors.count(kEmaPrefix + "n_averaged") > 0,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lib/graph/replica.h"
+#include "lib/io/top1_milestones.h"
 #include "lib/optim/state_buffer.h"
 
 namespace xtrain {
@@ -31,6 +32,10 @@ struct CheckpointInfo {
   // What the run multiplied in (the tensors are float32 either way); "" in files written before
   // it was recorded.
   std::string precision;
+  // The run's wall time when saved, summed over its resumes, and the evaluations that raised its
+  // best top-1 (time to accuracy); 0 and none in files written before they were recorded.
+  double run_seconds = 0.0;
+  std::vector<Top1Milestone> top1_milestones;
 };
 
 // A model's average kept beside a replica (--model_ema): flat arrays laid out as the replica's

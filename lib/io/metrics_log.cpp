@@ -69,18 +69,36 @@ void MetricsLog::append(const TrainRecord& r) {
 }
 
 void MetricsLog::append(const EvalRecord& r) {
-  append_line(ordered_json{
-      {"kind", r.ema ? "eval_ema" : "eval"},
-      {"epoch", r.epoch},
-      {"top1", r.top1},
-      {"top5", r.top5},
-      {"skipped_images", r.skipped_images},
-      {"nonfinite", r.nonfinite},
-      {"samples",
-       r.samples}}.dump());
+  append_line(ordered_json{{"kind", r.ema ? "eval_ema" : "eval"},
+                           {"epoch", r.epoch},
+                           {"top1", r.top1},
+                           {"top5", r.top5},
+                           {"skipped_images", r.skipped_images},
+                           {"nonfinite", r.nonfinite},
+                           {"samples", r.samples},
+                           {"run_seconds", r.run_seconds}}
+                  .dump());
 }
 
 void MetricsLog::append_line(const std::string& line) { file_.append(line + '\n'); }
+
+namespace {
+
+// [{"top1": target, "epoch": E, "run_seconds": S}, ...]: when each target was first reached, or
+// nulls.
+ordered_json time_to_top1(const RunSummary& s) {
+  ordered_json list = ordered_json::array();
+  for (double target : s.top1_targets) {
+    const std::optional<Top1Milestone> reached = first_reaching(s.top1_milestones, target);
+    list.push_back(
+        {{"top1", target},
+         {"epoch", reached ? ordered_json(reached->epoch) : ordered_json()},
+         {"run_seconds", reached ? ordered_json(reached->run_seconds) : ordered_json()}});
+  }
+  return list;
+}
+
+}  // namespace
 
 void write_summary(const std::string& path, const RunSummary& s) {
   ordered_json flags;
@@ -98,6 +116,8 @@ void write_summary(const std::string& path, const RunSummary& s) {
                              {"epochs", s.epochs},
                              {"total_seconds", s.total_seconds},
                              {"images_per_second", s.images_per_second},
+                             {"run_seconds", s.run_seconds},
+                             {"time_to_top1", time_to_top1(s)},
                              {"flags", flags}};
   AtomicFile out(path);
   out.write(summary.dump(2) + "\n");

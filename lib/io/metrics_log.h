@@ -8,8 +8,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "lib/io/append_file.h"
+#include "lib/io/top1_milestones.h"
 
 namespace xtrain {
 
@@ -33,6 +35,7 @@ struct EvalRecord {
   int64_t nonfinite = 0;       // samples whose outputs had a NaN or an infinity (counted wrong)
   int64_t samples = 0;         // samples scored: the accuracies' denominator
   bool ema = false;            // of the model's average (--model_ema): kind "eval_ema"
+  double run_seconds = 0;      // the run's wall time at its end, over every resume
 };
 
 struct RunSummary {
@@ -42,6 +45,10 @@ struct RunSummary {
   double total_seconds = 0;
   double images_per_second = 0;  // training images over training time, all cores
   std::string flags = "{}";      // the run's flags, a JSON object (embedded as an object)
+  double run_seconds = 0;        // the run's wall time over every resume (total_seconds: this one)
+  // Time to accuracy: for each target top-1, the first milestone reaching it, or none.
+  std::vector<double> top1_targets;
+  std::vector<Top1Milestone> top1_milestones;
 };
 
 // Appends to metrics.jsonl, creating it: a resumed run continues the same file. The file only

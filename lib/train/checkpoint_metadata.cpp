@@ -6,14 +6,16 @@ namespace xtrain {
 
 CheckpointInfo checkpoint_info(const std::string& model, const std::string& flags,
                                Precision precision, int64_t epochs_done, int64_t global_step,
-                               double best_top1) {
+                               const RunProgress& progress) {
   CheckpointInfo info;
   info.model = model;
   info.precision = name(precision);
   info.epoch = epochs_done;
   info.global_step = global_step;
   info.flags = flags;
-  info.best_top1 = best_top1;
+  info.best_top1 = progress.best_top1;
+  info.run_seconds = progress.run_seconds;
+  info.top1_milestones = progress.top1_milestones;
   return info;
 }
 
@@ -33,7 +35,8 @@ ResumePoint resume_point(const CheckpointInfo& info, const std::string& path,
                path, info.global_step, info.epoch, steps);
   XTRAIN_CHECK(info.best_top1 >= 0.0 && info.best_top1 <= 100.0,
                "{}: best_top1 is {}, not a percentage", path, info.best_top1);
-  return {static_cast<int>(epochs_done) + 1, step_in_epoch, info.global_step, info.best_top1,
+  return {static_cast<int>(epochs_done) + 1, step_in_epoch, info.global_step,
+          RunProgress{info.best_top1, info.run_seconds, info.top1_milestones},
           /*evaluation_pending=*/epochs_done == info.epoch + 1};
 }
 

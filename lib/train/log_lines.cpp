@@ -179,6 +179,12 @@ std::string max_accuracy_line(double accuracy) {
   return fmt::format("Max Accuracy: {:.2f}%", accuracy);
 }
 
+std::string time_to_top1_line(double target, const std::optional<Top1Milestone>& reached) {
+  if (!reached) return fmt::format("Time to {:.2f}% top-1: not reached", target);
+  return fmt::format("Time to {:.2f}% top-1: {:.1f} s (epoch {})", target, reached->run_seconds,
+                     reached->epoch);
+}
+
 std::string below_target_line(double accuracy, double target) {
   return fmt::format("Accuracy {:.2f} is below target {:.2f}", accuracy, target);
 }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "lib/io/top1_milestones.h"
 #include "lib/tensor/precision.h"
 
 namespace xtrain {
@@ -89,6 +90,8 @@ std::string epoch_skipped_line(int epoch, int64_t count);
 std::string nothing_to_do_line(int num_epochs, double max_accuracy);
 // "Max Accuracy: 100.00%"
 std::string max_accuracy_line(double accuracy);
+// "Time to 92.00% top-1: 1234.5 s (epoch 5)", or "Time to 95.00% top-1: not reached"
+std::string time_to_top1_line(double target, const std::optional<Top1Milestone>& reached);
 // "Accuracy 12.34 is below target 50.00"
 std::string below_target_line(double accuracy, double target);
 

@@ -150,7 +150,8 @@ void Trainer::resume(const std::string& path) {
   }
   first_epoch_ = point.first_epoch;  // goes on with that epoch's next batch
   first_step_ = point.first_step;
-  best_top1_ = point.best_top1;
+  before_ = point.progress;
+  top1_milestones_ = point.progress.top1_milestones;
   evaluation_pending_ = point.evaluation_pending && tests_after(first_epoch_ - 1);
   resumed_ = true;
 }
@@ -174,7 +175,8 @@ int64_t Trainer::test_steps_per_epoch() const { return test_steps(*cores_[0]->te
 void Trainer::save_mid_epoch(Core& core, int epoch) {
   log_dir_->save_last(core.replica, core.optimizer->state(),
                       checkpoint_info(options_.model, options_.flags, options_.precision, epoch - 1,
-                                      core.global_step, core.best_top1),
+                                      core.global_step,
+                                      RunProgress{core.best_top1, run_seconds(), top1_milestones_}),
                       core.ema_state());
 }
 
@@ -209,10 +211,13 @@ void Trainer::close_sources() {
   }
 }
 
+double Trainer::run_seconds() const { return before_.run_seconds + seconds_since(run_start_); }
+
 TrainResult Trainer::run() {
   open_log_dir();
   TrainResult result;
   const auto start = Metrics::Clock::now();
+  run_start_ = start;
   run_on_cores([&](Core& core) { run_core(core, result); });
   // A stopped run ends at once (a loader may be stuck in a read): its lock is released now, so
   // that a requeue on another host may take the logdir.
@@ -230,17 +235,21 @@ TrainResult Trainer::run() {
                                     ? first.trained_images * world_size() / first.training_seconds
                                     : 0.0;
     summary.flags = options_.flags;
+    summary.run_seconds = run_seconds();
+    summary.top1_targets = options_.top1_targets;
+    summary.top1_milestones = top1_milestones_;
     log_dir_->write_summary(summary);
   }
+  result.top1_milestones = top1_milestones_;
   return result;
 }
 
 void Trainer::run_core(Core& core, TrainResult& result) {
   RunScores scores;
-  scores.max_top1 = best_top1_;
+  scores.max_top1 = before_.best_top1;
   // A resumed run's logdir already holds model_best once an evaluation of it has scored.
   scores.has_best = first_epoch_ - (evaluation_pending_ ? 1 : 0) > 1;
-  core.best_top1 = best_top1_;
+  core.best_top1 = before_.best_top1;
   // A run stopped in a test pass evaluates that epoch before it trains the next.
   if (evaluation_pending_ && !end_epoch(core, first_epoch_ - 1, scores)) {
     return stop_core(core, first_epoch_ - 1, result);
@@ -291,15 +300,20 @@ bool Trainer::end_epoch(Core& core, int epoch, RunScores& scores) {
   }
   const int64_t skipped = report_skipped(core, epoch, scores.skipped_images);
   scores.skipped_images = skipped;
+  const double seconds = run_seconds();
+  if (improved && core.rank == 0) top1_milestones_.push_back({epoch, scores.max_top1, seconds});
   if (log_dir_ != nullptr && core.rank == 0) {
     // Replicas are bitwise equal, so core 0's is the model; the others wait at the next
     // collective while it writes.
-    log_dir_->append(scores.last.record(epoch, skipped, /*ema=*/false));
-    if (core.ema && tests_after(epoch)) log_dir_->append(ema.record(epoch, skipped, /*ema=*/true));
-    log_dir_->save_epoch(core.replica, core.optimizer->state(),
-                         checkpoint_info(options_.model, options_.flags, options_.precision, epoch,
-                                         core.global_step, scores.max_top1),
-                         improved, core.ema_state());
+    log_dir_->append(scores.last.record(epoch, skipped, /*ema=*/false, seconds));
+    if (core.ema && tests_after(epoch)) {
+      log_dir_->append(ema.record(epoch, skipped, /*ema=*/true, seconds));
+    }
+    log_dir_->save_epoch(
+        core.replica, core.optimizer->state(),
+        checkpoint_info(options_.model, options_.flags, options_.precision, epoch, core.global_step,
+                        RunProgress{scores.max_top1, seconds, top1_milestones_}),
+        improved, core.ema_state());
   }
   if (options_.metrics_debug)
     print_once(core, core.rank == 0 ? metrics_report(metrics_, options_.precision) : "");

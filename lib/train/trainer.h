@@ -59,6 +59,9 @@ struct TrainerOptions {
   std::optional<float> clip_grad_norm;  // the all-reduced gradient's largest L2 norm
   LRSchedulerOptions lr_schedule;       // steps_per_epoch is taken from the training data
   ModelEmaOptions model_ema;            // --model_ema: each core's average, evaluated each epoch
+  // Top-1 accuracies (percent) whose time to reach summary.json reports (--time_to_top1 and
+  // --target_accuracy), ascending.
+  std::vector<double> top1_targets;
   // --sync_bn: training BatchNorm layers normalize with the statistics of the step's whole batch,
   // every replica's (PyTorch's SyncBatchNorm), the same bytes for every placement of the replicas.
   bool sync_bn = false;
@@ -95,6 +98,9 @@ struct TrainResult {
   // counted as non-finite, whatever its outputs.
   bool final_weights_nonfinite = false;
   bool interrupted = false;  // stopped by stop_requested
+  // The evaluations that raised the best top-1 over the whole run (resumes included), with the
+  // run's wall time at each: when each accuracy was first reached.
+  std::vector<Top1Milestone> top1_milestones;
 };
 
 class Trainer {
@@ -129,7 +135,7 @@ class Trainer {
   // Whether a resumed run has nothing left to do: every epoch trained and evaluated.
   bool finished() const;
   // The best test top-1 before this run (a resumed run's Max Accuracy so far), percent.
-  double best_top1() const { return best_top1_; }
+  double best_top1() const { return before_.best_top1; }
   int64_t steps_per_epoch() const;
   int64_t test_steps_per_epoch() const;
 
@@ -170,8 +176,14 @@ class Trainer {
   Metrics metrics_;
   std::unique_ptr<LogDir> log_dir_;
   int first_epoch_ = 1;
-  int64_t first_step_ = 0;           // steps of first_epoch_ already taken (a mid-epoch resume)
-  double best_top1_ = 0.0;           // the best top-1 before this run (resume)
+  int64_t first_step_ = 0;  // steps of first_epoch_ already taken (a mid-epoch resume)
+  // Time to accuracy: the progress before this process (a resume's checkpoint), when this
+  // process's run() began, and the evaluations that raised the best top-1 since the run's start
+  // (core 0 keeps them).
+  RunProgress before_;
+  Metrics::Clock::time_point run_start_ = Metrics::Clock::now();
+  std::vector<Top1Milestone> top1_milestones_;
+  double run_seconds() const;
   bool evaluation_pending_ = false;  // first_epoch_ - 1 was trained, its test pass stopped
   bool resumed_ = false;
   std::vector<std::unique_ptr<Core>> cores_;

@@ -56,14 +56,15 @@ struct Trainer::TestCounts {
 
   double percent(double correct) const { return total > 0 ? 100.0 * correct / total : 0.0; }
   // Its metrics.jsonl record (kind "eval", or "eval_ema" for the model average's pass).
-  EvalRecord record(int epoch, int64_t skipped_images, bool ema) const {
+  EvalRecord record(int epoch, int64_t skipped_images, bool ema, double run_seconds) const {
     return {epoch,
             percent(top1),
             percent(top5),
             skipped_images,
             static_cast<int64_t>(nonfinite),
             static_cast<int64_t>(total),
-            ema};
+            ema,
+            run_seconds};
   }
   // Whether the pass counts towards the best accuracy and model_best: only when every output
   // was finite, so that a diverged model never scores.

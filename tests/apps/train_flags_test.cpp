@@ -241,6 +241,20 @@ TEST(TrainFlags, CacheDatasetIsASwitch) {
   expect_rejected("--cache_dataset", {"--cache_dataset=maybe"});
 }
 
+// --time_to_top1's accuracies and --target_accuracy's, once each, ascending.
+TEST(TrainFlags, TimeToTop1TakesItsTargetsAndTheTargetAccuracy) {
+  TrainFlags flags;
+  ASSERT_TRUE(parse({"--fake_data"}, &flags).ok);
+  EXPECT_TRUE(flags.trainer.top1_targets.empty());
+  ASSERT_TRUE(
+      parse({"--fake_data", "--time_to_top1=92,90", "--time_to_top1", "95", "--target_accuracy=92"},
+            &flags)
+          .ok);
+  EXPECT_EQ(flags.trainer.top1_targets, (std::vector<double>{90, 92, 95}));
+  expect_rejected("--time_to_top1", {"--time_to_top1=0"});
+  expect_rejected("--time_to_top1", {"--time_to_top1=90,101"});
+}
+
 TEST(TrainFlags, PolicyParametersAreTorchvisionsRangesAndNeedTheirPolicy) {
   TrainFlags flags;
   ASSERT_TRUE(parse({"--fake_data", "--auto_augment=ra"}, &flags).ok);

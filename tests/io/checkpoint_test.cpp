@@ -75,6 +75,8 @@ CheckpointInfo sample_info() {
   info.flags = R"({"lr": 0.1, "batch_size": 128})";
   info.best_top1 = 71.25;
   info.precision = "bfloat16";
+  info.run_seconds = 3600.5;
+  info.top1_milestones = {{1, 40.5, 600.25}, {3, 71.25, 3590.0}};
   return info;
 }
 
@@ -97,6 +99,11 @@ TEST(Checkpoint, SaveThenLoadRestoresEveryByte) {
   EXPECT_EQ(info.flags, sample_info().flags);
   EXPECT_EQ(info.best_top1, 71.25);
   EXPECT_EQ(info.precision, "bfloat16");
+  EXPECT_EQ(info.run_seconds, 3600.5);
+  ASSERT_EQ(info.top1_milestones.size(), 2u);
+  EXPECT_EQ(info.top1_milestones[1].epoch, 3);
+  EXPECT_EQ(info.top1_milestones[1].top1, 71.25);
+  EXPECT_EQ(info.top1_milestones[1].run_seconds, 3590.0);
 
   save_checkpoint(dir.file("b.safetensors"), loaded->replica, loaded->sgd.state(), info);
   EXPECT_EQ(testing::read_bytes(dir.file("a.safetensors")),
@@ -132,9 +139,15 @@ TEST(Checkpoint, FileHasTorchvisionNamesShapesAndDtypes) {
   EXPECT_EQ(file.tensors.size(), state->replica.store().entries().size() + parameters);
 
   const std::map<std::string, std::string> metadata = {
-      {"format_version", "1"},  {"model", "tiny_resnet"},       {"epoch", "3"},
-      {"global_step", "1234"},  {"flags", sample_info().flags}, {"best_top1", "71.25"},
-      {"precision", "bfloat16"}};
+      {"format_version", "1"},
+      {"model", "tiny_resnet"},
+      {"epoch", "3"},
+      {"global_step", "1234"},
+      {"flags", sample_info().flags},
+      {"best_top1", "71.25"},
+      {"precision", "bfloat16"},
+      {"run_seconds", "3600.5"},
+      {"top1_milestones", "[[1,40.5,600.25],[3,71.25,3590.0]]"}};
   EXPECT_EQ(file.metadata, metadata);
 }
 
@@ -331,6 +344,35 @@ TEST(Checkpoint, ResumeNeedsACheckpointWithMomentumAndMetadata) {
                                          target->sgd.state(), "tiny_resnet");
                        }),
                        "__metadata__ epoch is \"3x\", not a non-negative integer"));
+
+  // Time to accuracy: absent in older files (nothing known), refused when it cannot be a run's.
+  Safetensors older = file;
+  older.metadata.erase("run_seconds");
+  older.metadata.erase("top1_milestones");
+  write_safetensors(dir.file("f.safetensors"), older);
+  const CheckpointInfo older_info = load_checkpoint(dir.file("f.safetensors"), target->replica,
+                                                    target->sgd.state(), "tiny_resnet");
+  EXPECT_EQ(older_info.run_seconds, 0.0);
+  EXPECT_TRUE(older_info.top1_milestones.empty());
+  for (const auto& [milestones, problem] : std::vector<std::pair<std::string, std::string>>{
+           {"[[1,40.5]]", "an entry is not [epoch, top1, seconds]"},
+           {"[[1,140.5,3]]", "[1, 140.5, 3] is out of range"},
+           {"[[2,40,10],[1,50,20]]", "the entries do not follow one another"},
+           {"{}", "not a JSON list"}}) {
+    Safetensors bad = file;
+    bad.metadata["top1_milestones"] = milestones;
+    write_safetensors(dir.file("g.safetensors"), bad);
+    EXPECT_TRUE(contains(error_of([&] {
+                           load_checkpoint(dir.file("g.safetensors"), target->replica,
+                                           target->sgd.state(), "tiny_resnet");
+                         }),
+                         "top1_milestones: " + problem))
+        << milestones;
+  }
+  // Those loads changed nothing but the older file's, which holds the same tensors.
+  load_checkpoint(dir.file("a.safetensors"), target->replica, target->sgd.state(), "tiny_resnet");
+  EXPECT_EQ(state_bytes(*target), state_bytes(*source));
+  target = filled_state(5, 2);
 
   Safetensors future = file;
   future.metadata["format_version"] = "2";

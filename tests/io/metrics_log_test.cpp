@@ -33,20 +33,20 @@ TEST(MetricsLog, OneJsonObjectPerLineReadableAtOnce) {
       "loss": 6.90625, "lr": 0.1, "rate": 412.5, "global_rate": 398.25, "time": "12:34:56",
       "global_step": 520, "data_wait": 0.25})"));
 
-  log.append(EvalRecord{1, 75.5, 92.25, 2, 7, 98});
+  log.append(EvalRecord{1, 75.5, 92.25, 2, 7, 98, /*ema=*/false, 754.25});
   log.append(TrainRecord{2, 0, 0, NAN, 0.1, 1, 1, "12:35:00"});
   lines = read_lines(path);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[1], json::parse(R"({"kind": "eval", "epoch": 1, "top1": 75.5, "top5": 92.25,
-      "skipped_images": 2, "nonfinite": 7, "samples": 98})"));
+      "skipped_images": 2, "nonfinite": 7, "samples": 98, "run_seconds": 754.25})"));
   EXPECT_TRUE(lines[2]["loss"].is_null());  // JSON has no NaN
 
   // --model_ema's evaluation: its own kind, so that "eval" stays the model's.
-  log.append(EvalRecord{1, 76.5, 93.25, 2, 0, 98, /*ema=*/true});
+  log.append(EvalRecord{1, 76.5, 93.25, 2, 0, 98, /*ema=*/true, 760.5});
   lines = read_lines(path);
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[3], json::parse(R"({"kind": "eval_ema", "epoch": 1, "top1": 76.5,
-      "top5": 93.25, "skipped_images": 2, "nonfinite": 0, "samples": 98})"));
+      "top5": 93.25, "skipped_images": 2, "nonfinite": 0, "samples": 98, "run_seconds": 760.5})"));
 }
 
 TEST(MetricsLog, AResumedRunAppends) {
@@ -130,11 +130,25 @@ TEST(Summary, WritesEveryFieldWithTheFlagsAsAnObject) {
   testing::TempDir dir;
   const std::string path = dir.file("summary.json");
   testing::write_bytes(path, "old");
-  write_summary(path, RunSummary{76.25, 93.0, 76.0, 92.75, 90, 3600.5, 1234.5,
-                                 R"({"model": "resnet50", "lr": 0.1})"});
+  // Resumed once: 3600.5 s in this process, 7200.25 over the run; 75% was first reached at
+  // epoch 40, 80% never.
+  write_summary(path, RunSummary{76.25,
+                                 93.0,
+                                 76.0,
+                                 92.75,
+                                 90,
+                                 3600.5,
+                                 1234.5,
+                                 R"({"model": "resnet50", "lr": 0.1})",
+                                 7200.25,
+                                 {75.0, 80.0},
+                                 {{1, 10.0, 80.0}, {40, 75.5, 3200.0}, {62, 76.25, 5000.0}}});
   EXPECT_EQ(json::parse(testing::read_bytes(path)), json::parse(R"({
       "max_top1": 76.25, "max_top5": 93.0, "final_top1": 76.0, "final_top5": 92.75,
       "epochs": 90, "total_seconds": 3600.5, "images_per_second": 1234.5,
+      "run_seconds": 7200.25,
+      "time_to_top1": [{"top1": 75.0, "epoch": 40, "run_seconds": 3200.0},
+                       {"top1": 80.0, "epoch": null, "run_seconds": null}],
       "flags": {"model": "resnet50", "lr": 0.1}})"));
   EXPECT_EQ(dir.names(), std::vector<std::string>{"summary.json"});
 }

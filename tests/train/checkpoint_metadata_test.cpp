@@ -11,7 +11,7 @@ constexpr int64_t kSteps = 10;  // per epoch
 
 CheckpointInfo saved(int64_t epochs_done, int64_t global_step, double best_top1 = 50.0) {
   return checkpoint_info("resnet20", "{}", Precision::kFloat32, epochs_done, global_step,
-                         best_top1);
+                         RunProgress{best_top1, 0.0, {}});
 }
 
 TEST(CheckpointMetadata, AnEpochsEndGoesOnWithTheNextEpoch) {
@@ -19,7 +19,7 @@ TEST(CheckpointMetadata, AnEpochsEndGoesOnWithTheNextEpoch) {
   EXPECT_EQ(p.first_epoch, 3);
   EXPECT_EQ(p.first_step, 0);
   EXPECT_EQ(p.global_step, 20);
-  EXPECT_EQ(p.best_top1, 50.0);
+  EXPECT_EQ(p.progress.best_top1, 50.0);
 }
 
 TEST(CheckpointMetadata, AMidEpochCheckpointGoesOnWithItsNextStep) {

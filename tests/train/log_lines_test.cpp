@@ -101,5 +101,11 @@ TEST(LogLines, RunLine) {
             "Run: evaluate all 390 batches x 2 cores x 64 images (global batch 128)");
 }
 
+TEST(LogLines, TimeToTop1SaysWhenOrThatItWasNotReached) {
+  EXPECT_EQ(time_to_top1_line(92.0, Top1Milestone{5, 92.31, 1234.54}),
+            "Time to 92.00% top-1: 1234.5 s (epoch 5)");
+  EXPECT_EQ(time_to_top1_line(95.0, std::nullopt), "Time to 95.00% top-1: not reached");
+}
+
 }  // namespace
 }  // namespace xtrain

@@ -440,6 +440,51 @@ TEST(Trainer, ResumingIsExact) {
   }
 }
 
+// Time to accuracy counts the run's wall time over every resume: a resumed run keeps the first
+// one's milestones as they were and goes on from its clock; the evaluations' records and
+// summary.json say when each target was first reached, or null.
+TEST(Trainer, TimeToAccuracyCountsEveryResume) {
+  TrainerOptions o = small_options(2, 2);
+  o.model = "resnet20";
+  o.logdir = temp_dir("time_to_accuracy");
+  const TrainResult first_result =
+      Trainer(build_model("resnet20", kClasses), o, slices(2, 3), slices(2, 1)).run();
+  ASSERT_EQ(first_result.top1_milestones.size(), 1u);  // the first evaluation sets the best
+  const Top1Milestone reached = first_result.top1_milestones[0];
+  EXPECT_EQ(reached.epoch, 1);
+  EXPECT_EQ(reached.top1, first_result.max_top1);
+  EXPECT_GT(reached.run_seconds, 0.0);
+
+  TrainerOptions more = o;
+  more.num_epochs = 3;
+  more.top1_targets = {reached.top1, 100.0};
+  Trainer resumed(build_model("resnet20", kClasses), more, slices(2, 3), slices(2, 1));
+  resumed.resume(LogDir::latest_checkpoint(o.logdir));
+  const TrainResult result = resumed.run();
+  ASSERT_GE(result.top1_milestones.size(), 1u);
+  EXPECT_EQ(result.top1_milestones[0].epoch, reached.epoch);
+  EXPECT_EQ(result.top1_milestones[0].run_seconds, reached.run_seconds);
+
+  std::vector<double> eval_seconds;
+  std::ifstream records(o.logdir + "/metrics.jsonl");
+  for (std::string line; std::getline(records, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    if (j["kind"] == "eval") eval_seconds.push_back(j["run_seconds"].get<double>());
+  }
+  ASSERT_EQ(eval_seconds.size(), 3u);
+  EXPECT_EQ(eval_seconds[0], reached.run_seconds);
+  EXPECT_TRUE(std::is_sorted(eval_seconds.begin(), eval_seconds.end()));
+
+  std::ifstream summary_file(o.logdir + "/summary.json");
+  const nlohmann::json summary = nlohmann::json::parse(summary_file);
+  EXPECT_GE(summary["run_seconds"].get<double>(), eval_seconds.back());
+  ASSERT_EQ(summary["time_to_top1"].size(), 2u);
+  EXPECT_EQ(summary["time_to_top1"][0]["epoch"], 1);
+  EXPECT_EQ(summary["time_to_top1"][0]["run_seconds"].get<double>(), reached.run_seconds);
+  const bool perfect = result.max_top1 == 100.0;
+  EXPECT_EQ(summary["time_to_top1"][1]["epoch"].is_null(), !perfect);
+}
+
 // Ctrl-C in the middle of an epoch saves checkpoint-last; resuming goes on with the next batch
 // and ends where an uninterrupted run ends, with SGD's momentum or LAMB's moments, whose bias
 // corrections count the steps.
@@ -619,12 +664,14 @@ class PoisonFcBiasAtEpoch : public BatchSource {
   int rank_;
 };
 
+// The evaluation records of `kind` in logdir's metrics.jsonl, without their wall times.
 std::vector<nlohmann::json> eval_records(const std::string& logdir,
                                          const std::string& kind = "eval") {
   std::ifstream in(logdir + "/metrics.jsonl");
   std::vector<nlohmann::json> out;
   for (std::string line; std::getline(in, line);) {
     nlohmann::json j = nlohmann::json::parse(line);
+    j.erase("run_seconds");  // a wall time: the one field two runs never share
     if (j["kind"] == kind) out.push_back(std::move(j));
   }
   return out;
