@@ -389,6 +389,11 @@ int train(TrainFlags& flags, ProcessGroup& processes) {
                     run.reinitialized);
     }
     result = flags.evaluate ? trainer.evaluate() : trainer.run();
+    if (speaks_for_job && !flags.evaluate && !result.interrupted) {
+      for (double target : flags.trainer.top1_targets) {
+        spdlog::info(time_to_top1_line(target, first_reaching(result.top1_milestones, target)));
+      }
+    }
   }
   if (result.interrupted) exit_interrupted(processes);
   if (result.final_nonfinite > 0) {
@@ -401,11 +406,6 @@ int train(TrainFlags& flags, ProcessGroup& processes) {
                                       result.final_nonfinite, result.final_samples));
     }
     return kNonFiniteExitCode;
-  }
-  if (speaks_for_job) {
-    for (double target : flags.trainer.top1_targets) {
-      spdlog::info(time_to_top1_line(target, first_reaching(result.top1_milestones, target)));
-    }
   }
   if (result.max_top1 < flags.target_accuracy) {
     if (speaks_for_job) spdlog::info(below_target_line(result.max_top1, flags.target_accuracy));

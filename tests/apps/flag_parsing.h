@@ -66,7 +66,7 @@ inline void expect_one_line_error(const ParseOutcome& o, const std::string& tool
 // The "--name" options a --help text lists.
 inline std::vector<std::string> options_in_help(const std::string& help) {
   std::set<std::string> names;
-  const std::regex option("--[a-z_]+");
+  const std::regex option("--[a-z_][a-z0-9_]*");
   for (auto it = std::sregex_iterator(help.begin(), help.end(), option);
        it != std::sregex_iterator(); ++it) {
     names.insert(it->str());
