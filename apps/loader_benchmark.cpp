@@ -44,10 +44,10 @@ void make_jpegs(const std::string& dir, int count) {
   }
 }
 
-// Times `epochs` whole epochs of `loader`, printing each one's images per second.
-void time_epochs(xtrain::BatchSource& loader, int epochs, int batch_size, int image_size) {
-  std::vector<float> images(size_t(batch_size) * image_size * image_size * 3);
-  std::vector<int32_t> labels(batch_size);
+// Times `epochs` whole epochs of `loader` through the batch buffers, printing each one's images
+// per second.
+void time_epochs(xtrain::BatchSource& loader, int epochs, std::vector<float>& images,
+                 std::vector<int32_t>& labels) {
   for (int epoch = 1; epoch <= epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
     loader.start_epoch(epoch);
@@ -92,12 +92,12 @@ int main(int argc, char** argv) {
     const xtrain::ImageFolderSources sources =
         xtrain::open_image_folders(options, image_size, batch_size, batch_size, /*seed=*/1);
     auto loader = sources.train(0, 1);
-    if (epochs > 0) {
-      xtrain::time_epochs(*loader, epochs, batch_size, image_size);
-      return 0;
-    }
     std::vector<float> images(size_t(batch_size) * image_size * image_size * 3);
     std::vector<int32_t> labels(batch_size);
+    if (epochs > 0) {
+      xtrain::time_epochs(*loader, epochs, images, labels);
+      return 0;
+    }
     const int64_t target = int64_t{batches} * batch_size;
     int64_t timed = 0;
     bool warmed_up = false;  // the first batch pays for starting up and is not timed

@@ -1,13 +1,9 @@
 #include "data/image_cache.h"
 
-#include <algorithm>
-
 #include "lib/base/check.h"
 
 namespace xtrain {
 namespace {
-
-constexpr int kChannels = 3;
 
 // glibc's malloc adds a header to each block and rounds it to 16 bytes; a block this large may
 // be mapped on its own, in whole pages.
@@ -31,7 +27,8 @@ struct ImageCache::Entry {
 };
 
 size_t ImageCache::entry_bytes(int64_t width, int64_t height) {
-  return allocated(sizeof(Entry)) + allocated(size_t(width) * size_t(height) * kChannels);
+  return allocated(sizeof(Entry)) +
+         allocated(size_t(width) * size_t(height) * CV_ELEM_SIZE(CV_8UC3));
 }
 
 ImageCache::ImageCache(int64_t num_images, size_t image_bytes)
@@ -69,11 +66,8 @@ void ImageCache::store(int64_t index, const cv::Mat& rgb) {
   auto entry = std::make_unique<Entry>();
   entry->rows = rgb.rows;
   entry->cols = rgb.cols;
-  const size_t row_bytes = size_t(rgb.cols) * kChannels;
-  entry->pixels.reset(new uint8_t[row_bytes * rgb.rows]);
-  for (int y = 0; y < rgb.rows; ++y) {
-    std::copy_n(rgb.ptr<uint8_t>(y), row_bytes, entry->pixels.get() + y * row_bytes);
-  }
+  entry->pixels.reset(new uint8_t[rgb.total() * rgb.elemSize()]);
+  rgb.copyTo(cv::Mat(rgb.rows, rgb.cols, CV_8UC3, entry->pixels.get()));
   const Entry* none = nullptr;
   // Release: a thread that finds the entry sees its pixels. Another thread may have stored the
   // same image meanwhile: then its entry stays and this one gives its bytes back.

@@ -150,7 +150,8 @@ void Trainer::resume(const std::string& path) {
   }
   first_epoch_ = point.first_epoch;  // goes on with that epoch's next batch
   first_step_ = point.first_step;
-  before_ = point.progress;
+  best_top1_ = point.progress.best_top1;
+  seconds_before_ = point.progress.run_seconds;
   top1_milestones_ = point.progress.top1_milestones;
   evaluation_pending_ = point.evaluation_pending && tests_after(first_epoch_ - 1);
   resumed_ = true;
@@ -211,7 +212,7 @@ void Trainer::close_sources() {
   }
 }
 
-double Trainer::run_seconds() const { return before_.run_seconds + seconds_since(run_start_); }
+double Trainer::run_seconds() const { return seconds_before_ + seconds_since(run_start_); }
 
 TrainResult Trainer::run() {
   open_log_dir();
@@ -246,10 +247,10 @@ TrainResult Trainer::run() {
 
 void Trainer::run_core(Core& core, TrainResult& result) {
   RunScores scores;
-  scores.max_top1 = before_.best_top1;
+  scores.max_top1 = best_top1_;
   // A resumed run's logdir already holds model_best once an evaluation of it has scored.
   scores.has_best = first_epoch_ - (evaluation_pending_ ? 1 : 0) > 1;
-  core.best_top1 = before_.best_top1;
+  core.best_top1 = best_top1_;
   // A run stopped in a test pass evaluates that epoch before it trains the next.
   if (evaluation_pending_ && !end_epoch(core, first_epoch_ - 1, scores)) {
     return stop_core(core, first_epoch_ - 1, result);
@@ -300,11 +301,11 @@ bool Trainer::end_epoch(Core& core, int epoch, RunScores& scores) {
   }
   const int64_t skipped = report_skipped(core, epoch, scores.skipped_images);
   scores.skipped_images = skipped;
-  const double seconds = run_seconds();
+  // Replicas are bitwise equal, so core 0's is the model; the others wait at the next collective
+  // while it keeps the run's milestones and writes.
+  const double seconds = core.rank == 0 ? run_seconds() : 0.0;
   if (improved && core.rank == 0) top1_milestones_.push_back({epoch, scores.max_top1, seconds});
   if (log_dir_ != nullptr && core.rank == 0) {
-    // Replicas are bitwise equal, so core 0's is the model; the others wait at the next
-    // collective while it writes.
     log_dir_->append(scores.last.record(epoch, skipped, /*ema=*/false, seconds));
     if (core.ema && tests_after(epoch)) {
       log_dir_->append(ema.record(epoch, skipped, /*ema=*/true, seconds));

@@ -135,7 +135,7 @@ class Trainer {
   // Whether a resumed run has nothing left to do: every epoch trained and evaluated.
   bool finished() const;
   // The best test top-1 before this run (a resumed run's Max Accuracy so far), percent.
-  double best_top1() const { return before_.best_top1; }
+  double best_top1() const { return best_top1_; }
   int64_t steps_per_epoch() const;
   int64_t test_steps_per_epoch() const;
 
@@ -177,10 +177,11 @@ class Trainer {
   std::unique_ptr<LogDir> log_dir_;
   int first_epoch_ = 1;
   int64_t first_step_ = 0;  // steps of first_epoch_ already taken (a mid-epoch resume)
-  // Time to accuracy: the progress before this process (a resume's checkpoint), when this
-  // process's run() began, and the evaluations that raised the best top-1 since the run's start
-  // (core 0 keeps them).
-  RunProgress before_;
+  double best_top1_ = 0.0;  // the best top-1 before this run (resume)
+  // Time to accuracy: the run's seconds before this process (a resume's checkpoint), when this
+  // process's run() began, and the evaluations that raised the best top-1 since the run's start,
+  // resumes included (core 0 keeps them).
+  double seconds_before_ = 0.0;
   Metrics::Clock::time_point run_start_ = Metrics::Clock::now();
   std::vector<Top1Milestone> top1_milestones_;
   double run_seconds() const;
