@@ -63,9 +63,8 @@ void backward(const ChannelScaleShape& s, const X* x, const float* scale, const 
 
 void channel_scale_forward(const ChannelScaleShape& s, ConstElements x, const float* scale,
                            Elements y, const Exec& ex) {
-  with_typed(x, [&](const auto* xt) {
-    with_typed(y, [&](auto* yt) { forward(s, xt, scale, yt, ex); });
-  });
+  with_typed(
+      x, [&](const auto* xt) { with_typed(y, [&](auto* yt) { forward(s, xt, scale, yt, ex); }); });
 }
 
 void channel_scale_backward(const ChannelScaleShape& s, ConstElements x, const float* scale,

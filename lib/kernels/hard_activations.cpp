@@ -49,8 +49,7 @@ void hardswish_forward(int64_t n, ConstElements x, Elements y, const Exec& ex) {
   map(n, x, y, ex, [](float v) { return hardswish(v); });
 }
 
-void hardswish_backward(int64_t n, ConstElements x, ConstElements dy, Elements dx,
-                        const Exec& ex) {
+void hardswish_backward(int64_t n, ConstElements x, ConstElements dy, Elements dx, const Exec& ex) {
   map_grad(n, x, dy, dx, ex, "hardswish_backward",
            [](float v, float g) { return hardswish_grad(v, g); });
 }

@@ -32,9 +32,8 @@ void ChannelScale::forward(const LayerCall& s) const {
 void ChannelScale::backward(const LayerCall& s) const {
   const TensorView& dscale = s.dinputs[1];
   kernels::channel_scale_backward(kernel_shape(s.inputs[0].shape), s.inputs[0].elements(),
-                                  s.inputs[1].f32(), s.doutput.elements(),
-                                  s.dinputs[0].elements(), dscale.empty() ? nullptr : dscale.f32(),
-                                  s.ex);
+                                  s.inputs[1].f32(), s.doutput.elements(), s.dinputs[0].elements(),
+                                  dscale.empty() ? nullptr : dscale.f32(), s.ex);
 }
 
 }  // namespace xtrain

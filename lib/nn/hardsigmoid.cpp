@@ -10,7 +10,7 @@ void Hardsigmoid::forward(const LayerCall& s) const {
 
 void Hardsigmoid::backward(const LayerCall& s) const {
   kernels::hardsigmoid_backward(s.output.numel(), s.inputs[0].elements(), s.doutput.elements(),
-                         s.dinputs[0].elements(), s.ex);
+                                s.dinputs[0].elements(), s.ex);
 }
 
 }  // namespace xtrain

@@ -38,10 +38,10 @@ Outputs run_fast(const ChannelScaleShape& s, const std::vector<float>& x,
 // squeeze-and-excitation blocks at 224 px, on two images, on one and two threads.
 TEST(ChannelScaleKernel, MatchesReferenceOnOneAndTwoThreads) {
   testing::PoolExec two(2);
-  for (const ChannelScaleShape& s : {ChannelScaleShape{1, 1, 1}, ChannelScaleShape{3, 5 * 7, 13},
-                                     ChannelScaleShape{2, 9, 130}, ChannelScaleShape{2, 56 * 56, 16},
-                                     ChannelScaleShape{2, 14 * 14, 240},
-                                     ChannelScaleShape{2, 7 * 7, 576}}) {
+  for (const ChannelScaleShape& s :
+       {ChannelScaleShape{1, 1, 1}, ChannelScaleShape{3, 5 * 7, 13}, ChannelScaleShape{2, 9, 130},
+        ChannelScaleShape{2, 56 * 56, 16}, ChannelScaleShape{2, 14 * 14, 240},
+        ChannelScaleShape{2, 7 * 7, 576}}) {
     SCOPED_TRACE("[" + std::to_string(s.n) + ", " + std::to_string(s.hw) + ", " +
                  std::to_string(s.c) + "]");
     const std::vector<float> x = random_floats(size(s), 1), dy = random_floats(size(s), 2),
@@ -49,8 +49,8 @@ TEST(ChannelScaleKernel, MatchesReferenceOnOneAndTwoThreads) {
     const Outputs fast = run_fast(s, x, scale, dy, Exec{});
     Outputs ref{nans(size(s)), nans(size(s)), nans(s.n * s.c)};
     kernels::reference::channel_scale_forward(s, x.data(), scale.data(), ref.y.data());
-    kernels::reference::channel_scale_backward(s, x.data(), scale.data(), dy.data(),
-                                               ref.dx.data(), ref.dscale.data());
+    kernels::reference::channel_scale_backward(s, x.data(), scale.data(), dy.data(), ref.dx.data(),
+                                               ref.dscale.data());
     expect_bitwise_equal(fast.y, ref.y, "y");  // one float product each
     expect_bitwise_equal(fast.dx, ref.dx, "dx");
     expect_close_to_reference(fast.dscale, ref.dscale, 1e-6f, "dscale");
@@ -85,11 +85,10 @@ TEST(ChannelScaleKernel, DxOverDyAndSkippedOutputsKeepTheBits) {
   expect_bitwise_equal(in_place, o.dx, "dx over dy");
   expect_bitwise_equal(dscale, o.dscale, "dscale beside dx over dy");
   std::vector<float> dx = nans(size(s)), only_dscale = nans(s.n * s.c);
-  kernels::channel_scale_backward(s, x.data(), scale.data(), dy.data(), nullptr,
-                                  only_dscale.data(), Exec{});
-  expect_bitwise_equal(only_dscale, o.dscale, "dscale alone");
-  kernels::channel_scale_backward(s, x.data(), scale.data(), dy.data(), dx.data(), nullptr,
+  kernels::channel_scale_backward(s, x.data(), scale.data(), dy.data(), nullptr, only_dscale.data(),
                                   Exec{});
+  expect_bitwise_equal(only_dscale, o.dscale, "dscale alone");
+  kernels::channel_scale_backward(s, x.data(), scale.data(), dy.data(), dx.data(), nullptr, Exec{});
   expect_bitwise_equal(dx, o.dx, "dx alone");
 }
 

@@ -53,8 +53,8 @@ TEST(HardActivationsKernel, TorchsValuesAndGradientsAtTheKinks) {
   const std::vector<float> dy(n, 1.0f);
   std::vector<float> y = nans(n), dx = nans(n);
   kernels::hardswish_forward(n, x.data(), y.data(), Exec{});
-  EXPECT_EQ(y, (std::vector<float>{0.0f, 0.0f, -2.0f / 6.0f, 0.0f, 2.5f * 5.5f / 6.0f, 3.0f,
-                                   3.5f}));
+  EXPECT_EQ(y,
+            (std::vector<float>{0.0f, 0.0f, -2.0f / 6.0f, 0.0f, 2.5f * 5.5f / 6.0f, 3.0f, 3.5f}));
   kernels::hardswish_backward(n, x.data(), dy.data(), dx.data(), Exec{});
   EXPECT_EQ(dx, (std::vector<float>{0.0f, -0.5f, -2.0f / 3.0f + 0.5f, 0.5f, 2.5f / 3.0f + 0.5f,
                                     1.0f, 1.0f}));

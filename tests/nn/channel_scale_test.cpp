@@ -11,8 +11,7 @@ namespace {
 
 TEST(ChannelScale, GradientsMatchFiniteDifferences) {
   ChannelScale layer("scale");
-  check_layer_gradients(layer, {Shape{2, 3, 4, 5}, Shape{2, 1, 1, 5}},
-                        testing::GradCheckOptions{});
+  check_layer_gradients(layer, {Shape{2, 3, 4, 5}, Shape{2, 1, 1, 5}}, testing::GradCheckOptions{});
 }
 
 TEST(ChannelScale, RefusesAScaleOfAnotherShape) {
