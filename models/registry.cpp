@@ -11,6 +11,7 @@
 #include "models/densenet.h"
 #include "models/inception.h"
 #include "models/mobilenet_v2.h"
+#include "models/mobilenet_v3.h"
 #include "models/resnet.h"
 #include "models/squeezenet.h"
 #include "models/vgg.h"
@@ -49,6 +50,8 @@ const std::map<std::string, Builder>& builders() {
       {"densenet201", densenet201},
       {"inception_v3", inception_v3},
       {"mobilenet_v2", mobilenet_v2},
+      {"mobilenet_v3_large", mobilenet_v3_large},
+      {"mobilenet_v3_small", mobilenet_v3_small},
       {"resnet20", [](int k) { return cifar_resnet(20, k); }},
       {"resnet32", [](int k) { return cifar_resnet(32, k); }},
       {"resnet44", [](int k) { return cifar_resnet(44, k); }},

@@ -4,11 +4,14 @@
 #include "lib/nn/add.h"
 #include "lib/nn/avg_pool2d.h"
 #include "lib/nn/batchnorm2d.h"
+#include "lib/nn/channel_scale.h"
 #include "lib/nn/concat.h"
 #include "lib/nn/conv2d.h"
 #include "lib/nn/dropout.h"
 #include "lib/nn/flatten.h"
 #include "lib/nn/global_avg_pool_flatten.h"
+#include "lib/nn/hardsigmoid.h"
+#include "lib/nn/hardswish.h"
 #include "lib/nn/linear.h"
 #include "lib/nn/max_pool2d.h"
 #include "lib/nn/relu.h"
@@ -46,13 +49,14 @@ Value GraphBuilder::conv2d_rect(const std::string& name, Value x, int out_channe
                 {x.id}, out_channels);
 }
 
-Value GraphBuilder::batchnorm(const std::string& name, Value x, float eps) {
-  return append(std::make_unique<BatchNorm2d>(name, channels(x), BatchNorm2d::Fused::kNothing, eps),
-                {x.id}, channels(x));
+Value GraphBuilder::batchnorm(const std::string& name, Value x, float eps, float momentum) {
+  return append(
+      std::make_unique<BatchNorm2d>(name, channels(x), BatchNorm2d::Fused::kNothing, eps, momentum),
+      {x.id}, channels(x));
 }
 
-Value GraphBuilder::batchnorm_relu(const std::string& name, Value x, float eps) {
-  return batchnorm_relu(name, std::vector<Value>{x}, eps);
+Value GraphBuilder::batchnorm_relu(const std::string& name, Value x, float eps, float momentum) {
+  return batchnorm_relu(name, std::vector<Value>{x}, eps, momentum);
 }
 
 Value GraphBuilder::batchnorm_relu6(const std::string& name, Value x) {
@@ -60,16 +64,24 @@ Value GraphBuilder::batchnorm_relu6(const std::string& name, Value x) {
                 {x.id}, channels(x));
 }
 
+Value GraphBuilder::batchnorm_hardswish(const std::string& name, Value x, float eps,
+                                        float momentum) {
+  return append(std::make_unique<BatchNorm2d>(name, channels(x), BatchNorm2d::Fused::kHardswish,
+                                              eps, momentum),
+                {x.id}, channels(x));
+}
+
 Value GraphBuilder::batchnorm_relu(const std::string& name, const std::vector<Value>& parts,
-                                   float eps) {
+                                   float eps, float momentum) {
   std::vector<int> ids;
   int total = 0;
   for (Value x : parts) {
     ids.push_back(x.id);
     total += channels(x);
   }
-  return append(std::make_unique<BatchNorm2d>(name, total, BatchNorm2d::Fused::kReLU, eps),
-                std::move(ids), total);
+  return append(
+      std::make_unique<BatchNorm2d>(name, total, BatchNorm2d::Fused::kReLU, eps, momentum),
+      std::move(ids), total);
 }
 
 Value GraphBuilder::batchnorm_add_relu(const std::string& name, Value x, Value residual) {
@@ -79,6 +91,19 @@ Value GraphBuilder::batchnorm_add_relu(const std::string& name, Value x, Value r
 
 Value GraphBuilder::relu(Value x) {
   return append(std::make_unique<ReLU>(name_of(x) + ".relu"), {x.id}, channels(x));
+}
+
+Value GraphBuilder::hardswish(Value x) {
+  return append(std::make_unique<Hardswish>(name_of(x) + ".hardswish"), {x.id}, channels(x));
+}
+
+Value GraphBuilder::hardsigmoid(Value x) {
+  return append(std::make_unique<Hardsigmoid>(name_of(x) + ".hardsigmoid"), {x.id}, channels(x));
+}
+
+Value GraphBuilder::channel_scale(Value x, Value scale) {
+  return append(std::make_unique<ChannelScale>(name_of(x) + ".scale"), {x.id, scale.id},
+                channels(x));
 }
 
 Value GraphBuilder::max_pool2d(const std::string& name, Value x, int kernel_size, int stride,

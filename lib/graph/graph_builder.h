@@ -33,19 +33,31 @@ class GraphBuilder {
   // A kernel_h x kernel_w convolution padded pad_h above and below, pad_w left and right.
   Value conv2d_rect(const std::string& name, Value x, int out_channels, int kernel_h, int kernel_w,
                     int stride, int pad_h, int pad_w, bool bias = false);
-  // eps: 1e-5 as PyTorch's default; Inception's BasicConv2d uses 0.001.
-  Value batchnorm(const std::string& name, Value x, float eps = 1e-5f);
+  // eps: 1e-5 as PyTorch's default; Inception's BasicConv2d uses 0.001. momentum: 0.1 as
+  // PyTorch's default; MobileNetV3 uses 0.01 (with eps 0.001).
+  Value batchnorm(const std::string& name, Value x, float eps = 1e-5f, float momentum = 0.1f);
   // relu(batchnorm(x)) as one layer, named and checkpointed like the batchnorm.
-  Value batchnorm_relu(const std::string& name, Value x, float eps = 1e-5f);
+  Value batchnorm_relu(const std::string& name, Value x, float eps = 1e-5f, float momentum = 0.1f);
   // relu6(batchnorm(x)), min(max(batchnorm(x), 0), 6), the same way (MobileNet's activation).
   Value batchnorm_relu6(const std::string& name, Value x);
+  // hardswish(batchnorm(x)), torch.nn.Hardswish, the same way (MobileNetV3's activation).
+  Value batchnorm_hardswish(const std::string& name, Value x, float eps = 1e-5f,
+                            float momentum = 0.1f);
   // The same over torch.cat(parts, 1), without building the concatenation (BatchNorm2d's parts):
   // DenseNet's norm layers over their growing list of features.
-  Value batchnorm_relu(const std::string& name, const std::vector<Value>& parts, float eps = 1e-5f);
+  Value batchnorm_relu(const std::string& name, const std::vector<Value>& parts, float eps = 1e-5f,
+                       float momentum = 0.1f);
   // relu(batchnorm(x) + residual) as one layer, named and checkpointed like the batchnorm: a
   // residual block's last normalization, its sum and its ReLU in one pass over memory.
   Value batchnorm_add_relu(const std::string& name, Value x, Value residual);
   Value relu(Value x);
+  // torch.nn.Hardswish and torch.nn.Hardsigmoid on their own (after a Linear or a convolution),
+  // named like the ReLU after their input.
+  Value hardswish(Value x);
+  Value hardsigmoid(Value x);
+  // x * scale per channel: scale [N, 1, 1, C] (one value per image and channel) times x
+  // [N, H, W, C], SqueezeExcitation's `scale * input`; named after x.
+  Value channel_scale(Value x, Value scale);
   Value max_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding,
                    bool ceil_mode = false);
   Value avg_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding = 0);

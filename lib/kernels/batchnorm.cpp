@@ -7,6 +7,7 @@
 
 #include "lib/base/check.h"
 #include "lib/kernels/bf16_pairs.h"
+#include "lib/kernels/hard_activations.h"
 #include "lib/kernels/prefetch.h"
 #include "lib/parallel/all_reduce.h"
 
@@ -120,21 +121,16 @@ double sum_over_batch_replicas(const BatchNormShape& s, double* sums, const Exec
   return sums[2 * s.c];
 }
 
-// x * scale + shift: batchnorm(x) before the residual and the ReLU. The forward and the
-// backward's ReLU mask both compute it here, so the mask agrees with the forward's output bit for
-// bit (one expression, contracted to an FMA alike on every path).
+// x * scale + shift: batchnorm(x) before the residual and the activation. The forward and the
+// backward's mask or derivative both compute it here, so the backward sees the value the forward's
+// activation saw bit for bit (one expression, contracted to an FMA alike on every path).
 inline float normalized(float x, float scale, float shift) { return x * scale + shift; }
 
-// The fused activation: nothing, the ReLU, or the ReLU6. The clamp is a compile-time constant:
+// The fused activation is a template parameter and the ReLU6's clamp a compile-time constant:
 // compared with a value read at run time (even infinity, for a plain ReLU), the backward's
 // loops ran several times slower, as GCC no longer vectorized them.
-enum class Act { kNone, kReLU, kReLU6 };
+using Act = Activation;
 constexpr float kReLU6Max = 6.0f;
-
-Act act_of(const BatchNormShape& s) {
-  if (!s.relu) return Act::kNone;
-  return s.relu6 ? Act::kReLU6 : Act::kReLU;
-}
 
 // y[r, c] = act(x[r, c] * scale[c] + shift[c] + residual[r, c]) over all rows, threads
 // splitting rows; the residual is added only when kResidual.
@@ -149,6 +145,7 @@ void scale_shift(const BatchNormShape& s, const X* x, const R* residual, const f
           float v = normalized(value(x, i), scale[c], shift[c]);
           if (kResidual) v += value(residual, i);
           if (kAct == Act::kNone) return v;
+          if (kAct == Act::kHardswish) return hardswish(v);
           v = v > 0.0f ? v : 0.0f;
           if (kAct == Act::kReLU6) v = v < kReLU6Max ? v : kReLU6Max;
           return v;
@@ -163,7 +160,7 @@ void scale_shift(const BatchNormShape& s, ConstElements x, ConstElements residua
     with_typed(y, [&](auto* yt) {
       const bool added = residual.data != nullptr;
       with_typed(residual, [&](const auto* rt) {
-        switch (act_of(s)) {
+        switch (s.activation) {
           case Act::kNone:
             if (added) return scale_shift<Act::kNone, true>(s, xt, rt, scale, shift, yt, ex);
             return scale_shift<Act::kNone, false>(s, xt, rt, scale, shift, yt, ex);
@@ -173,6 +170,9 @@ void scale_shift(const BatchNormShape& s, ConstElements x, ConstElements residua
           case Act::kReLU6:
             XTRAIN_CHECK(!added, "batchnorm: the fused ReLU6 takes no residual");
             return scale_shift<Act::kReLU6, false>(s, xt, rt, scale, shift, yt, ex);
+          case Act::kHardswish:
+            XTRAIN_CHECK(!added, "batchnorm: the fused Hardswish takes no residual");
+            return scale_shift<Act::kHardswish, false>(s, xt, rt, scale, shift, yt, ex);
         }
       });
     });
@@ -182,8 +182,9 @@ void scale_shift(const BatchNormShape& s, ConstElements x, ConstElements residua
 // Where the backward learns which outputs the fused ReLU zeroed: no ReLU; the output y itself
 // (a residual was added before the ReLU); or x, whose normalized value is what the ReLU saw
 // (no residual): then y is not read, a third fewer bytes for the backward of BatchNorm + ReLU.
-// kFromInputReLU6: from x too, for the ReLU6 (strictly between 0 and 6).
-enum class Mask { kNone, kFromOutput, kFromInput, kFromInputReLU6 };
+// kFromInputReLU6: from x too, for the ReLU6 (strictly between 0 and 6). kFromInputHardswish:
+// not a mask but the Hardswish's derivative at the value it saw, computed from x.
+enum class Mask { kNone, kFromOutput, kFromInput, kFromInputReLU6, kFromInputHardswish };
 
 }  // namespace
 
@@ -301,6 +302,9 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
     if constexpr (kMask == Mask::kFromInputReLU6) {
       const float v = normalized(value(xr, c), scale[c], shift[c]);
       return v > 0.0f && v < kReLU6Max ? g : 0.0f;
+    }
+    if constexpr (kMask == Mask::kFromInputHardswish) {
+      return hardswish_grad(normalized(value(xr, c), scale[c], shift[c]), g);
     }
     return g;
   };
@@ -448,13 +452,18 @@ void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements 
             run(mask, std::false_type{});
           }
         };
-        const Act act = act_of(s);
+        const Act act = s.activation;
         if (act == Act::kNone) {
           with_dy_rows(std::integral_constant<Mask, Mask::kNone>{});
         } else if (act == Act::kReLU6) {
           XTRAIN_CHECK(y.data == nullptr && rt == nullptr,
                        "batchnorm_backward: the ReLU6 takes its mask from x, without a residual");
           with_dy_rows(std::integral_constant<Mask, Mask::kFromInputReLU6>{});
+        } else if (act == Act::kHardswish) {
+          XTRAIN_CHECK(y.data == nullptr && rt == nullptr,
+                       "batchnorm_backward: the Hardswish takes its derivative from x, without a "
+                       "residual");
+          with_dy_rows(std::integral_constant<Mask, Mask::kFromInputHardswish>{});
         } else if (y.data != nullptr) {
           with_dy_rows(std::integral_constant<Mask, Mask::kFromOutput>{});
         } else {

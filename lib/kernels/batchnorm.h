@@ -23,14 +23,19 @@
 
 namespace xtrain::kernels {
 
+// The activation fused after the normalization (and the residual), in the same pass:
+//   kReLU       y = max(batchnorm(x) + residual, 0)
+//   kReLU6      y = min(max(batchnorm(x), 0), 6), torch.nn.ReLU6; no residual
+//   kHardswish  y = hardswish(batchnorm(x)), torch.nn.Hardswish (hard_activations.h); no residual
+enum class Activation { kNone, kReLU, kReLU6, kHardswish };
+
 struct BatchNormShape {
   int64_t m;
   int c;
-  float eps;              // 1e-5 as in PyTorch
-  bool relu = false;      // fused ReLU: y = max(batchnorm(x) + residual, 0) in the same pass
+  float eps;  // 1e-5 as in PyTorch
+  Activation activation = Activation::kNone;
   int64_t y_stride = 0;   // elements between the rows of y; 0: c
   int64_t dy_stride = 0;  // elements between the rows of dy; 0: c
-  bool relu6 = false;  // with relu: y = min(max(batchnorm(x), 0), 6), torch.nn.ReLU6; no residual
 
   int64_t y_row() const { return y_stride > 0 ? y_stride : c; }
   int64_t dy_row() const { return dy_stride > 0 ? dy_stride : c; }
@@ -47,8 +52,8 @@ size_t batchnorm_workspace_floats(const BatchNormShape& s);
 // Training forward with the biased batch variance var:
 //   y = act((x - mean) * inv_std * gamma + beta + residual),  inv_std = 1 / sqrt(var + eps)
 // computed as y = act(x * scale + shift + residual), scale = gamma * inv_std and
-// shift = beta - mean * scale, where act is the fused ReLU (clamped above at 6: ReLU6) or nothing,
-// and residual [M, C] may be null (nothing added). Saves mean, inv_std, scale and shift in saved
+// shift = beta - mean * scale, where act is the fused activation (or nothing), and residual
+// [M, C] may be null (nothing added). Saves mean, inv_std, scale and shift in saved
 // [4, C], and updates the running statistics as PyTorch:
 //   running_mean = (1 - momentum) * running_mean + momentum * mean
 //   running_var  = (1 - momentum) * running_var  + momentum * var * M / (M - 1)   (unbiased)
@@ -68,18 +73,20 @@ void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, ConstEleme
                             const float* gamma, const float* beta, const float* running_mean,
                             const float* running_var, Elements y, float* workspace, const Exec& ex);
 
-// With xhat = (x - mean) * inv_std and g = dy masked where the fused ReLU clamped its output (to 0,
-// or to 6: torch's hardtanh_backward, which passes the gradient only strictly between),
-// per channel:
+// With xhat = (x - mean) * inv_std and g = dy through the fused activation's derivative (the ReLU's
+// mask, zero where it clamped its output to 0; the ReLU6's, also where it clamped it to 6, as
+// torch's hardtanh_backward passes the gradient only strictly between; hardswish_grad of the
+// value the Hardswish saw), per channel:
 //   dbeta += sum(g)    dgamma += sum(g * xhat)
 //   dx = gamma * inv_std * (g - mean(g) - xhat * mean(g * xhat))    dresidual = g
 // dx and dresidual are overwritten (either may be skipped: null); dgamma and dbeta accumulate.
 // dx may be dy itself (one buffer, one element type, dense rows): every element of dy is read
 // before dx's is written.
-// The mask comes from y (y > 0 ? dy : 0) when y is given, which a ReLU after an added residual
-// needs; without y (null) from x and saved's scale and shift (v = x * scale + shift, the value
-// the forward's ReLU saw), so a BatchNorm + ReLU backward does not read its output. The ReLU6
-// takes it from x only (y null): a bfloat16 y rounds some v just below 6 up to 6.
+// The ReLU's mask comes from y (y > 0 ? dy : 0) when y is given, which a ReLU after an added
+// residual needs; without y (null) from x and saved's scale and shift (v = x * scale + shift, the
+// value the forward's activation saw), so a BatchNorm + ReLU backward does not read its output.
+// The ReLU6 and the Hardswish take it from x only (y null): a bfloat16 y rounds some v just below
+// 6 up to 6, and the Hardswish's output does not give back its input.
 // A gradient has its value's element type (dy y's, dx x's; dresidual the residual's, of either
 // type): a bfloat16 plan keeps the gradients of the values it stores in bfloat16 so too.
 void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements y, ConstElements dy,

@@ -7,9 +7,15 @@
 
 namespace xtrain {
 
-BatchNorm2d::BatchNorm2d(std::string name, int num_features, Fused fused, float eps)
-    : Layer(std::move(name)), num_features_(num_features), fused_(fused), eps_(eps) {
+BatchNorm2d::BatchNorm2d(std::string name, int num_features, Fused fused, float eps, float momentum)
+    : Layer(std::move(name)),
+      num_features_(num_features),
+      fused_(fused),
+      eps_(eps),
+      momentum_(momentum) {
   XTRAIN_CHECK(eps > 0.0f, "BatchNorm2d {}: eps must be positive", this->name());
+  XTRAIN_CHECK(momentum >= 0.0f && momentum <= 1.0f, "BatchNorm2d {}: momentum must be in [0, 1]",
+               this->name());
 }
 
 const char* BatchNorm2d::type() const {
@@ -20,6 +26,8 @@ const char* BatchNorm2d::type() const {
       return "BatchNorm2d+ReLU";
     case Fused::kReLU6:
       return "BatchNorm2d+ReLU6";
+    case Fused::kHardswish:
+      return "BatchNorm2d+Hardswish";
     case Fused::kAddReLU:
       return "BatchNorm2d+Add+ReLU";
   }
@@ -49,11 +57,25 @@ void BatchNorm2d::for_each_part(const Inputs& inputs, int64_t y_row, Fn&& fn) co
   for (size_t i = 0; i < parts; ++i) {
     const Shape& x = shape_of(inputs[i]);
     const int channels = static_cast<int>(x[3]);
-    kernels::BatchNormShape k{x[0] * x[1] * x[2], channels, eps_, fused_ != Fused::kNothing, y_row};
-    k.relu6 = fused_ == Fused::kReLU6;
-    fn(static_cast<int>(i), k, first);
+    fn(static_cast<int>(i),
+       kernels::BatchNormShape{x[0] * x[1] * x[2], channels, eps_, activation(), y_row}, first);
     first += channels;
   }
+}
+
+kernels::Activation BatchNorm2d::activation() const {
+  switch (fused_) {
+    case Fused::kNothing:
+      return kernels::Activation::kNone;
+    case Fused::kReLU:
+    case Fused::kAddReLU:
+      return kernels::Activation::kReLU;
+    case Fused::kReLU6:
+      return kernels::Activation::kReLU6;
+    case Fused::kHardswish:
+      return kernels::Activation::kHardswish;
+  }
+  return kernels::Activation::kNone;
 }
 
 ConstElements BatchNorm2d::residual(const LayerCall& s) const {
@@ -111,7 +133,7 @@ void BatchNorm2d::forward(const LayerCall& s) const {
           kernels::batchnorm_forward_train(
               k, s.inputs[i].elements(), residual(s), gamma + first, beta + first,
               s.output.elements().at(first), s.saved + kernels::kBatchNormSavedRows * first,
-              running_mean + first, running_var + first, kMomentum, s.workspace, s.ex);
+              running_mean + first, running_var + first, momentum_, s.workspace, s.ex);
         } else {
           kernels::batchnorm_forward_eval(k, s.inputs[i].elements(), residual(s), gamma + first,
                                           beta + first, running_mean + first, running_var + first,
@@ -137,7 +159,7 @@ void BatchNorm2d::backward(const LayerCall& s) const {
       s.inputs, s.output.row_elements(), [&](int i, kernels::BatchNormShape k, int first) {
         k.dy_stride = s.doutput.row_elements();
         // The ReLU's mask: from the output after a residual, else from the input (see
-        // backward_reads_output).
+        // backward_reads_output), as the other activations' derivatives.
         const ConstElements y = added ? s.output.elements().at(first) : nullptr;
         kernels::batchnorm_backward(
             k, s.inputs[i].elements(), y, s.doutput.elements().at(first), s.params[0] + first,

@@ -25,6 +25,7 @@ std::vector<float> workspace_for(const kernels::BatchNormShape& s) {
   return std::vector<float>(kernels::batchnorm_workspace_floats(s));
 }
 
+using kernels::Activation;
 using kernels::BatchNormShape;
 using testing::expect_bitwise_equal;
 using testing::expect_close_to_reference;
@@ -280,12 +281,12 @@ TEST(BatchNorm2dKernel, MatchesReferenceOnResNet50Shapes) {
   expect_matches_reference(BatchNormShape{7 * 7, 2048, kEps});
 }
 
-// With the fused ReLU (BatchNormShape::relu), on odd and ResNet shapes; at batch 1 and
+// With the fused ReLU (Activation::kReLU), on odd and ResNet shapes; at batch 1 and
 // threads 1 / 2 the same bits as well.
 TEST(BatchNorm2dKernel, FusedReluMatchesReference) {
-  for (const BatchNormShape& s :
-       {BatchNormShape{3 * 5 * 7, 13, kEps, true}, BatchNormShape{56 * 56, 64, kEps, true},
-        BatchNormShape{4 * 28 * 28 + 3, 16, kEps, true}}) {
+  for (const BatchNormShape& s : {BatchNormShape{3 * 5 * 7, 13, kEps, Activation::kReLU},
+                                  BatchNormShape{56 * 56, 64, kEps, Activation::kReLU},
+                                  BatchNormShape{4 * 28 * 28 + 3, 16, kEps, Activation::kReLU}}) {
     expect_matches_reference(s);
     const BatchNormData d(s, 5);
     const BatchNormOutputs fused = run_fast(s, d, Exec{});
@@ -299,13 +300,12 @@ TEST(BatchNorm2dKernel, FusedReluMatchesReference) {
   }
 }
 
-// The ReLU clamped above at 6 (BatchNormShape::relu6, torch.nn.ReLU6), one channel,
+// The ReLU clamped above at 6 (Activation::kReLU6, torch.nn.ReLU6), one channel,
 // gamma 8, beta 2: y = 8 * xhat + 2 for xhat = (x - 2.5) / sqrt(1.25) = +-1.342, +-0.447 is
 // -8.73, -1.58, 5.58 and 12.73, so y = {0, 0, 5.58, 6}. Only the third output passes its
 // gradient, as torch's hardtanh_backward: dbeta += 1, dgamma += xhat[2].
 TEST(BatchNorm2dKernel, HandExampleRelu6) {
-  BatchNormShape s{4, 1, kEps, /*relu=*/true};
-  s.relu6 = true;
+  const BatchNormShape s{4, 1, kEps, Activation::kReLU6};
   const std::vector<float> x = {1, 2, 3, 4};
   const float gamma = 8.0f, beta = 2.0f;
   float saved[kernels::kBatchNormSavedRows], running_mean = 0.0f, running_var = 1.0f;
@@ -336,11 +336,9 @@ TEST(BatchNorm2dKernel, HandExampleRelu6) {
 // The ReLU6 on odd and MobileNetV2 shapes, with gamma and beta widened so that many outputs
 // clamp at 6 as well as at 0. At threads 1 and 2 the same bits.
 TEST(BatchNorm2dKernel, FusedRelu6MatchesReference) {
-  for (const BatchNormShape& shape :
-       {BatchNormShape{3 * 5 * 7, 13, kEps, true}, BatchNormShape{56 * 56, 144, kEps, true},
-        BatchNormShape{7 * 7, 960, kEps, true}}) {
-    BatchNormShape s = shape;
-    s.relu6 = true;
+  for (const BatchNormShape& s : {BatchNormShape{3 * 5 * 7, 13, kEps, Activation::kReLU6},
+                                  BatchNormShape{56 * 56, 144, kEps, Activation::kReLU6},
+                                  BatchNormShape{7 * 7, 960, kEps, Activation::kReLU6}}) {
     SCOPED_TRACE(describe(s));
     BatchNormData d(s, 5);
     for (float& g : d.gamma) g *= 6.0f;
@@ -356,14 +354,47 @@ TEST(BatchNorm2dKernel, FusedRelu6MatchesReference) {
   }
 }
 
+// The Hardswish (Activation::kHardswish, torch.nn.Hardswish, MobileNetV3's) on odd and
+// MobileNetV3 shapes, gamma widened so that outputs fall on all three pieces: below -3 (0),
+// between (x * (x + 3) / 6) and above 3 (x). Its backward rebuilds the value the Hardswish saw
+// from x, as the reference does. At threads 1 and 2 the same bits; from bfloat16 storage, the
+// float32 kernels' bits of the same values, rounded once where stored.
+TEST(BatchNorm2dKernel, FusedHardswishMatchesReferenceOnOneAndTwoThreads) {
+  testing::PoolExec two(2);
+  for (const BatchNormShape& s : {BatchNormShape{3 * 5 * 7, 13, kEps, Activation::kHardswish},
+                                  BatchNormShape{28 * 28, 72, kEps, Activation::kHardswish},
+                                  BatchNormShape{7 * 7, 576, kEps, Activation::kHardswish}}) {
+    SCOPED_TRACE(describe(s));
+    BatchNormData d(s, 5);
+    for (float& g : d.gamma) g *= 4.0f;
+    expect_matches_reference(s, d);
+    const BatchNormOutputs fused = run_fast(s, d, Exec{});
+    const auto count = [&](auto&& pred) {
+      return std::count_if(fused.y.begin(), fused.y.end(), pred);
+    };
+    EXPECT_GT(count([](float v) { return v == 0.0f; }), s.m * s.c / 20) << "below -3";
+    EXPECT_GT(count([](float v) { return v > 3.0f; }), s.m * s.c / 20) << "above 3";
+    EXPECT_GT(count([](float v) { return v < 0.0f; }), s.m * s.c / 20) << "between";
+    expect_outputs_bitwise_equal(fused, run_fast(s, d, two.exec()));
+    BatchNormData r = d;
+    r.x = widened(rounded(d.x));
+    r.dy = widened(rounded(d.dy));
+    BatchNormOutputs expected = run_fast(s, r, Exec{});
+    for (std::vector<float>* v : {&expected.y, &expected.y_again, &expected.y_eval, &expected.dx}) {
+      *v = widened(rounded(*v));
+    }
+    expect_outputs_bitwise_equal(expected, run_fast(s, r, two.exec(), /*bf16_storage=*/true));
+  }
+}
+
 // Without a residual the backward recomputes the ReLU's mask from x (x * scale + shift > 0)
 // instead of reading y: the same bits as the mask read from y, in float32 and from bfloat16
 // storage, on shapes with a partial last chunk and rows not a multiple of 4.
 TEST(BatchNorm2dKernel, ReluMaskFromTheInputIsTheOutputsBitwise) {
   for (bool bf16 : {false, true}) {
-    for (const BatchNormShape& s : {BatchNormShape{3 * 5 * 7, 13, kEps, true},
-                                    BatchNormShape{4 * 28 * 28 + 3, 16, kEps, true},
-                                    BatchNormShape{2 * 7 * 7, 2048, kEps, true}}) {
+    for (const BatchNormShape& s : {BatchNormShape{3 * 5 * 7, 13, kEps, Activation::kReLU},
+                                    BatchNormShape{4 * 28 * 28 + 3, 16, kEps, Activation::kReLU},
+                                    BatchNormShape{2 * 7 * 7, 2048, kEps, Activation::kReLU}}) {
       SCOPED_TRACE(describe(s) + (bf16 ? " bfloat16" : " float32"));
       const BatchNormData d(s, 17, 0.2f, 1.5f);
       const BatchNormOutputs from_x = run_fast(s, d, Exec{}, bf16);
@@ -400,9 +431,10 @@ TEST(BatchNorm2dKernel, BackwardWithoutDxStillAccumulatesParameterGradients) {
 // and dresidual = dy masked by y > 0, on odd and ResNet-50 shapes; without dx, dresidual is
 // still written, with the same bits.
 TEST(BatchNorm2dKernel, FusedResidualAndReluMatchReference) {
-  for (const BatchNormShape& s :
-       {BatchNormShape{3 * 5 * 7, 13, kEps, true}, BatchNormShape{56 * 56, 256, kEps, true},
-        BatchNormShape{7 * 7, 2048, kEps, true}, BatchNormShape{4 * 28 * 28 + 3, 16, kEps, true}}) {
+  for (const BatchNormShape& s : {BatchNormShape{3 * 5 * 7, 13, kEps, Activation::kReLU},
+                                  BatchNormShape{56 * 56, 256, kEps, Activation::kReLU},
+                                  BatchNormShape{7 * 7, 2048, kEps, Activation::kReLU},
+                                  BatchNormShape{4 * 28 * 28 + 3, 16, kEps, Activation::kReLU}}) {
     expect_matches_reference(s, 0.0f, 1.0f, /*with_residual=*/true);
     const BatchNormData d(s, 9, 0.0f, 1.0f, /*with_residual=*/true);
     const BatchNormOutputs o = run_fast(s, d, Exec{});
@@ -425,7 +457,8 @@ TEST(BatchNorm2dKernel, ForwardAgainRebuildsTheTrainingOutputBitwise) {
   testing::PoolExec two(2);
   for (bool relu : {false, true}) {
     for (bool with_residual : {false, true}) {
-      const BatchNormShape s{4 * 28 * 28 + 3, 16, kEps, relu};
+      const BatchNormShape s{4 * 28 * 28 + 3, 16, kEps,
+                             relu ? Activation::kReLU : Activation::kNone};
       SCOPED_TRACE(describe(s) + (relu ? " relu" : "") + (with_residual ? " residual" : ""));
       const BatchNormData d(s, 21, 0.3f, 2.0f, with_residual);
       for (Exec ex : {Exec{}, two.exec()}) {
@@ -445,9 +478,9 @@ TEST(BatchNorm2dKernel, OneTwoAndThreeThreadsAreBitwiseEqual) {
   for (const BatchNormShape& s :
        {BatchNormShape{56 * 56, 64, kEps}, BatchNormShape{7 * 7, 2048, kEps},
         BatchNormShape{3 * 5 * 7, 13, kEps}, BatchNormShape{4 * 28 * 28 + 3, 16, kEps},
-        BatchNormShape{4 * 28 * 28 + 3, 16, kEps, /*relu=*/true}}) {
+        BatchNormShape{4 * 28 * 28 + 3, 16, kEps, Activation::kReLU}}) {
     // The last shape with the fused residual sum and ReLU.
-    const bool with_residual = s.relu;
+    const bool with_residual = s.activation == Activation::kReLU;
     SCOPED_TRACE(describe(s) + (with_residual ? " with a residual" : ""));
     const BatchNormData d(s, 17, 0.0f, 1.0f, with_residual);
     const BatchNormOutputs a = run_fast(s, d, Exec{});
@@ -466,7 +499,7 @@ TEST(BatchNorm2dKernel, OneTwoAndThreeThreadsAreBitwiseEqual) {
 TEST(BatchNorm2dKernel, BFloat16StorageGivesTheBitsOfItsFloatValues) {
   testing::PoolExec two(2);
   for (bool relu : {false, true}) {
-    const BatchNormShape s{2 * 28 * 28 + 3, 48, kEps, relu};
+    const BatchNormShape s{2 * 28 * 28 + 3, 48, kEps, relu ? Activation::kReLU : Activation::kNone};
     SCOPED_TRACE(describe(s) + (relu ? " relu, residual" : ""));
     BatchNormData d(s, 23, 0.5f, 2.0f, /*with_residual=*/relu);
     d.x = widened(rounded(d.x));
@@ -528,7 +561,7 @@ void expect_dx_over_dy_bitwise(const BatchNormShape& s, const BatchNormData& d, 
 TEST(BatchNorm2dKernel, DxWrittenOverDyGivesTheSameBits) {
   testing::PoolExec two(2);
   for (auto [relu, residual] : {std::pair{false, false}, {true, false}, {true, true}}) {
-    const BatchNormShape s{2 * 28 * 28 + 3, 48, kEps, relu};
+    const BatchNormShape s{2 * 28 * 28 + 3, 48, kEps, relu ? Activation::kReLU : Activation::kNone};
     const BatchNormData d(s, 33, 0.5f, 2.0f, residual);
     for (Exec ex : {Exec{}, two.exec()}) {
       SCOPED_TRACE(describe(s) + (relu ? " relu" : "") + (residual ? " residual" : "") + ", " +
@@ -548,7 +581,7 @@ TEST(BatchNorm2dKernel, DxWrittenOverDyGivesTheSameBits) {
 // on 1 and 2 threads, with rows not a multiple of 4.
 TEST(BatchNorm2dKernel, ResidualGradientStorageChangesNoOtherOutput) {
   testing::PoolExec two(2);
-  const BatchNormShape s{2 * 28 * 28 + 3, 48, kEps, /*relu=*/true};
+  const BatchNormShape s{2 * 28 * 28 + 3, 48, kEps, Activation::kReLU};
   BatchNormData d(s, 27, 0.5f, 2.0f, /*with_residual=*/true);
   const std::vector<BFloat16> dy_bf16 = rounded(d.dy);
   for (Exec ex : {Exec{}, two.exec()}) {
@@ -593,7 +626,8 @@ TEST(BatchNorm2dKernel, ColumnsOfAWiderOutputHoldTheDenseOutputsBitwise) {
   constexpr int kWidth = 13, kFirst = 3;
   constexpr float kUntouched = 7.0f;
   for (bool relu : {false, true}) {
-    const BatchNormShape dense{4 * 7 * 7 + 3, 5, kEps, relu};
+    const BatchNormShape dense{4 * 7 * 7 + 3, 5, kEps,
+                               relu ? Activation::kReLU : Activation::kNone};
     BatchNormShape wide = dense;
     wide.y_stride = wide.dy_stride = kWidth;
     SCOPED_TRACE(describe(dense) + (relu ? " relu" : ""));
@@ -661,7 +695,7 @@ BatchNormData rows_of(const BatchNormData& d, int c, int64_t first, int64_t m) {
 TEST(BatchNorm2dKernel, ReplicasOfOneBatchNormalizeAsTheWholeBatch) {
   constexpr int kReplicas = 3;
   BatchNormShape part{2 * 5 * 7, 19, kEps};
-  part.relu = true;
+  part.activation = Activation::kReLU;
   BatchNormShape whole = part;
   whole.m = kReplicas * part.m;
   const BatchNormData d(whole, 11, 0.5f, 2.0f, /*with_residual=*/true);

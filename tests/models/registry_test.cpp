@@ -52,6 +52,8 @@ TEST(Registry, ParameterCountsAreTorchvisions) {
       {"densenet201", 1000, 20013928},
       {"inception_v3", 1000, 23834568},
       {"mobilenet_v2", 1000, 3504872},
+      {"mobilenet_v3_large", 1000, 5483032},
+      {"mobilenet_v3_small", 1000, 2542856},
   };
   for (const ModelCount& m : kCounts) {
     EXPECT_EQ(build_model(m.name, m.num_classes)->num_parameters(), m.parameters) << m.name;
@@ -135,6 +137,8 @@ TEST(Registry, ClassifierIsTheLastLayerWithParameters) {
   EXPECT_EQ(build_model("densenet121", 10)->classifier(), "classifier");
   EXPECT_EQ(build_model("inception_v3", 10)->classifier(), "fc");
   EXPECT_EQ(build_model("mobilenet_v2", 10)->classifier(), "classifier.1");
+  EXPECT_EQ(build_model("mobilenet_v3_large", 10)->classifier(), "classifier.3");
+  EXPECT_EQ(build_model("mobilenet_v3_small", 10)->classifier(), "classifier.3");
 }
 
 // One line before any step: the flag, the model's smallest side and the layer that gave out.
@@ -143,8 +147,10 @@ TEST(Registry, TooSmallImagesNameTheFlagAndTheSmallestSide) {
   const struct {
     const char* model;
     int smallest;
-  } kCases[] = {{"alexnet", 63}, {"inception_v3", 75}, {"squeezenet1_0", 21}, {"squeezenet1_1", 17},
-                {"vgg11", 32},   {"densenet121", 29},  {"resnet50", 1},       {"mobilenet_v2", 1}};
+  } kCases[] = {{"alexnet", 63},          {"inception_v3", 75}, {"squeezenet1_0", 21},
+                {"squeezenet1_1", 17},    {"vgg11", 32},        {"densenet121", 29},
+                {"resnet50", 1},          {"mobilenet_v2", 1},  {"mobilenet_v3_large", 1},
+                {"mobilenet_v3_small", 1}};
   for (const auto& c : kCases) {
     const auto graph = build_model(c.model, 10);
     EXPECT_NO_THROW(check_image_size(c.model, *graph, c.smallest)) << c.model;
@@ -222,6 +228,32 @@ TEST(Registry, StateDictKeysOfMobileNetV2) {
   EXPECT_EQ(mobilenet.find("classifier.1.weight")->spec.shape, (Shape{1000, 1280}));
 }
 
+// InvertedResidual's layers counted in `block`: no expansion where the width stays (the first
+// blocks), SqueezeExcitation's fc1 and fc2 as 1x1 convolutions with biases (squeeze channels
+// _make_divisible(C / 4, 8)), the projection last; the classifier's Linear layers at 0 and 3.
+TEST(Registry, StateDictKeysOfMobileNetV3) {
+  const ParamStore small(*build_model("mobilenet_v3_small", 1000));
+  for (const char* key :
+       {"features.0.0.weight", "features.0.1.running_var", "features.1.block.0.0.weight",
+        "features.1.block.1.fc1.weight", "features.1.block.1.fc1.bias",
+        "features.1.block.1.fc2.bias", "features.1.block.2.0.weight", "features.2.block.0.0.weight",
+        "features.4.block.2.fc1.bias", "features.11.block.3.1.num_batches_tracked",
+        "features.12.0.weight", "features.12.1.bias", "classifier.0.weight", "classifier.3.bias"}) {
+    EXPECT_NE(small.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(small.find("features.2.block.3.0.weight"), nullptr);  // no SE in features.2
+  // Weights are stored [KH, KW, C_in / groups, C_out].
+  EXPECT_EQ(small.find("features.1.block.1.fc1.weight")->spec.shape, (Shape{1, 1, 16, 8}));
+  EXPECT_EQ(small.find("features.4.block.1.0.weight")->spec.shape, (Shape{5, 5, 1, 96}));
+  EXPECT_EQ(small.find("features.4.block.2.fc2.weight")->spec.shape, (Shape{1, 1, 24, 96}));
+  EXPECT_EQ(small.find("classifier.3.weight")->spec.shape, (Shape{1000, 1024}));
+  const ParamStore large(*build_model("mobilenet_v3_large", 1000));
+  EXPECT_EQ(large.find("features.1.block.1.0.weight")->spec.shape, (Shape{1, 1, 16, 16}));
+  EXPECT_EQ(large.find("features.13.block.2.fc1.weight")->spec.shape, (Shape{1, 1, 672, 168}));
+  EXPECT_EQ(large.find("features.16.0.weight")->spec.shape, (Shape{1, 1, 160, 960}));
+  EXPECT_EQ(large.find("classifier.0.weight")->spec.shape, (Shape{1280, 960}));
+}
+
 // The classifiers' grids are fixed by adaptive pooling, so any image size from the smallest the
 // features allow gives the same logits shape; the features' own arithmetic is torchvision's
 // (published multiply-adds: vgg16 15.47 G, alexnet 0.71 G, squeezenet1_1 0.35 G at 224).
@@ -234,6 +266,8 @@ TEST(Registry, MultiplyAddsOfTheOtherFamilies) {
   EXPECT_EQ(build_model("densenet121", 1000)->macs(image), 2834161664);
   EXPECT_EQ(build_model("inception_v3", 1000)->macs(Shape{1, 299, 299, 3}), 5713216096);
   EXPECT_EQ(build_model("mobilenet_v2", 1000)->macs(image), 300774272);  // the same hooks
+  EXPECT_EQ(build_model("mobilenet_v3_large", 1000)->macs(image), 216589760);
+  EXPECT_EQ(build_model("mobilenet_v3_small", 1000)->macs(image), 56510400);
   EXPECT_EQ(build_model("vgg11", 10)->infer_shapes(Shape{2, 32, 32, 3}).back(), (Shape{2, 10}));
   EXPECT_EQ(build_model("alexnet", 10)->infer_shapes(Shape{2, 63, 63, 3}).back(), (Shape{2, 10}));
 }

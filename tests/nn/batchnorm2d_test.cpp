@@ -43,6 +43,16 @@ TEST(BatchNorm2d, WithRelu6GradientsMatchFiniteDifferences) {
   check_layer_gradients(bn_relu6, {Shape{2, 3, 3, 3}}, options);
 }
 
+// The fused Hardswish with MobileNetV3's eps and momentum. Parameters in [-5, 5) put outputs on
+// all three pieces (below -3, between, above 3), so a backward with a wrong slope on any fails.
+TEST(BatchNorm2d, WithHardswishGradientsMatchFiniteDifferences) {
+  BatchNorm2d bn_hardswish("bn", /*num_features=*/3, BatchNorm2d::Fused::kHardswish, 1e-3f, 0.01f);
+  testing::GradCheckOptions options;
+  options.step = 1e-3f;
+  options.param_scale = 5.0f;
+  check_layer_gradients(bn_hardswish, {Shape{2, 3, 3, 3}}, options);
+}
+
 // The fused residual sum and ReLU: relu(bn(x) + residual), both inputs get gradients. As above, a
 // step of 1e-3 keeps every output on its side of the kink for seed 1.
 TEST(BatchNorm2d, WithResidualAndReluGradientsMatchFiniteDifferences) {
@@ -99,7 +109,8 @@ TEST(BatchNorm2d, ParametersAndBuffersAreTorchvisions) {
 // vector width).
 TEST(BatchNorm2d, WritesItsOutputAsColumnsOfWiderRows) {
   for (const BatchNorm2d::Fused fused :
-       {BatchNorm2d::Fused::kNothing, BatchNorm2d::Fused::kReLU, BatchNorm2d::Fused::kReLU6}) {
+       {BatchNorm2d::Fused::kNothing, BatchNorm2d::Fused::kReLU, BatchNorm2d::Fused::kReLU6,
+        BatchNorm2d::Fused::kHardswish}) {
     const BatchNorm2d bn("bn", /*num_features=*/37, fused);
     testing::check_output_in_columns(bn, {Shape{2, 5, 7, 37}}, testing::GradCheckOptions{});
     const BatchNorm2d parts("bn", /*num_features=*/37, fused);

@@ -4,15 +4,25 @@
 #include <cmath>
 #include <vector>
 
+#include "lib/kernels/reference/hard_activations.h"
+
 namespace xtrain::kernels::reference {
 namespace {
 
-// act(v + residual[i]): the residual (when there is one), then the fused ReLU of
-// BatchNormShape::relu, clamped above at 6 for relu6.
+// act(v + residual[i]): the residual (when there is one), then BatchNormShape::activation.
 float activate(const BatchNormShape& s, double v, const float* residual, int64_t i) {
   if (residual != nullptr) v += residual[i];
-  if (!s.relu) return static_cast<float>(v);
-  return static_cast<float>(s.relu6 ? std::clamp(v, 0.0, 6.0) : std::max(v, 0.0));
+  switch (s.activation) {
+    case Activation::kNone:
+      return static_cast<float>(v);
+    case Activation::kReLU:
+      return static_cast<float>(std::max(v, 0.0));
+    case Activation::kReLU6:
+      return static_cast<float>(std::clamp(v, 0.0, 6.0));
+    case Activation::kHardswish:
+      return static_cast<float>(v <= -3.0 ? 0.0 : v >= 3.0 ? v : v * (v + 3.0) / 6.0);
+  }
+  return static_cast<float>(v);
 }
 
 }  // namespace
@@ -78,9 +88,20 @@ void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y,
   const float* mean = saved;
   const float* inv_std = saved + s.c;
   std::vector<float> dy(dy_in, dy_in + s.m * s.c);
-  if (s.relu) {
+  if (s.activation == Activation::kHardswish) {
+    // Its derivative at the value it saw, rebuilt from x: its output does not give it back.
+    std::vector<float> v(s.m * s.c);
+    for (int64_t r = 0; r < s.m; ++r) {
+      for (int c = 0; c < s.c; ++c) {
+        v[r * s.c + c] =
+            static_cast<float>(double{x[r * s.c + c]} * saved[2 * s.c + c] + saved[3 * s.c + c]);
+      }
+    }
+    hardswish_backward(s.m * s.c, v.data(), dy.data(), dy.data());
+  } else if (s.activation != Activation::kNone) {
+    const bool relu6 = s.activation == Activation::kReLU6;
     for (int64_t i = 0; i < s.m * s.c; ++i) {
-      dy[i] = y[i] > 0.0f && (!s.relu6 || y[i] < 6.0f) ? dy[i] : 0.0f;
+      dy[i] = y[i] > 0.0f && (!relu6 || y[i] < 6.0f) ? dy[i] : 0.0f;
     }
   }
   if (dresidual != nullptr) std::copy(dy.begin(), dy.end(), dresidual);
