@@ -157,7 +157,9 @@ bool parse_flags(CLI::App& app, const std::vector<std::string>& args, int* exit_
 }
 
 void report_flag_error(const CLI::App& app, const std::string& message, int* exit_code) {
-  std::cerr << app.get_name() << ": error: " << escape_bytes(message) << "\n";
+  // One write: std::cerr writes each piece as it comes, and under mpirun another process's or
+  // mpirun's own report can land between the pieces of the line.
+  std::cerr << app.get_name() + ": error: " + escape_bytes(message) + "\n" << std::flush;
   *exit_code = kUsageExitCode;
 }
 

@@ -247,13 +247,27 @@ torchrun --nproc_per_node=8 train.py\
     --clip-grad-norm 1 --ra-sampler --cutmix-alpha 1.0 --model-ema)";
 
 TEST(TorchvisionRecipes, ModelsTrainLacksAreRefusedAsModelsFirst) {
-  for (const char* recipe :
-       {kMobileNetV3Large, kEfficientNetB0, kRegNetY400MF, kConvNeXtTiny, kViTB16}) {
+  for (const char* recipe : {kEfficientNetB0, kRegNetY400MF, kConvNeXtTiny, kViTB16}) {
     const std::vector<std::string> args = with_data_path(after_train_py(recipe));
     ASSERT_EQ(args[0], "--model");
     expect_refused("--model: expected one of", args);
     expect_refused("got '" + args[1] + "'", args);
   }
+}
+
+// MobileNetV3-Large's recipe steps its LR with --lr-step-size and --lr-gamma under torchvision's
+// default --lr-scheduler, steplr; train's default schedule is torch_xla's, so train asks for the
+// scheduler by name, and with it the recipe reads as train's spellings.
+TEST(TorchvisionRecipes, MobileNetV3LargeNeedsItsSchedulerNamed) {
+  std::vector<std::string> args = with_data_path(after_train_py(kMobileNetV3Large));
+  expect_refused("--lr_step_size needs --lr_scheduler (torchvision's) (given as --lr-step-size)",
+                 args);
+  args.insert(args.end(), {"--lr-scheduler", "steplr"});
+  expect_same_as(
+      args, {"--model=mobilenet_v3_large", "--num_epochs=600", "--opt=rmsprop", "--batch_size=128",
+             "--lr=0.064", "--weight_decay=0.00001", "--lr_scheduler=steplr", "--lr_step_size=2",
+             "--lr_gamma=0.973", "--auto_augment=imagenet", "--random_erase=0.2",
+             "--datadir=/data/imagenet"});
 }
 
 // ResNet-50's recipe runs as published: every flag it uses reads as train's.
