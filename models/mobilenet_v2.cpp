@@ -7,13 +7,11 @@
 namespace xtrain {
 namespace {
 
-// Conv2dNormActivation(activation_layer=nn.ReLU6): <name>.0 the convolution (padded to keep the
-// grid at stride 1, no bias), <name>.1 the BatchNorm, with the ReLU6 fused into it.
+// Conv2dNormActivation(activation_layer=nn.ReLU6), PyTorch's BatchNorm defaults.
 Value conv_bn_relu6(GraphBuilder& g, const std::string& name, Value x, int out_channels,
                     int kernel_size, int stride = 1, int groups = 1) {
-  const Value conv = g.conv2d(name + ".0", x, out_channels, kernel_size, stride,
-                              (kernel_size - 1) / 2, /*bias=*/false, groups);
-  return g.batchnorm_relu6(name + ".1", conv);
+  return g.conv_norm_activation(name, x, out_channels, kernel_size, stride, groups,
+                                BatchNorm2d::Fused::kReLU6);
 }
 
 // InvertedResidual: expand (unless expand_ratio is 1), depthwise, project; x + block(x) where

@@ -14,8 +14,6 @@ constexpr float kBatchNormEps = 0.001f;
 constexpr float kBatchNormMomentum = 0.01f;
 constexpr float kDropout = 0.2f;
 
-enum class Act { kReLU, kHardswish };
-
 // torchvision's _make_divisible(v, 8): the nearest multiple of 8, at least 8, and not more than
 // 10% below v.
 int make_divisible(double v) {
@@ -25,15 +23,13 @@ int make_divisible(double v) {
   return rounded;
 }
 
-// Conv2dNormActivation: <name>.0 the convolution (padded to keep the grid at stride 1, no bias),
-// <name>.1 the BatchNorm with the activation fused into it.
+using Act = BatchNorm2d::Fused;  // kReLU or kHardswish
+
+// Conv2dNormActivation with MobileNetV3's BatchNorm.
 Value conv_bn_act(GraphBuilder& g, const std::string& name, Value x, int out_channels,
                   int kernel_size, int stride, int groups, Act act) {
-  const Value conv = g.conv2d(name + ".0", x, out_channels, kernel_size, stride,
-                              (kernel_size - 1) / 2, /*bias=*/false, groups);
-  if (act == Act::kReLU)
-    return g.batchnorm_relu(name + ".1", conv, kBatchNormEps, kBatchNormMomentum);
-  return g.batchnorm_hardswish(name + ".1", conv, kBatchNormEps, kBatchNormMomentum);
+  return g.conv_norm_activation(name, x, out_channels, kernel_size, stride, groups, act,
+                                kBatchNormEps, kBatchNormMomentum);
 }
 
 // SqueezeExcitation(channels, squeeze, scale_activation=Hardsigmoid): x * hardsigmoid(fc2(relu(

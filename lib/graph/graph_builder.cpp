@@ -10,8 +10,7 @@
 #include "lib/nn/dropout.h"
 #include "lib/nn/flatten.h"
 #include "lib/nn/global_avg_pool_flatten.h"
-#include "lib/nn/hardsigmoid.h"
-#include "lib/nn/hardswish.h"
+#include "lib/nn/hard_activation.h"
 #include "lib/nn/linear.h"
 #include "lib/nn/max_pool2d.h"
 #include "lib/nn/relu.h"
@@ -55,33 +54,36 @@ Value GraphBuilder::batchnorm(const std::string& name, Value x, float eps, float
       {x.id}, channels(x));
 }
 
-Value GraphBuilder::batchnorm_relu(const std::string& name, Value x, float eps, float momentum) {
-  return batchnorm_relu(name, std::vector<Value>{x}, eps, momentum);
-}
-
-Value GraphBuilder::batchnorm_relu6(const std::string& name, Value x) {
-  return append(std::make_unique<BatchNorm2d>(name, channels(x), BatchNorm2d::Fused::kReLU6),
-                {x.id}, channels(x));
-}
-
-Value GraphBuilder::batchnorm_hardswish(const std::string& name, Value x, float eps,
-                                        float momentum) {
-  return append(std::make_unique<BatchNorm2d>(name, channels(x), BatchNorm2d::Fused::kHardswish,
-                                              eps, momentum),
-                {x.id}, channels(x));
+Value GraphBuilder::batchnorm_relu(const std::string& name, Value x, float eps) {
+  return batchnorm_relu(name, std::vector<Value>{x}, eps);
 }
 
 Value GraphBuilder::batchnorm_relu(const std::string& name, const std::vector<Value>& parts,
-                                   float eps, float momentum) {
+                                   float eps) {
   std::vector<int> ids;
   int total = 0;
   for (Value x : parts) {
     ids.push_back(x.id);
     total += channels(x);
   }
-  return append(
-      std::make_unique<BatchNorm2d>(name, total, BatchNorm2d::Fused::kReLU, eps, momentum),
-      std::move(ids), total);
+  return append(std::make_unique<BatchNorm2d>(name, total, BatchNorm2d::Fused::kReLU, eps),
+                std::move(ids), total);
+}
+
+Value GraphBuilder::batchnorm_activation(const std::string& name, Value x,
+                                         BatchNorm2d::Fused activation, float eps, float momentum) {
+  XTRAIN_CHECK(activation != BatchNorm2d::Fused::kAddReLU,
+               "{}: the residual's sum is batchnorm_add_relu's", name);
+  return append(std::make_unique<BatchNorm2d>(name, channels(x), activation, eps, momentum), {x.id},
+                channels(x));
+}
+
+Value GraphBuilder::conv_norm_activation(const std::string& name, Value x, int out_channels,
+                                         int kernel_size, int stride, int groups,
+                                         BatchNorm2d::Fused activation, float eps, float momentum) {
+  const Value conv = conv2d(name + ".0", x, out_channels, kernel_size, stride,
+                            (kernel_size - 1) / 2, /*bias=*/false, groups);
+  return batchnorm_activation(name + ".1", conv, activation, eps, momentum);
 }
 
 Value GraphBuilder::batchnorm_add_relu(const std::string& name, Value x, Value residual) {
@@ -94,11 +96,15 @@ Value GraphBuilder::relu(Value x) {
 }
 
 Value GraphBuilder::hardswish(Value x) {
-  return append(std::make_unique<Hardswish>(name_of(x) + ".hardswish"), {x.id}, channels(x));
+  return append(
+      std::make_unique<HardActivation>(name_of(x) + ".hardswish", HardActivation::Kind::kHardswish),
+      {x.id}, channels(x));
 }
 
 Value GraphBuilder::hardsigmoid(Value x) {
-  return append(std::make_unique<Hardsigmoid>(name_of(x) + ".hardsigmoid"), {x.id}, channels(x));
+  return append(std::make_unique<HardActivation>(name_of(x) + ".hardsigmoid",
+                                                 HardActivation::Kind::kHardsigmoid),
+                {x.id}, channels(x));
 }
 
 Value GraphBuilder::channel_scale(Value x, Value scale) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/graph/graph.h"
+#include "lib/nn/batchnorm2d.h"
 #include "lib/nn/weight_init.h"
 
 namespace xtrain {
@@ -37,16 +38,19 @@ class GraphBuilder {
   // PyTorch's default; MobileNetV3 uses 0.01 (with eps 0.001).
   Value batchnorm(const std::string& name, Value x, float eps = 1e-5f, float momentum = 0.1f);
   // relu(batchnorm(x)) as one layer, named and checkpointed like the batchnorm.
-  Value batchnorm_relu(const std::string& name, Value x, float eps = 1e-5f, float momentum = 0.1f);
-  // relu6(batchnorm(x)), min(max(batchnorm(x), 0), 6), the same way (MobileNet's activation).
-  Value batchnorm_relu6(const std::string& name, Value x);
-  // hardswish(batchnorm(x)), torch.nn.Hardswish, the same way (MobileNetV3's activation).
-  Value batchnorm_hardswish(const std::string& name, Value x, float eps = 1e-5f,
-                            float momentum = 0.1f);
+  Value batchnorm_relu(const std::string& name, Value x, float eps = 1e-5f);
   // The same over torch.cat(parts, 1), without building the concatenation (BatchNorm2d's parts):
   // DenseNet's norm layers over their growing list of features.
-  Value batchnorm_relu(const std::string& name, const std::vector<Value>& parts, float eps = 1e-5f,
-                       float momentum = 0.1f);
+  Value batchnorm_relu(const std::string& name, const std::vector<Value>& parts, float eps = 1e-5f);
+  // activation(batchnorm(x)) the same way, for any activation BatchNorm2d fuses without a
+  // residual (the ReLU, the ReLU6, the Hardswish; kNothing is batchnorm's).
+  Value batchnorm_activation(const std::string& name, Value x, BatchNorm2d::Fused activation,
+                             float eps = 1e-5f, float momentum = 0.1f);
+  // torchvision.ops.Conv2dNormActivation: <name>.0 a convolution without bias, padded to keep the
+  // grid at stride 1, and <name>.1 its batchnorm_activation. The efficient families' block.
+  Value conv_norm_activation(const std::string& name, Value x, int out_channels, int kernel_size,
+                             int stride, int groups, BatchNorm2d::Fused activation,
+                             float eps = 1e-5f, float momentum = 0.1f);
   // relu(batchnorm(x) + residual) as one layer, named and checkpointed like the batchnorm: a
   // residual block's last normalization, its sum and its ReLU in one pass over memory.
   Value batchnorm_add_relu(const std::string& name, Value x, Value residual);

@@ -129,12 +129,53 @@ inline float normalized(float x, float scale, float shift) { return x * scale + 
 // The fused activation is a template parameter and the ReLU6's clamp a compile-time constant:
 // compared with a value read at run time (even infinity, for a plain ReLU), the backward's
 // loops ran several times slower, as GCC no longer vectorized them.
-using Act = Activation;
 constexpr float kReLU6Max = 6.0f;
+
+// The fused activation of v, the normalized value with the residual added.
+template <Activation kAct>
+float activate(float v) {
+  if constexpr (kAct == Activation::kNone) return v;
+  if constexpr (kAct == Activation::kHardswish) return hardswish(v);
+  v = v > 0.0f ? v : 0.0f;
+  if constexpr (kAct == Activation::kReLU6) v = v < kReLU6Max ? v : kReLU6Max;
+  return v;
+}
+
+// g through the fused activation's derivative at v, the value it saw: the ReLU's mask, the
+// ReLU6's (torch's hardtanh_backward passes the gradient only strictly between 0 and 6), the
+// Hardswish's slope.
+template <Activation kAct>
+float through_activation(float v, float g) {
+  if constexpr (kAct == Activation::kNone) return g;
+  if constexpr (kAct == Activation::kReLU) return v > 0.0f ? g : 0.0f;
+  if constexpr (kAct == Activation::kReLU6) return v > 0.0f && v < kReLU6Max ? g : 0.0f;
+  return hardswish_grad(v, g);
+}
+
+// fn(std::integral_constant<Activation, a>{}): the activation as a compile-time constant.
+template <typename Fn>
+void with_activation(Activation a, Fn&& fn) {
+  switch (a) {
+    case Activation::kNone:
+      return fn(std::integral_constant<Activation, Activation::kNone>{});
+    case Activation::kReLU:
+      return fn(std::integral_constant<Activation, Activation::kReLU>{});
+    case Activation::kReLU6:
+      return fn(std::integral_constant<Activation, Activation::kReLU6>{});
+    case Activation::kHardswish:
+      return fn(std::integral_constant<Activation, Activation::kHardswish>{});
+  }
+}
+
+// Only the ReLU follows an added residual: the others are MobileNet's, whose blocks add after the
+// projection's plain BatchNorm.
+constexpr bool takes_residual(Activation a) {
+  return a == Activation::kNone || a == Activation::kReLU;
+}
 
 // y[r, c] = act(x[r, c] * scale[c] + shift[c] + residual[r, c]) over all rows, threads
 // splitting rows; the residual is added only when kResidual.
-template <Act kAct, bool kResidual, typename X, typename R, typename Y>
+template <Activation kAct, bool kResidual, typename X, typename R, typename Y>
 void scale_shift(const BatchNormShape& s, const X* x, const R* residual, const float* scale,
                  const float* shift, Y* y, const Exec& ex) {
   parallel_for(
@@ -144,11 +185,7 @@ void scale_shift(const BatchNormShape& s, const X* x, const R* residual, const f
           const int64_t i = r * s.c + c;
           float v = normalized(value(x, i), scale[c], shift[c]);
           if (kResidual) v += value(residual, i);
-          if (kAct == Act::kNone) return v;
-          if (kAct == Act::kHardswish) return hardswish(v);
-          v = v > 0.0f ? v : 0.0f;
-          if (kAct == Act::kReLU6) v = v < kReLU6Max ? v : kReLU6Max;
-          return v;
+          return activate<kAct>(v);
         });
       },
       kMinRowChunk);
@@ -159,32 +196,20 @@ void scale_shift(const BatchNormShape& s, ConstElements x, ConstElements residua
   with_typed(x, [&](const auto* xt) {
     with_typed(y, [&](auto* yt) {
       const bool added = residual.data != nullptr;
+      XTRAIN_CHECK(!added || takes_residual(s.activation),
+                   "batchnorm: a residual is added before the ReLU only");
       with_typed(residual, [&](const auto* rt) {
-        switch (s.activation) {
-          case Act::kNone:
-            if (added) return scale_shift<Act::kNone, true>(s, xt, rt, scale, shift, yt, ex);
-            return scale_shift<Act::kNone, false>(s, xt, rt, scale, shift, yt, ex);
-          case Act::kReLU:
-            if (added) return scale_shift<Act::kReLU, true>(s, xt, rt, scale, shift, yt, ex);
-            return scale_shift<Act::kReLU, false>(s, xt, rt, scale, shift, yt, ex);
-          case Act::kReLU6:
-            XTRAIN_CHECK(!added, "batchnorm: the fused ReLU6 takes no residual");
-            return scale_shift<Act::kReLU6, false>(s, xt, rt, scale, shift, yt, ex);
-          case Act::kHardswish:
-            XTRAIN_CHECK(!added, "batchnorm: the fused Hardswish takes no residual");
-            return scale_shift<Act::kHardswish, false>(s, xt, rt, scale, shift, yt, ex);
-        }
+        with_activation(s.activation, [&](auto act) {
+          constexpr Activation kAct = decltype(act)::value;
+          if constexpr (takes_residual(kAct)) {
+            if (added) return scale_shift<kAct, true>(s, xt, rt, scale, shift, yt, ex);
+          }
+          scale_shift<kAct, false>(s, xt, rt, scale, shift, yt, ex);
+        });
       });
     });
   });
 }
-
-// Where the backward learns which outputs the fused ReLU zeroed: no ReLU; the output y itself
-// (a residual was added before the ReLU); or x, whose normalized value is what the ReLU saw
-// (no residual): then y is not read, a third fewer bytes for the backward of BatchNorm + ReLU.
-// kFromInputReLU6: from x too, for the ReLU6 (strictly between 0 and 6). kFromInputHardswish:
-// not a mask but the Hardswish's derivative at the value it saw, computed from x.
-enum class Mask { kNone, kFromOutput, kFromInput, kFromInputReLU6, kFromInputHardswish };
 
 }  // namespace
 
@@ -278,13 +303,17 @@ void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, ConstEleme
 
 namespace {
 
+// kAct: the fused activation, whose derivative the backward takes at the value it saw, rebuilt
+// from x: y is not read, a third fewer bytes for the backward of BatchNorm + ReLU. kMaskFromY:
+// the ReLU's mask from the output y instead, where a residual was added before the ReLU.
 // kDyLikeY: dy's rows are as far apart as y's (all but an output held in a concatenation and
 // rebuilt dense for the backward). One stride for both keeps the dx pass's loops as tight as they
 // were: with two, the pass ran measurably longer at 16 channels.
 // kGFirst: the sums pass also writes g into dresidual, which must hold it exactly (float32, or
 // dy's type), and the dx pass reads g back from there instead of y and dy: seven streams over
 // memory where eight were (BatchNorm + Add + ReLU, the bottlenecks' last layer).
-template <Mask kMask, bool kDyLikeY, bool kGFirst, typename X, typename Y, typename R>
+template <Activation kAct, bool kMaskFromY, bool kDyLikeY, bool kGFirst, typename X, typename Y,
+          typename R>
 void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, const float* gamma,
               const float* saved, X* dx, R* dresidual, float* dgamma, float* dbeta,
               float* workspace, const Exec& ex) {
@@ -292,24 +321,15 @@ void backward(const BatchNormShape& s, const X* x, const Y* y, const Y* dy, cons
   const float* inv_std = saved + s.c;
   const float* scale = saved + 2 * s.c;
   const float* shift = saved + 3 * s.c;
-  // dy of channel c in the rows xr, yr and dyr of x, y and dy, masked by the fused ReLU.
+  // dy of channel c in the rows xr, yr and dyr of x, y and dy, through the fused activation.
   auto masked_dy = [&](const X* xr, const Y* yr, const Y* dyr, int c) {
     const float g = value(dyr, c);
-    if constexpr (kMask == Mask::kFromOutput) return value(yr, c) > 0.0f ? g : 0.0f;
-    if constexpr (kMask == Mask::kFromInput) {
-      return normalized(value(xr, c), scale[c], shift[c]) > 0.0f ? g : 0.0f;
-    }
-    if constexpr (kMask == Mask::kFromInputReLU6) {
-      const float v = normalized(value(xr, c), scale[c], shift[c]);
-      return v > 0.0f && v < kReLU6Max ? g : 0.0f;
-    }
-    if constexpr (kMask == Mask::kFromInputHardswish) {
-      return hardswish_grad(normalized(value(xr, c), scale[c], shift[c]), g);
-    }
-    return g;
+    if constexpr (kAct == Activation::kNone) return g;
+    if constexpr (kMaskFromY) return value(yr, c) > 0.0f ? g : 0.0f;
+    return through_activation<kAct>(normalized(value(xr, c), scale[c], shift[c]), g);
   };
-  // Without y (kFromInput), its row pointers stay null: no arithmetic on a null y.
-  constexpr bool kReadsY = kMask == Mask::kFromOutput;
+  // Without y, its row pointers stay null: no arithmetic on a null y.
+  constexpr bool kReadsY = kMaskFromY;
   const int64_t y_row = s.y_row(), dy_row = kDyLikeY ? y_row : s.dy_row();
   auto masked_dy_at = [&](int64_t r, int c) {
     return masked_dy(x + r * s.c, kReadsY ? y + r * y_row : nullptr, dy + r * dy_row, c);
@@ -432,43 +452,36 @@ void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements 
         // g fits the residual's gradient exactly (as dx reads it back) when that is float32 or
         // dy's type.
         constexpr bool kHoldsG = std::is_same_v<R, float> || std::is_same_v<R, Y>;
-        auto run = [&](auto mask, auto dy_like_y) {
-          constexpr Mask kMask = decltype(mask)::value;
+        auto run = [&](auto act, auto mask_from_y, auto dy_like_y) {
+          constexpr Activation kAct = decltype(act)::value;
+          constexpr bool kMaskFromY = decltype(mask_from_y)::value;
           constexpr bool kDyLikeY = decltype(dy_like_y)::value;
-          if constexpr (kMask == Mask::kFromOutput && kHoldsG) {
+          if constexpr (kMaskFromY && kHoldsG) {
             if (rt != nullptr) {
-              backward<kMask, kDyLikeY, true>(s, xt, yt, dyt, gamma, saved, dxt, rt, dgamma, dbeta,
-                                              workspace, ex);
+              backward<kAct, kMaskFromY, kDyLikeY, true>(s, xt, yt, dyt, gamma, saved, dxt, rt,
+                                                         dgamma, dbeta, workspace, ex);
               return;
             }
           }
-          backward<kMask, kDyLikeY, false>(s, xt, yt, dyt, gamma, saved, dxt, rt, dgamma, dbeta,
-                                           workspace, ex);
+          backward<kAct, kMaskFromY, kDyLikeY, false>(s, xt, yt, dyt, gamma, saved, dxt, rt, dgamma,
+                                                      dbeta, workspace, ex);
         };
-        auto with_dy_rows = [&](auto mask) {
+        auto with_dy_rows = [&](auto act, auto mask_from_y) {
           if (s.dy_row() == s.y_row()) {
-            run(mask, std::true_type{});
+            run(act, mask_from_y, std::true_type{});
           } else {
-            run(mask, std::false_type{});
+            run(act, mask_from_y, std::false_type{});
           }
         };
-        const Act act = s.activation;
-        if (act == Act::kNone) {
-          with_dy_rows(std::integral_constant<Mask, Mask::kNone>{});
-        } else if (act == Act::kReLU6) {
-          XTRAIN_CHECK(y.data == nullptr && rt == nullptr,
-                       "batchnorm_backward: the ReLU6 takes its mask from x, without a residual");
-          with_dy_rows(std::integral_constant<Mask, Mask::kFromInputReLU6>{});
-        } else if (act == Act::kHardswish) {
-          XTRAIN_CHECK(y.data == nullptr && rt == nullptr,
-                       "batchnorm_backward: the Hardswish takes its derivative from x, without a "
-                       "residual");
-          with_dy_rows(std::integral_constant<Mask, Mask::kFromInputHardswish>{});
-        } else if (y.data != nullptr) {
-          with_dy_rows(std::integral_constant<Mask, Mask::kFromOutput>{});
-        } else {
-          with_dy_rows(std::integral_constant<Mask, Mask::kFromInput>{});
-        }
+        XTRAIN_CHECK(takes_residual(s.activation) || (y.data == nullptr && rt == nullptr),
+                     "batchnorm_backward: the ReLU6 and the Hardswish take their derivative from "
+                     "x, without a residual");
+        with_activation(s.activation, [&](auto act) {
+          if constexpr (decltype(act)::value == Activation::kReLU) {
+            if (y.data != nullptr) return with_dy_rows(act, std::true_type{});
+          }
+          with_dy_rows(act, std::false_type{});
+        });
       });
     });
   });

@@ -1,16 +1,15 @@
 // BatchNorm2d as torch.nn.BatchNorm2d: weight 1, bias 0, running_mean 0, running_var 1,
 // num_batches_tracked; momentum 0.1, eps 1e-5 unless given (Inception's eps 0.001; MobileNetV3's
-// eps 0.001 and momentum 0.01). Training normalizes
-// with the batch statistics and updates the running ones; evaluation uses the running ones. What
-// follows it in a ResNet can run in the same passes (Fused): the ReLU, y = max(bn(x), 0), as
-// GraphBuilder::batchnorm_relu builds it; the ReLU6, y = min(max(bn(x), 0), 6), MobileNet's
-// activation, as GraphBuilder::batchnorm_relu6 builds it; the Hardswish, MobileNetV3's, as
-// GraphBuilder::batchnorm_hardswish builds it; or a residual sum and the ReLU,
+// eps 0.001 and momentum 0.01). Training normalizes with the batch statistics and updates the
+// running ones; evaluation uses the running ones. What follows it can run in the same passes
+// (Fused): the ReLU, y = max(bn(x), 0), as GraphBuilder::batchnorm_relu builds it; the ReLU6,
+// y = min(max(bn(x), 0), 6), MobileNet's activation, or the Hardswish, MobileNetV3's, as
+// GraphBuilder::batchnorm_activation builds them; or a residual sum and the ReLU,
 // y = max(bn(x) + residual, 0) with the residual as the second input, as
-// GraphBuilder::batchnorm_add_relu builds it. The backward masks dy where the ReLU clamped its
-// output (or takes it through the Hardswish's derivative) and hands the masked dy to the
-// residual. A training plan rebuilds y from x and the saved
-// statistics instead of keeping it (recompute_output).
+// GraphBuilder::batchnorm_add_relu builds it. The backward takes dy through the activation's
+// derivative (the ReLU's mask where it clamped its output) and hands that to the residual. A
+// training plan rebuilds y from x and the saved statistics instead of keeping it
+// (recompute_output).
 // Without a residual it may take several inputs and normalize their channel concatenation,
 // torch.cat(inputs, 1), without building it: each input's channels are normalized on their own
 // (BatchNorm is per channel) into their columns of y, and each gets its own gradient. DenseNet's

@@ -18,6 +18,9 @@ using testing::expect_bitwise_equal;
 using testing::expect_close_to_reference;
 using testing::nans;
 using testing::random_floats;
+using testing::rounded_to_bfloat16;
+using testing::to_bfloat16s;
+using testing::to_floats;
 
 int64_t size(const ChannelScaleShape& s) { return s.n * s.hw * s.c; }
 
@@ -92,29 +95,12 @@ TEST(ChannelScaleKernel, DxOverDyAndSkippedOutputsKeepTheBits) {
   expect_bitwise_equal(dx, o.dx, "dx alone");
 }
 
-std::vector<BFloat16> to_bfloat16s(const std::vector<float>& v) {
-  std::vector<BFloat16> out;
-  for (float f : v) out.push_back(to_bfloat16(f));
-  return out;
-}
-
-std::vector<float> to_floats(const std::vector<BFloat16>& v) {
-  std::vector<float> out;
-  for (BFloat16 b : v) out.push_back(to_float(b));
-  return out;
-}
-
-std::vector<float> rounded(std::vector<float> v) {
-  for (float& f : v) f = round_to_bfloat16(f);
-  return v;
-}
-
 // x, y, dy and dx in bfloat16 (the scale and dscale stay float32): the float32 kernels' bits on
 // the same values, y and dx rounded once as they are stored, dscale unchanged.
 TEST(ChannelScaleKernel, BFloat16GivesTheFloat32KernelsBitsRounded) {
   const ChannelScaleShape s{2, 9, 130};
-  const std::vector<float> x = rounded(random_floats(size(s), 7)),
-                           dy = rounded(random_floats(size(s), 8)),
+  const std::vector<float> x = rounded_to_bfloat16(random_floats(size(s), 7)),
+                           dy = rounded_to_bfloat16(random_floats(size(s), 8)),
                            scale = random_floats(s.n * s.c, 9);
   const Outputs o = run_fast(s, x, scale, dy, Exec{});
   const std::vector<BFloat16> x_b = to_bfloat16s(x), dy_b = to_bfloat16s(dy);
@@ -123,8 +109,8 @@ TEST(ChannelScaleKernel, BFloat16GivesTheFloat32KernelsBitsRounded) {
   kernels::channel_scale_forward(s, x_b.data(), scale.data(), y_b.data(), Exec{});
   kernels::channel_scale_backward(s, x_b.data(), scale.data(), dy_b.data(), dx_b.data(),
                                   dscale.data(), Exec{});
-  expect_bitwise_equal(to_floats(y_b), rounded(o.y), "y");
-  expect_bitwise_equal(to_floats(dx_b), rounded(o.dx), "dx");
+  expect_bitwise_equal(to_floats(y_b), rounded_to_bfloat16(o.y), "y");
+  expect_bitwise_equal(to_floats(dx_b), rounded_to_bfloat16(o.dx), "dx");
   expect_bitwise_equal(dscale, o.dscale, "dscale");
 }
 

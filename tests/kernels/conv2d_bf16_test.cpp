@@ -32,6 +32,7 @@ using testing::expect_bitwise_equal;
 using testing::expect_close_to_reference;
 using testing::run_fast;
 using testing::run_reference;
+using testing::to_bfloat16s;
 
 constexpr float kRtol = 1e-4f;  // the float32 kernels' tolerance: the same float32 sums
 
@@ -61,12 +62,6 @@ void round_all(std::vector<float>& v) {
 std::vector<float> absolute(std::vector<float> v) {
   for (float& x : v) x = std::fabs(x);
   return v;
-}
-
-std::vector<BFloat16> as_bfloat16(const std::vector<float>& v) {
-  std::vector<BFloat16> out;
-  for (float x : v) out.push_back(to_bfloat16(x));
-  return out;
 }
 
 // got, stored in bfloat16, holds the float32 `unrounded` rounded, bit for bit.
@@ -226,7 +221,7 @@ TEST(Conv2dBFloat16, PointwiseDxAddsIntoAnotherGradient) {
       for (size_t i = 0; i < sums.size(); ++i) sums[i] += old[i];
       expect_bitwise_equal(added, sums, "float32 dx");
     }
-    std::vector<BFloat16> added = as_bfloat16(old);
+    std::vector<BFloat16> added = to_bfloat16s(old);
     std::vector<float> sums(old.size());
     backward_data(sums.data(), Precision::kBFloat16, /*add=*/false);
     for (size_t i = 0; i < sums.size(); ++i) sums[i] += to_float(added[i]);
@@ -244,7 +239,7 @@ TEST(Conv2dBFloat16, ABFloat16InputGivesTheBitsOfItsFloatValues) {
     SCOPED_TRACE(describe(s));
     ConvData d(s, 71);
     round_all(d.x);
-    const std::vector<BFloat16> x = as_bfloat16(d.x);
+    const std::vector<BFloat16> x = to_bfloat16s(d.x);
     std::vector<float> y_f32(s.rows() * s.c_out), y_bf16(y_f32.size());
     std::vector<float> dweight_f32(s.patch() * s.c_out, 0.0f), dweight_bf16 = dweight_f32;
     for (const auto& [in, y, dweight] :
@@ -273,7 +268,7 @@ TEST(Conv2dBFloat16, BFloat16GradientsGiveTheBitsOfTheirFloatValues) {
     SCOPED_TRACE(describe(s));
     ConvData d(s, 81);
     round_all(d.dy);
-    const std::vector<BFloat16> dy = as_bfloat16(d.dy);
+    const std::vector<BFloat16> dy = to_bfloat16s(d.dy);
     std::vector<float> dx(int64_t{s.n} * s.h * s.w * s.c_in);
     std::vector<BFloat16> dx_bf16(dx.size());
     d.workspace.resize(kernels::conv2d_workspace_floats(s, ElementType::kBFloat16));
@@ -328,7 +323,7 @@ TEST(Conv2dBFloat16, DirectBackwardWeightSumsPixelPairsInOrder) {
       GTEST_SKIP() << "the direct bfloat16 passes need a CPU with AVX512_BF16";
     }
     ConvData d(s, 91);
-    const std::vector<BFloat16> x_bf16 = as_bfloat16(d.x), dy_bf16 = as_bfloat16(d.dy);
+    const std::vector<BFloat16> x_bf16 = to_bfloat16s(d.x), dy_bf16 = to_bfloat16s(d.dy);
     const std::vector<float> prefilled = testing::prefilled_outputs(s).dweight;
     std::vector<float> model = prefilled;
     const int out_h = s.out_h(), out_w = s.out_w();

@@ -18,6 +18,9 @@ using testing::expect_close_to_reference;
 using testing::kElementwiseSizes;
 using testing::nans;
 using testing::random_floats;
+using testing::rounded_to_bfloat16;
+using testing::to_bfloat16s;
+using testing::to_floats;
 
 constexpr float kRtol = 1e-6f;
 
@@ -79,28 +82,12 @@ TEST(HardActivationsKernel, InPlace) {
   EXPECT_EQ(grad_in_place, dx);
 }
 
-std::vector<BFloat16> to_bfloat16s(const std::vector<float>& v) {
-  std::vector<BFloat16> out;
-  for (float f : v) out.push_back(to_bfloat16(f));
-  return out;
-}
-
-std::vector<float> to_floats(const std::vector<BFloat16>& v) {
-  std::vector<float> out;
-  for (BFloat16 b : v) out.push_back(to_float(b));
-  return out;
-}
-
-std::vector<float> rounded(std::vector<float> v) {
-  for (float& f : v) f = round_to_bfloat16(f);
-  return v;
-}
-
 // From bfloat16 x and dy into bfloat16 y and dx: the float32 kernels' results on the same
 // (exactly representable) values, rounded once as they are stored.
 TEST(HardActivationsKernel, BFloat16GivesTheFloat32KernelsBitsRounded) {
   const int64_t n = 3 * 5 * 7 * 13;
-  const std::vector<float> x = rounded(inputs(n, 5)), dy = rounded(random_floats(n, 6));
+  const std::vector<float> x = rounded_to_bfloat16(inputs(n, 5)),
+                           dy = rounded_to_bfloat16(random_floats(n, 6));
   const std::vector<BFloat16> x_b = to_bfloat16s(x), dy_b = to_bfloat16s(dy);
   using Forward = void (*)(int64_t, ConstElements, Elements, const Exec&);
   using Backward = void (*)(int64_t, ConstElements, ConstElements, Elements, const Exec&);
@@ -114,8 +101,8 @@ TEST(HardActivationsKernel, BFloat16GivesTheFloat32KernelsBitsRounded) {
     std::vector<BFloat16> y_b = to_bfloat16s(nans(n)), dx_b = to_bfloat16s(nans(n));
     forward(n, x_b.data(), y_b.data(), Exec{});
     backward(n, x_b.data(), dy_b.data(), dx_b.data(), Exec{});
-    expect_bitwise_equal(to_floats(y_b), rounded(y), "y");
-    expect_bitwise_equal(to_floats(dx_b), rounded(dx), "dx");
+    expect_bitwise_equal(to_floats(y_b), rounded_to_bfloat16(y), "y");
+    expect_bitwise_equal(to_floats(dx_b), rounded_to_bfloat16(dx), "dx");
   }
 }
 

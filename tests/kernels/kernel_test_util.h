@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "lib/tensor/bfloat16.h"
 #include "tests/test_util.h"
 
 namespace xtrain::testing {
@@ -48,6 +49,26 @@ inline void expect_bitwise_equal(const std::vector<float>& a, const std::vector<
   while (first < a.size() && std::memcmp(&a[first], &b[first], sizeof(float)) == 0) ++first;
   ADD_FAILURE() << what << ": buffers differ, first at [" << first << "]: " << a[first] << " vs "
                 << b[first];
+}
+
+// v's values stored as bfloat16, each rounded once.
+inline std::vector<BFloat16> to_bfloat16s(const std::vector<float>& v) {
+  std::vector<BFloat16> out;
+  for (float x : v) out.push_back(to_bfloat16(x));
+  return out;
+}
+
+// v's values as floats, exactly.
+inline std::vector<float> to_floats(const std::vector<BFloat16>& v) {
+  std::vector<float> out;
+  for (BFloat16 x : v) out.push_back(to_float(x));
+  return out;
+}
+
+// v rounded to the values bfloat16 holds, kept as floats.
+inline std::vector<float> rounded_to_bfloat16(std::vector<float> v) {
+  for (float& x : v) x = round_to_bfloat16(x);
+  return v;
 }
 
 // n quiet NaNs: an output buffer whose old contents a kernel documented to overwrite must ignore.

@@ -20,6 +20,8 @@ using kernels::MaxPool2dShape;
 using testing::expect_bitwise_equal;
 using testing::nans;
 using testing::random_floats;
+using testing::to_bfloat16s;
+using testing::to_floats;
 
 std::string describe(const MaxPool2dShape& s) {
   return "x [" + std::to_string(s.n) + ", " + std::to_string(s.h) + ", " + std::to_string(s.w) +
@@ -191,16 +193,6 @@ void expect_bfloat16_matches_float32(const MaxPool2dShape& s, const Exec& ex, bo
   kernels::max_pool2d_forward(s, x.data(), y_ref.data(), Exec{});
   kernels::max_pool2d_backward(s, x.data(), dy.data(), dx_ref.data(), Exec{});
 
-  auto to_bfloat16s = [](const std::vector<float>& v) {
-    std::vector<BFloat16> out;
-    for (float f : v) out.push_back(to_bfloat16(f));
-    return out;
-  };
-  auto to_floats = [](const std::vector<BFloat16>& v) {
-    std::vector<float> out;
-    for (BFloat16 b : v) out.push_back(to_float(b));
-    return out;
-  };
   const std::vector<BFloat16> x_b = to_bfloat16s(x), dy_b = to_bfloat16s(dy);
   std::vector<BFloat16> dx_b = to_bfloat16s(nans(input_size(s)));
   if (bfloat16_y) {

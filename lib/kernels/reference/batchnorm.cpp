@@ -20,7 +20,7 @@ float activate(const BatchNormShape& s, double v, const float* residual, int64_t
     case Activation::kReLU6:
       return static_cast<float>(std::clamp(v, 0.0, 6.0));
     case Activation::kHardswish:
-      return static_cast<float>(v <= -3.0 ? 0.0 : v >= 3.0 ? v : v * (v + 3.0) / 6.0);
+      return static_cast<float>(hardswish(v));
   }
   return static_cast<float>(v);
 }

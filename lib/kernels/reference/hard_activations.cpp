@@ -4,11 +4,10 @@
 
 namespace xtrain::kernels::reference {
 
+double hardswish(double v) { return v <= -3.0 ? 0.0 : v >= 3.0 ? v : v * (v + 3.0) / 6.0; }
+
 void hardswish_forward(int64_t n, const float* x, float* y) {
-  for (int64_t i = 0; i < n; ++i) {
-    const double v = x[i];
-    y[i] = static_cast<float>(v <= -3.0 ? 0.0 : v >= 3.0 ? v : v * (v + 3.0) / 6.0);
-  }
+  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(hardswish(x[i]));
 }
 
 // The derivative from the right at the kinks, as the fast kernel.
