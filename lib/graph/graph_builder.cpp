@@ -15,6 +15,7 @@
 #include "lib/nn/max_pool2d.h"
 #include "lib/nn/relu.h"
 #include "lib/nn/shortcut_pad.h"
+#include "lib/nn/smooth_activation.h"
 
 namespace xtrain {
 
@@ -105,6 +106,18 @@ Value GraphBuilder::hardsigmoid(Value x) {
   return append(std::make_unique<HardActivation>(name_of(x) + ".hardsigmoid",
                                                  HardActivation::Kind::kHardsigmoid),
                 {x.id}, channels(x));
+}
+
+Value GraphBuilder::silu(Value x) {
+  return append(
+      std::make_unique<SmoothActivation>(name_of(x) + ".silu", SmoothActivation::Kind::kSiLU),
+      {x.id}, channels(x));
+}
+
+Value GraphBuilder::sigmoid(Value x) {
+  return append(
+      std::make_unique<SmoothActivation>(name_of(x) + ".sigmoid", SmoothActivation::Kind::kSigmoid),
+      {x.id}, channels(x));
 }
 
 Value GraphBuilder::channel_scale(Value x, Value scale) {

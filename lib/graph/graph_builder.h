@@ -43,7 +43,7 @@ class GraphBuilder {
   // DenseNet's norm layers over their growing list of features.
   Value batchnorm_relu(const std::string& name, const std::vector<Value>& parts, float eps = 1e-5f);
   // activation(batchnorm(x)) the same way, for any activation BatchNorm2d fuses without a
-  // residual (the ReLU, the ReLU6, the Hardswish; kNothing is batchnorm's).
+  // residual (the ReLU, the ReLU6, the Hardswish, the SiLU; kNothing is batchnorm's).
   Value batchnorm_activation(const std::string& name, Value x, BatchNorm2d::Fused activation,
                              float eps = 1e-5f, float momentum = 0.1f);
   // torchvision.ops.Conv2dNormActivation: <name>.0 a convolution without bias, padded to keep the
@@ -59,6 +59,9 @@ class GraphBuilder {
   // named like the ReLU after their input.
   Value hardswish(Value x);
   Value hardsigmoid(Value x);
+  // torch.nn.SiLU and torch.nn.Sigmoid on their own, named the same way.
+  Value silu(Value x);
+  Value sigmoid(Value x);
   // x * scale per channel: scale [N, 1, 1, C] (one value per image and channel) times x
   // [N, H, W, C], SqueezeExcitation's `scale * input`; named after x.
   Value channel_scale(Value x, Value scale);

@@ -9,6 +9,7 @@
 #include "lib/kernels/bf16_pairs.h"
 #include "lib/kernels/hard_activations.h"
 #include "lib/kernels/prefetch.h"
+#include "lib/kernels/smooth_activations.h"
 #include "lib/parallel/all_reduce.h"
 
 namespace xtrain::kernels {
@@ -136,6 +137,7 @@ template <Activation kAct>
 float activate(float v) {
   if constexpr (kAct == Activation::kNone) return v;
   if constexpr (kAct == Activation::kHardswish) return hardswish(v);
+  if constexpr (kAct == Activation::kSiLU) return silu(v);
   v = v > 0.0f ? v : 0.0f;
   if constexpr (kAct == Activation::kReLU6) v = v < kReLU6Max ? v : kReLU6Max;
   return v;
@@ -143,12 +145,13 @@ float activate(float v) {
 
 // g through the fused activation's derivative at v, the value it saw: the ReLU's mask, the
 // ReLU6's (torch's hardtanh_backward passes the gradient only strictly between 0 and 6), the
-// Hardswish's slope.
+// Hardswish's and the SiLU's slopes.
 template <Activation kAct>
 float through_activation(float v, float g) {
   if constexpr (kAct == Activation::kNone) return g;
   if constexpr (kAct == Activation::kReLU) return v > 0.0f ? g : 0.0f;
   if constexpr (kAct == Activation::kReLU6) return v > 0.0f && v < kReLU6Max ? g : 0.0f;
+  if constexpr (kAct == Activation::kSiLU) return silu_grad(v, g);
   return hardswish_grad(v, g);
 }
 
@@ -164,11 +167,13 @@ void with_activation(Activation a, Fn&& fn) {
       return fn(std::integral_constant<Activation, Activation::kReLU6>{});
     case Activation::kHardswish:
       return fn(std::integral_constant<Activation, Activation::kHardswish>{});
+    case Activation::kSiLU:
+      return fn(std::integral_constant<Activation, Activation::kSiLU>{});
   }
 }
 
-// Only the ReLU follows an added residual: the others are MobileNet's, whose blocks add after the
-// projection's plain BatchNorm.
+// Only the ReLU follows an added residual: the others are MobileNet's and EfficientNet's, whose
+// blocks add after the projection's plain BatchNorm.
 constexpr bool takes_residual(Activation a) {
   return a == Activation::kNone || a == Activation::kReLU;
 }
@@ -474,8 +479,8 @@ void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements 
           }
         };
         XTRAIN_CHECK(takes_residual(s.activation) || (y.data == nullptr && rt == nullptr),
-                     "batchnorm_backward: the ReLU6 and the Hardswish take their derivative from "
-                     "x, without a residual");
+                     "batchnorm_backward: the ReLU6, the Hardswish and the SiLU take their "
+                     "derivative from x, without a residual");
         with_activation(s.activation, [&](auto act) {
           if constexpr (decltype(act)::value == Activation::kReLU) {
             if (y.data != nullptr) return with_dy_rows(act, std::true_type{});

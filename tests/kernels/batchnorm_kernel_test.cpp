@@ -387,6 +387,38 @@ TEST(BatchNorm2dKernel, FusedHardswishMatchesReferenceOnOneAndTwoThreads) {
   }
 }
 
+// The SiLU (Activation::kSiLU, torch.nn.SiLU, EfficientNet's) on odd and EfficientNet shapes,
+// gamma widened so that outputs reach both the negative dip and the nearly linear part. Its
+// backward rebuilds the value the SiLU saw from x, as the reference does. At threads 1 and 2 the
+// same bits; from bfloat16 storage, the float32 kernels' bits of the same values, rounded once
+// where stored.
+TEST(BatchNorm2dKernel, FusedSiluMatchesReferenceOnOneAndTwoThreads) {
+  testing::PoolExec two(2);
+  for (const BatchNormShape& s : {BatchNormShape{3 * 5 * 7, 13, kEps, Activation::kSiLU},
+                                  BatchNormShape{28 * 28, 144, kEps, Activation::kSiLU},
+                                  BatchNormShape{7 * 7, 1152, kEps, Activation::kSiLU}}) {
+    SCOPED_TRACE(describe(s));
+    BatchNormData d(s, 5);
+    for (float& g : d.gamma) g *= 4.0f;
+    expect_matches_reference(s, d);
+    const BatchNormOutputs fused = run_fast(s, d, Exec{});
+    const auto count = [&](auto&& pred) {
+      return std::count_if(fused.y.begin(), fused.y.end(), pred);
+    };
+    EXPECT_GT(count([](float v) { return v < -0.1f; }), s.m * s.c / 20) << "the dip";
+    EXPECT_GT(count([](float v) { return v > 3.0f; }), s.m * s.c / 20) << "nearly linear";
+    expect_outputs_bitwise_equal(fused, run_fast(s, d, two.exec()));
+    BatchNormData r = d;
+    r.x = widened(rounded(d.x));
+    r.dy = widened(rounded(d.dy));
+    BatchNormOutputs expected = run_fast(s, r, Exec{});
+    for (std::vector<float>* v : {&expected.y, &expected.y_again, &expected.y_eval, &expected.dx}) {
+      *v = widened(rounded(*v));
+    }
+    expect_outputs_bitwise_equal(expected, run_fast(s, r, two.exec(), /*bf16_storage=*/true));
+  }
+}
+
 // Without a residual the backward recomputes the ReLU's mask from x (x * scale + shift > 0)
 // instead of reading y: the same bits as the mask read from y, in float32 and from bfloat16
 // storage, on shapes with a partial last chunk and rows not a multiple of 4.

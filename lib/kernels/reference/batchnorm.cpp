@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "lib/kernels/reference/hard_activations.h"
+#include "lib/kernels/reference/smooth_activations.h"
 
 namespace xtrain::kernels::reference {
 namespace {
@@ -21,6 +22,8 @@ float activate(const BatchNormShape& s, double v, const float* residual, int64_t
       return static_cast<float>(std::clamp(v, 0.0, 6.0));
     case Activation::kHardswish:
       return static_cast<float>(hardswish(v));
+    case Activation::kSiLU:
+      return static_cast<float>(silu(v));
   }
   return static_cast<float>(v);
 }
@@ -88,8 +91,8 @@ void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y,
   const float* mean = saved;
   const float* inv_std = saved + s.c;
   std::vector<float> dy(dy_in, dy_in + s.m * s.c);
-  if (s.activation == Activation::kHardswish) {
-    // Its derivative at the value it saw, rebuilt from x: its output does not give it back.
+  if (s.activation == Activation::kHardswish || s.activation == Activation::kSiLU) {
+    // Their derivative at the value they saw, rebuilt from x: their output does not give it back.
     std::vector<float> v(s.m * s.c);
     for (int64_t r = 0; r < s.m; ++r) {
       for (int c = 0; c < s.c; ++c) {
@@ -97,7 +100,8 @@ void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y,
             static_cast<float>(double{x[r * s.c + c]} * saved[2 * s.c + c] + saved[3 * s.c + c]);
       }
     }
-    hardswish_backward(s.m * s.c, v.data(), dy.data(), dy.data());
+    const auto backward = s.activation == Activation::kSiLU ? silu_backward : hardswish_backward;
+    backward(s.m * s.c, v.data(), dy.data(), dy.data());
   } else if (s.activation != Activation::kNone) {
     const bool relu6 = s.activation == Activation::kReLU6;
     for (int64_t i = 0; i < s.m * s.c; ++i) {
