@@ -16,6 +16,7 @@
 #include "lib/nn/relu.h"
 #include "lib/nn/shortcut_pad.h"
 #include "lib/nn/smooth_activation.h"
+#include "lib/nn/stochastic_depth.h"
 
 namespace xtrain {
 
@@ -171,6 +172,10 @@ Value GraphBuilder::concat(const std::string& name, const std::vector<Value>& in
 
 Value GraphBuilder::dropout(const std::string& name, Value x, float p) {
   return append(std::make_unique<Dropout>(name, p), {x.id}, channels(x));
+}
+
+Value GraphBuilder::stochastic_depth(const std::string& name, Value x, double p) {
+  return append(std::make_unique<StochasticDepth>(name, p), {x.id}, channels(x));
 }
 
 Value GraphBuilder::shortcut_pad(const std::string& name, Value x, int out_channels, int stride) {

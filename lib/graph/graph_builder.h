@@ -80,6 +80,9 @@ class GraphBuilder {
   Value concat(const std::string& name, const std::vector<Value>& inputs);
   // torch.nn.Dropout(p) under torchvision's module name, which keys its masks.
   Value dropout(const std::string& name, Value x, float p = 0.5f);
+  // torchvision.ops.StochasticDepth(p, "row") under torchvision's module name, which keys its
+  // masks: a residual branch dropped per sample.
+  Value stochastic_depth(const std::string& name, Value x, double p);
   Value shortcut_pad(const std::string& name, Value x, int out_channels, int stride);
 
   // The finished graph; its output is the last value added.
