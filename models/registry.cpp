@@ -9,6 +9,7 @@
 #include "lib/base/check.h"
 #include "models/cifar_resnet.h"
 #include "models/densenet.h"
+#include "models/efficientnet.h"
 #include "models/inception.h"
 #include "models/mobilenet_v2.h"
 #include "models/mobilenet_v3.h"
@@ -52,6 +53,14 @@ const std::map<std::string, Builder>& builders() {
       {"mobilenet_v2", mobilenet_v2},
       {"mobilenet_v3_large", mobilenet_v3_large},
       {"mobilenet_v3_small", mobilenet_v3_small},
+      {"efficientnet_b0", efficientnet_b0},
+      {"efficientnet_b1", efficientnet_b1},
+      {"efficientnet_b2", efficientnet_b2},
+      {"efficientnet_b3", efficientnet_b3},
+      {"efficientnet_b4", efficientnet_b4},
+      {"efficientnet_b5", efficientnet_b5},
+      {"efficientnet_b6", efficientnet_b6},
+      {"efficientnet_b7", efficientnet_b7},
       {"resnet20", [](int k) { return cifar_resnet(20, k); }},
       {"resnet32", [](int k) { return cifar_resnet(32, k); }},
       {"resnet44", [](int k) { return cifar_resnet(44, k); }},
@@ -72,7 +81,15 @@ const std::vector<std::string>& model_names() {
   return kNames;
 }
 
-int default_image_size(const std::string& model) { return model == "inception_v3" ? 299 : 224; }
+int default_image_size(const std::string& model) {
+  // The crop_size of each model's DEFAULT weights' transforms in torchvision.
+  static const std::map<std::string, int> kSizes = {
+      {"inception_v3", 299},    {"efficientnet_b1", 240}, {"efficientnet_b2", 288},
+      {"efficientnet_b3", 300}, {"efficientnet_b4", 380}, {"efficientnet_b5", 456},
+      {"efficientnet_b6", 528}, {"efficientnet_b7", 600}};
+  const auto it = kSizes.find(model);
+  return it != kSizes.end() ? it->second : 224;
+}
 
 void check_image_size(const std::string& model, const Graph& graph, int image_size,
                       const std::string& flag) {

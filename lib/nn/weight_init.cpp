@@ -38,6 +38,10 @@ ParamSpec weight_spec(const WeightInit& init, Shape shape, int64_t fan_in, int64
       spec.init = Init::kTruncatedNormal;
       spec.scale = init.std;
       break;
+    case Weight::kUniformFanOut:
+      spec.init = Init::kUniform;
+      spec.scale = 1.0f / std::sqrt(static_cast<float>(fan_out));
+      break;
   }
   return spec;
 }

@@ -17,6 +17,7 @@ struct WeightInit {
     kKaimingUniformFanIn,  // uniform(+-sqrt(6 / fan_in)) (SqueezeNet convs)
     kNormal,               // normal(0, std) (VGG's Linear layers, SqueezeNet's final conv)
     kTruncatedNormal,      // normal(0, std) cut to [-2, 2] (Inception)
+    kUniformFanOut,        // uniform(+-1/sqrt(fan_out)) (EfficientNet's Linear layer)
   };
   Weight weight = Weight::kTorchDefault;
   float std = 0.0f;        // kNormal, kTruncatedNormal

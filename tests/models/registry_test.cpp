@@ -54,6 +54,14 @@ TEST(Registry, ParameterCountsAreTorchvisions) {
       {"mobilenet_v2", 1000, 3504872},
       {"mobilenet_v3_large", 1000, 5483032},
       {"mobilenet_v3_small", 1000, 2542856},
+      {"efficientnet_b0", 1000, 5288548},
+      {"efficientnet_b1", 1000, 7794184},
+      {"efficientnet_b2", 1000, 9109994},
+      {"efficientnet_b3", 1000, 12233232},
+      {"efficientnet_b4", 1000, 19341616},
+      {"efficientnet_b5", 1000, 30389784},
+      {"efficientnet_b6", 1000, 43040704},
+      {"efficientnet_b7", 1000, 66347960},
   };
   for (const ModelCount& m : kCounts) {
     EXPECT_EQ(build_model(m.name, m.num_classes)->num_parameters(), m.parameters) << m.name;
@@ -139,6 +147,18 @@ TEST(Registry, ClassifierIsTheLastLayerWithParameters) {
   EXPECT_EQ(build_model("mobilenet_v2", 10)->classifier(), "classifier.1");
   EXPECT_EQ(build_model("mobilenet_v3_large", 10)->classifier(), "classifier.3");
   EXPECT_EQ(build_model("mobilenet_v3_small", 10)->classifier(), "classifier.3");
+  EXPECT_EQ(build_model("efficientnet_b0", 10)->classifier(), "classifier.1");
+}
+
+// torchvision's weights' crop sizes where they are not 224 (EfficientNet_B1_Weights.DEFAULT's
+// transforms crop 240 px, and so on).
+TEST(Registry, DefaultImageSizesAreTheDefaultWeightsCrops) {
+  EXPECT_EQ(default_image_size("resnet50"), 224);
+  EXPECT_EQ(default_image_size("inception_v3"), 299);
+  EXPECT_EQ(default_image_size("efficientnet_b0"), 224);
+  EXPECT_EQ(default_image_size("efficientnet_b1"), 240);
+  EXPECT_EQ(default_image_size("efficientnet_b3"), 300);
+  EXPECT_EQ(default_image_size("efficientnet_b7"), 600);
 }
 
 // One line before any step: the flag, the model's smallest side and the layer that gave out.
@@ -147,10 +167,10 @@ TEST(Registry, TooSmallImagesNameTheFlagAndTheSmallestSide) {
   const struct {
     const char* model;
     int smallest;
-  } kCases[] = {{"alexnet", 63},          {"inception_v3", 75}, {"squeezenet1_0", 21},
-                {"squeezenet1_1", 17},    {"vgg11", 32},        {"densenet121", 29},
-                {"resnet50", 1},          {"mobilenet_v2", 1},  {"mobilenet_v3_large", 1},
-                {"mobilenet_v3_small", 1}};
+  } kCases[] = {{"alexnet", 63},           {"inception_v3", 75},  {"squeezenet1_0", 21},
+                {"squeezenet1_1", 17},     {"vgg11", 32},         {"densenet121", 29},
+                {"resnet50", 1},           {"mobilenet_v2", 1},   {"mobilenet_v3_large", 1},
+                {"mobilenet_v3_small", 1}, {"efficientnet_b0", 1}};
   for (const auto& c : kCases) {
     const auto graph = build_model(c.model, 10);
     EXPECT_NO_THROW(check_image_size(c.model, *graph, c.smallest)) << c.model;
@@ -252,6 +272,35 @@ TEST(Registry, StateDictKeysOfMobileNetV3) {
   EXPECT_EQ(large.find("features.13.block.2.fc1.weight")->spec.shape, (Shape{1, 1, 672, 168}));
   EXPECT_EQ(large.find("features.16.0.weight")->spec.shape, (Shape{1, 1, 160, 960}));
   EXPECT_EQ(large.find("classifier.0.weight")->spec.shape, (Shape{1280, 960}));
+}
+
+// MBConv's layers counted in `block`: no expansion in features.1 (expand ratio 1), the
+// depthwise convolution, SqueezeExcitation's fc1 and fc2 (squeeze channels a quarter of the
+// block's input), the projection; B3's widths are B0's times 1.2 rounded to multiples of 8 and
+// its depths B0's times 1.4 rounded up.
+TEST(Registry, StateDictKeysOfEfficientNet) {
+  const ParamStore b0(*build_model("efficientnet_b0", 1000));
+  for (const char* key :
+       {"features.0.0.weight", "features.0.1.running_var", "features.1.0.block.0.0.weight",
+        "features.1.0.block.1.fc1.bias", "features.1.0.block.2.1.num_batches_tracked",
+        "features.2.0.block.0.0.weight", "features.2.1.block.2.fc2.weight",
+        "features.6.3.block.3.1.bias", "features.8.0.weight", "features.8.1.running_mean",
+        "classifier.1.weight", "classifier.1.bias"}) {
+    EXPECT_NE(b0.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(b0.find("features.1.0.block.3.0.weight"), nullptr);  // no expansion: three layers
+  EXPECT_EQ(b0.find("features.7.1.block.0.0.weight"), nullptr);  // features.7 has one block
+  // Weights are stored [KH, KW, C_in / groups, C_out].
+  EXPECT_EQ(b0.find("features.1.0.block.1.fc1.weight")->spec.shape, (Shape{1, 1, 32, 8}));
+  EXPECT_EQ(b0.find("features.3.0.block.1.0.weight")->spec.shape, (Shape{5, 5, 1, 144}));
+  EXPECT_EQ(b0.find("features.3.1.block.2.fc1.weight")->spec.shape, (Shape{1, 1, 240, 10}));
+  EXPECT_EQ(b0.find("features.8.0.weight")->spec.shape, (Shape{1, 1, 320, 1280}));
+  EXPECT_EQ(b0.find("classifier.1.weight")->spec.shape, (Shape{1000, 1280}));
+  const ParamStore b3(*build_model("efficientnet_b3", 1000));
+  EXPECT_EQ(b3.find("features.0.0.weight")->spec.shape, (Shape{3, 3, 3, 40}));
+  EXPECT_NE(b3.find("features.6.5.block.0.0.weight"), nullptr);  // ceil(4 * 1.4) = 6 blocks
+  EXPECT_EQ(b3.find("features.6.6.block.0.0.weight"), nullptr);
+  EXPECT_EQ(b3.find("features.8.0.weight")->spec.shape, (Shape{1, 1, 384, 1536}));
 }
 
 // The classifiers' grids are fixed by adaptive pooling, so any image size from the smallest the

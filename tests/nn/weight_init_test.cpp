@@ -27,6 +27,8 @@ TEST(WeightInit, EachRuleIsTorchsFormulaOverItsFan) {
   EXPECT_EQ(spec({Weight::kNormal, 0.01f}).init, Init::kNormal);
   EXPECT_FLOAT_EQ(spec({Weight::kNormal, 0.01f}).scale, 0.01f);
   EXPECT_EQ(spec({Weight::kTruncatedNormal, 0.1f}).init, Init::kTruncatedNormal);
+  EXPECT_EQ(spec({Weight::kUniformFanOut}).init, Init::kUniform);
+  EXPECT_FLOAT_EQ(spec({Weight::kUniformFanOut}).scale, 1.0f / std::sqrt(3136.0f));
   EXPECT_EQ(spec({}).shape, shape);
 }
 
