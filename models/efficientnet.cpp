@@ -149,6 +149,21 @@ std::shared_ptr<const Graph> efficientnet_v1(double width_mult, double depth_mul
                       num_classes);
 }
 
+// _efficientnet_conf for efficientnet_v2_*: FusedMBConv stages, then MBConv ones, unscaled.
+constexpr bool kFused = true, kMBConv = false;
+const std::vector<Stage> kV2S = {{kFused, 1, 3, 1, 24, 24, 2},    {kFused, 4, 3, 2, 24, 48, 4},
+                                 {kFused, 4, 3, 2, 48, 64, 4},    {kMBConv, 4, 3, 2, 64, 128, 6},
+                                 {kMBConv, 6, 3, 1, 128, 160, 9}, {kMBConv, 6, 3, 2, 160, 256, 15}};
+const std::vector<Stage> kV2M = {{kFused, 1, 3, 1, 24, 24, 3},     {kFused, 4, 3, 2, 24, 48, 5},
+                                 {kFused, 4, 3, 2, 48, 80, 5},     {kMBConv, 4, 3, 2, 80, 160, 7},
+                                 {kMBConv, 6, 3, 1, 160, 176, 14}, {kMBConv, 6, 3, 2, 176, 304, 18},
+                                 {kMBConv, 6, 3, 1, 304, 512, 5}};
+const std::vector<Stage> kV2L = {{kFused, 1, 3, 1, 32, 32, 4},     {kFused, 4, 3, 2, 32, 64, 7},
+                                 {kFused, 4, 3, 2, 64, 96, 7},     {kMBConv, 4, 3, 2, 96, 192, 10},
+                                 {kMBConv, 6, 3, 1, 192, 224, 19}, {kMBConv, 6, 3, 2, 224, 384, 25},
+                                 {kMBConv, 6, 3, 1, 384, 640, 7}};
+constexpr int kV2LastChannel = 1280;
+
 constexpr Norm kV1Norm{};                    // nn.BatchNorm2d
 constexpr Norm kV1LargeNorm{0.001f, 0.01f};  // B5 to B7
 constexpr Norm kV2Norm{0.001f, 0.1f};        // partial(nn.BatchNorm2d, eps=1e-03)
@@ -178,6 +193,15 @@ std::shared_ptr<const Graph> efficientnet_b6(int num_classes) {
 }
 std::shared_ptr<const Graph> efficientnet_b7(int num_classes) {
   return efficientnet_v1(2.0, 3.1, 0.5f, kV1LargeNorm, num_classes);
+}
+std::shared_ptr<const Graph> efficientnet_v2_s(int num_classes) {
+  return efficientnet(kV2S, kV2LastChannel, 0.2f, kV2Norm, num_classes);
+}
+std::shared_ptr<const Graph> efficientnet_v2_m(int num_classes) {
+  return efficientnet(kV2M, kV2LastChannel, 0.3f, kV2Norm, num_classes);
+}
+std::shared_ptr<const Graph> efficientnet_v2_l(int num_classes) {
+  return efficientnet(kV2L, kV2LastChannel, 0.4f, kV2Norm, num_classes);
 }
 
 }  // namespace xtrain

@@ -61,6 +61,9 @@ const std::map<std::string, Builder>& builders() {
       {"efficientnet_b5", efficientnet_b5},
       {"efficientnet_b6", efficientnet_b6},
       {"efficientnet_b7", efficientnet_b7},
+      {"efficientnet_v2_s", efficientnet_v2_s},
+      {"efficientnet_v2_m", efficientnet_v2_m},
+      {"efficientnet_v2_l", efficientnet_v2_l},
       {"resnet20", [](int k) { return cifar_resnet(20, k); }},
       {"resnet32", [](int k) { return cifar_resnet(32, k); }},
       {"resnet44", [](int k) { return cifar_resnet(44, k); }},
@@ -84,9 +87,10 @@ const std::vector<std::string>& model_names() {
 int default_image_size(const std::string& model) {
   // The crop_size of each model's DEFAULT weights' transforms in torchvision.
   static const std::map<std::string, int> kSizes = {
-      {"inception_v3", 299},    {"efficientnet_b1", 240}, {"efficientnet_b2", 288},
-      {"efficientnet_b3", 300}, {"efficientnet_b4", 380}, {"efficientnet_b5", 456},
-      {"efficientnet_b6", 528}, {"efficientnet_b7", 600}};
+      {"inception_v3", 299},      {"efficientnet_b1", 240},  {"efficientnet_b2", 288},
+      {"efficientnet_b3", 300},   {"efficientnet_b4", 380},  {"efficientnet_b5", 456},
+      {"efficientnet_b6", 528},   {"efficientnet_b7", 600},  {"efficientnet_v2_s", 384},
+      {"efficientnet_v2_m", 480}, {"efficientnet_v2_l", 480}};
   const auto it = kSizes.find(model);
   return it != kSizes.end() ? it->second : 224;
 }

@@ -18,7 +18,7 @@ MODELS = ["resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext
           "densenet169", "densenet201", "inception_v3", "mobilenet_v2", "mobilenet_v3_large",
           "mobilenet_v3_small", "efficientnet_b0", "efficientnet_b1", "efficientnet_b2",
           "efficientnet_b3", "efficientnet_b4", "efficientnet_b5", "efficientnet_b6",
-          "efficientnet_b7"]
+          "efficientnet_b7", "efficientnet_v2_s", "efficientnet_v2_m", "efficientnet_v2_l"]
 
 
 def build(name):

@@ -62,6 +62,9 @@ TEST(Registry, ParameterCountsAreTorchvisions) {
       {"efficientnet_b5", 1000, 30389784},
       {"efficientnet_b6", 1000, 43040704},
       {"efficientnet_b7", 1000, 66347960},
+      {"efficientnet_v2_s", 1000, 21458488},
+      {"efficientnet_v2_m", 1000, 54139356},
+      {"efficientnet_v2_l", 1000, 118515272},
   };
   for (const ModelCount& m : kCounts) {
     EXPECT_EQ(build_model(m.name, m.num_classes)->num_parameters(), m.parameters) << m.name;
@@ -159,6 +162,8 @@ TEST(Registry, DefaultImageSizesAreTheDefaultWeightsCrops) {
   EXPECT_EQ(default_image_size("efficientnet_b1"), 240);
   EXPECT_EQ(default_image_size("efficientnet_b3"), 300);
   EXPECT_EQ(default_image_size("efficientnet_b7"), 600);
+  EXPECT_EQ(default_image_size("efficientnet_v2_s"), 384);
+  EXPECT_EQ(default_image_size("efficientnet_v2_l"), 480);
 }
 
 // One line before any step: the flag, the model's smallest side and the layer that gave out.
@@ -167,10 +172,10 @@ TEST(Registry, TooSmallImagesNameTheFlagAndTheSmallestSide) {
   const struct {
     const char* model;
     int smallest;
-  } kCases[] = {{"alexnet", 63},           {"inception_v3", 75},  {"squeezenet1_0", 21},
-                {"squeezenet1_1", 17},     {"vgg11", 32},         {"densenet121", 29},
-                {"resnet50", 1},           {"mobilenet_v2", 1},   {"mobilenet_v3_large", 1},
-                {"mobilenet_v3_small", 1}, {"efficientnet_b0", 1}};
+  } kCases[] = {{"alexnet", 63},           {"inception_v3", 75},   {"squeezenet1_0", 21},
+                {"squeezenet1_1", 17},     {"vgg11", 32},          {"densenet121", 29},
+                {"resnet50", 1},           {"mobilenet_v2", 1},    {"mobilenet_v3_large", 1},
+                {"mobilenet_v3_small", 1}, {"efficientnet_b0", 1}, {"efficientnet_v2_s", 1}};
   for (const auto& c : kCases) {
     const auto graph = build_model(c.model, 10);
     EXPECT_NO_THROW(check_image_size(c.model, *graph, c.smallest)) << c.model;
@@ -301,6 +306,26 @@ TEST(Registry, StateDictKeysOfEfficientNet) {
   EXPECT_NE(b3.find("features.6.5.block.0.0.weight"), nullptr);  // ceil(4 * 1.4) = 6 blocks
   EXPECT_EQ(b3.find("features.6.6.block.0.0.weight"), nullptr);
   EXPECT_EQ(b3.find("features.8.0.weight")->spec.shape, (Shape{1, 1, 384, 1536}));
+}
+
+// V2's FusedMBConv: one full convolution with SiLU where the expand ratio is 1 (features.1),
+// else the strided full convolution to the expanded width and a 1x1 projection; no
+// squeeze-and-excitation. Its MBConv stages are V1's; the head is 1280 wide.
+TEST(Registry, StateDictKeysOfEfficientNetV2) {
+  const ParamStore s(*build_model("efficientnet_v2_s", 1000));
+  for (const char* key : {"features.1.0.block.0.0.weight", "features.1.1.block.0.1.running_var",
+                          "features.2.0.block.1.0.weight", "features.3.3.block.1.1.bias",
+                          "features.4.0.block.2.fc1.weight", "features.6.14.block.3.1.weight",
+                          "features.7.0.weight", "classifier.1.bias"}) {
+    EXPECT_NE(s.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(s.find("features.1.0.block.1.0.weight"), nullptr);  // expand ratio 1: one layer
+  EXPECT_EQ(s.find("features.2.0.block.2.0.weight"), nullptr);  // fused: two layers
+  EXPECT_EQ(s.find("features.1.0.block.0.0.weight")->spec.shape, (Shape{3, 3, 24, 24}));
+  EXPECT_EQ(s.find("features.2.0.block.0.0.weight")->spec.shape, (Shape{3, 3, 24, 96}));
+  EXPECT_EQ(s.find("features.2.0.block.1.0.weight")->spec.shape, (Shape{1, 1, 96, 48}));
+  EXPECT_EQ(s.find("features.4.0.block.2.fc1.weight")->spec.shape, (Shape{1, 1, 256, 16}));
+  EXPECT_EQ(s.find("features.7.0.weight")->spec.shape, (Shape{1, 1, 256, 1280}));
 }
 
 // The classifiers' grids are fixed by adaptive pooling, so any image size from the smallest the
