@@ -342,6 +342,8 @@ TEST(Registry, MultiplyAddsOfTheOtherFamilies) {
   EXPECT_EQ(build_model("mobilenet_v2", 1000)->macs(image), 300774272);  // the same hooks
   EXPECT_EQ(build_model("mobilenet_v3_large", 1000)->macs(image), 216589760);
   EXPECT_EQ(build_model("mobilenet_v3_small", 1000)->macs(image), 56510400);
+  EXPECT_EQ(build_model("efficientnet_b0", 1000)->macs(image), 385814752);
+  EXPECT_EQ(build_model("efficientnet_v2_s", 1000)->macs(Shape{1, 384, 384, 3}), 8365617152);
   EXPECT_EQ(build_model("vgg11", 10)->infer_shapes(Shape{2, 32, 32, 3}).back(), (Shape{2, 10}));
   EXPECT_EQ(build_model("alexnet", 10)->infer_shapes(Shape{2, 63, 63, 3}).back(), (Shape{2, 10}));
 }
