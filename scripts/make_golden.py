@@ -114,8 +114,9 @@ class GoldenDropout(torch.nn.Module):
 
 class GoldenStochasticDepth(torch.nn.Module):
     """torchvision.ops.StochasticDepth(p, "row") with xtrain's mask for the current step (set
-    through .step_key): lib/kernels/stochastic_depth.h's hash over the sample's index, each kept
-    sample multiplied by 1 / (1 - p) in the run's dtype as torchvision's noise.div_."""
+    through .step_key): lib/kernels/stochastic_depth.h's hash over the sample's index (the golden
+    test runs the whole batch on one plan under this key), each kept sample multiplied by
+    1 / (1 - p) in the run's dtype as torchvision's noise.div_."""
 
     def __init__(self, name, p):
         super().__init__()

@@ -34,7 +34,7 @@ void apply_mask(const StochasticDepthShape& s, ConstElements in, Elements out, c
 }  // namespace
 
 bool stochastic_depth_keeps(const StochasticDepthShape& s, int64_t n) {
-  return hash_keeps(s.key, drop_threshold(s.p), n);
+  return hash_keeps(s.key, drop_threshold(s.p), s.first_sample + n);
 }
 
 float stochastic_depth_scale(double p) { return 1.0f / static_cast<float>(1.0 - p); }

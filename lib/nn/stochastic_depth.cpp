@@ -14,7 +14,8 @@ StochasticDepth::StochasticDepth(std::string name, double p) : Layer(std::move(n
 
 kernels::StochasticDepthShape StochasticDepth::kernel_shape(const LayerCall& s) const {
   const int64_t samples = s.output.shape[0];
-  return {samples, s.output.numel() / samples, p_, kernels::dropout_layer_key(s.step_key, name())};
+  return {samples, s.output.numel() / samples, p_, kernels::dropout_layer_key(s.batch_key, name()),
+          s.first_sample};
 }
 
 void StochasticDepth::forward(const LayerCall& s) const {

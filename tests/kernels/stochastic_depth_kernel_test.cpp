@@ -20,8 +20,9 @@ using kernels::StochasticDepthShape;
 using testing::expect_bitwise_equal;
 
 // The golden test's first step key and efficientnet_b0's features.2.1 (block 3 of 16, p = 0.2 *
-// 3 / 16 in double): keeps 11111111111011111101011111111111; a kept sample is multiplied by
-// float32(1) / float32(1 - p), as torch's noise.div_(survival_rate).
+// 3 / 16 in double): keeps 11111111111011111101011111111111 of the step's first 32 samples, on
+// whichever cores they are; a kept sample is multiplied by float32(1) / float32(1 - p), as
+// torch's noise.div_(survival_rate).
 TEST(StochasticDepthKernel, MaskAndScaleArePinned) {
   const double p = 0.2 * 3.0 / 16.0;
   const StochasticDepthShape s{
@@ -32,6 +33,13 @@ TEST(StochasticDepthKernel, MaskAndScaleArePinned) {
     EXPECT_EQ(kernels::stochastic_depth_keeps(s, n), expected[n] == '1') << n;
   }
   EXPECT_EQ(kernels::stochastic_depth_scale(p), 1.0389610528945923f);
+  // The second core's 16 of the same 32 samples: sample n is the batch's 16 + n.
+  StochasticDepthShape second = s;
+  second.samples = 16;
+  second.first_sample = 16;
+  for (int n = 0; n < 16; ++n) {
+    EXPECT_EQ(kernels::stochastic_depth_keeps(second, n), expected[16 + n] == '1') << n;
+  }
 }
 
 // Every sample's row is kept and scaled, or zeroed, whole; the backward uses the same mask; NaN
