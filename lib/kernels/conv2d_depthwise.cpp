@@ -16,6 +16,10 @@ using simd::Vec;
 // and add up in a moment.
 constexpr int64_t kWeightBlocks = 32;
 
+// Kernel taps a pixel's operands are gathered for, on the stack: up to 8x8 kernels, past any in
+// torchvision's models (their depthwise kernels are 3x3 and 5x5).
+constexpr int kMaxTaps = 64;
+
 // The output columns [begin, end) whose input column ox * stride - pad_w + kx lies in the image.
 struct Columns {
   int begin, end;
@@ -29,14 +33,30 @@ Columns columns_inside(const Conv2dShape& s, int kx) {
   return {begin, std::max(begin, end)};
 }
 
-// y[i] += x[i] * w[i] for i < c: a vector at a time, the channels past the last whole vector one
-// at a time.
-inline void multiply_add(const float* x, const float* w, float* y, int c) {
+// One kernel tap's operands for one pixel: the activations it reads there and its weights, both
+// [C].
+struct Tap {
+  const float* in;
+  const float* w;
+};
+
+// out[i] = start[i] + the products in[i] * w[i] of the taps in order, for i < c (start null: 0):
+// a vector of channels at a time, each summed in a register and stored once, the channels past the
+// last whole vector one at a time. out may be start.
+void sum_taps(const Tap* taps, int count, const float* start, float* out, int c) {
   int i = 0;
   for (; i + kLanes <= c; i += kLanes) {
-    simd::store(y + i, simd::fma(simd::load(x + i), simd::load(w + i), simd::load(y + i)));
+    Vec sum = start != nullptr ? simd::load(start + i) : simd::zero();
+    for (int t = 0; t < count; ++t) {
+      sum = simd::fma(simd::load(taps[t].in + i), simd::load(taps[t].w + i), sum);
+    }
+    simd::store(out + i, sum);
   }
-  for (; i < c; ++i) y[i] += x[i] * w[i];
+  for (; i < c; ++i) {
+    float sum = start != nullptr ? start[i] : 0.0f;
+    for (int t = 0; t < count; ++t) sum += taps[t].in[i] * taps[t].w[i];
+    out[i] = sum;
+  }
 }
 
 // dw[i] += sum over pixels p of x[p * x_step + i] * dy[p * c + i], for i < c. A vector of channels
@@ -68,57 +88,55 @@ void add_channel_products(const float* x, int64_t x_step, const float* dy, int p
   }
 }
 
-// y's output row `row` (image n = row / OH): bias (or zero), then every tap's products in tap
-// order.
+// y's output row `row` (image n = row / OH): each pixel's bias (or zero), then its taps inside
+// the image in tap order.
 void forward_row(const Conv2dShape& s, const float* x, const float* weight, const float* bias,
                  float* y, int64_t row) {
   const int c = s.c_in, oh = s.out_h(), ow = s.out_w();
   const int64_t n = row / oh;
   const int oy = static_cast<int>(row % oh);
   float* y_row = y + row * ow * c;
+  Tap taps[kMaxTaps];
   for (int ox = 0; ox < ow; ++ox) {
-    if (bias != nullptr) {
-      std::copy_n(bias, c, y_row + int64_t{ox} * c);
-    } else {
-      std::fill_n(y_row + int64_t{ox} * c, c, 0.0f);
-    }
-  }
-  for (int ky = 0; ky < s.kh; ++ky) {
-    const int iy = oy * s.stride - s.pad_h + ky;
-    if (iy < 0 || iy >= s.h) continue;
-    const float* x_row = x + (n * s.h + iy) * s.w * c;
-    for (int kx = 0; kx < s.kw; ++kx) {
-      const float* w = weight + (int64_t{ky} * s.kw + kx) * c;
-      const Columns cols = columns_inside(s, kx);
-      for (int ox = cols.begin; ox < cols.end; ++ox) {
+    int count = 0;
+    for (int ky = 0; ky < s.kh; ++ky) {
+      const int iy = oy * s.stride - s.pad_h + ky;
+      if (iy < 0 || iy >= s.h) continue;
+      const float* x_row = x + (n * s.h + iy) * s.w * c;
+      for (int kx = 0; kx < s.kw; ++kx) {
         const int ix = ox * s.stride - s.pad_w + kx;
-        multiply_add(x_row + int64_t{ix} * c, w, y_row + int64_t{ox} * c, c);
+        if (ix < 0 || ix >= s.w) continue;
+        taps[count++] = {x_row + int64_t{ix} * c, weight + (int64_t{ky} * s.kw + kx) * c};
       }
     }
+    sum_taps(taps, count, bias, y_row + int64_t{ox} * c, c);
   }
 }
 
-// dx's input row `row` (image n = row / H): zero (or kept, with `add`), then the products of every
-// tap that reaches it from a row of dy, in tap order.
+// dx's input row `row` (image n = row / H): each pixel's old value with `add` (else zero), then
+// the taps that reach it from a pixel of dy, in tap order.
 void backward_data_row(const Conv2dShape& s, const float* dy, const float* weight, float* dx,
                        int64_t row, bool add) {
   const int c = s.c_in, oh = s.out_h(), ow = s.out_w();
   const int64_t n = row / s.h;
   const int iy = static_cast<int>(row % s.h);
   float* dx_row = dx + row * s.w * c;
-  if (!add) std::fill_n(dx_row, int64_t{s.w} * c, 0.0f);
-  for (int ky = 0; ky < s.kh; ++ky) {
-    const int t = iy + s.pad_h - ky;  // oy * stride
-    if (t < 0 || t % s.stride != 0 || t / s.stride >= oh) continue;
-    const float* dy_row = dy + (n * oh + t / s.stride) * ow * c;
-    for (int kx = 0; kx < s.kw; ++kx) {
-      const float* w = weight + (int64_t{ky} * s.kw + kx) * c;
-      const Columns cols = columns_inside(s, kx);
-      for (int ox = cols.begin; ox < cols.end; ++ox) {
-        const int ix = ox * s.stride - s.pad_w + kx;
-        multiply_add(dy_row + int64_t{ox} * c, w, dx_row + int64_t{ix} * c, c);
+  Tap taps[kMaxTaps];
+  for (int ix = 0; ix < s.w; ++ix) {
+    int count = 0;
+    for (int ky = 0; ky < s.kh; ++ky) {
+      const int ty = iy + s.pad_h - ky;  // oy * stride
+      if (ty < 0 || ty % s.stride != 0 || ty / s.stride >= oh) continue;
+      const float* dy_row = dy + (n * oh + ty / s.stride) * ow * c;
+      for (int kx = 0; kx < s.kw; ++kx) {
+        const int tx = ix + s.pad_w - kx;  // ox * stride
+        if (tx < 0 || tx % s.stride != 0 || tx / s.stride >= ow) continue;
+        taps[count++] = {dy_row + int64_t{tx / s.stride} * c,
+                         weight + (int64_t{ky} * s.kw + kx) * c};
       }
     }
+    float* dx_pixel = dx_row + int64_t{ix} * c;
+    sum_taps(taps, count, add ? dx_pixel : nullptr, dx_pixel, c);
   }
 }
 
@@ -156,7 +174,8 @@ int64_t taps_by_channels(const Conv2dShape& s) { return int64_t{s.kh} * s.kw * s
 // A depthwise layer's products are a vector of channels times a vector of weights, which no GEMM
 // or dense direct kernel does without multiplying zeros between the channels.
 bool conv2d_depthwise_suits(const Conv2dShape& s, Precision precision) {
-  return precision == Precision::kFloat32 && s.groups == s.c_in && s.c_in == s.c_out;
+  return precision == Precision::kFloat32 && s.groups == s.c_in && s.c_in == s.c_out &&
+         s.kh * s.kw <= kMaxTaps;
 }
 
 size_t conv2d_depthwise_workspace_floats(const Conv2dShape& s) {
