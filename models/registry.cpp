@@ -9,6 +9,7 @@
 #include "lib/base/check.h"
 #include "models/cifar_resnet.h"
 #include "models/densenet.h"
+#include "models/googlenet.h"
 #include "models/inception.h"
 #include "models/mobilenet_v2.h"
 #include "models/resnet.h"
@@ -47,6 +48,7 @@ const std::map<std::string, Builder>& builders() {
       {"densenet161", densenet161},
       {"densenet169", densenet169},
       {"densenet201", densenet201},
+      {"googlenet", googlenet},
       {"inception_v3", inception_v3},
       {"mobilenet_v2", mobilenet_v2},
       {"resnet20", [](int k) { return cifar_resnet(20, k); }},

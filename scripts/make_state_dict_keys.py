@@ -15,12 +15,14 @@ MODELS = ["resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext
           "resnext101_32x8d", "resnext101_64x4d", "wide_resnet50_2", "wide_resnet101_2",
           "vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn",
           "alexnet", "squeezenet1_0", "squeezenet1_1", "densenet121", "densenet161",
-          "densenet169", "densenet201", "inception_v3", "mobilenet_v2"]
+          "densenet169", "densenet201", "inception_v3", "mobilenet_v2", "googlenet"]
 
 
 def build(name):
     if name == "inception_v3":  # as test_train_imagenet.py builds it
         return torchvision.models.inception_v3(aux_logits=False, init_weights=False)
+    if name == "googlenet":  # without aux classifiers, as xtrain builds it
+        return torchvision.models.googlenet(aux_logits=False, init_weights=False)
     return getattr(torchvision.models, name)()
 
 

@@ -125,6 +125,7 @@ TEST(Golden, SqueezeNet11MatchesPyTorch) { check_against_pytorch("squeezenet1_1"
 TEST(Golden, DenseNet121MatchesPyTorch) { check_against_pytorch("densenet121"); }
 TEST(Golden, InceptionV3MatchesPyTorch) { check_against_pytorch("inception_v3"); }
 TEST(Golden, MobileNetV2MatchesPyTorch) { check_against_pytorch("mobilenet_v2"); }
+TEST(Golden, GoogLeNetMatchesPyTorch) { check_against_pytorch("googlenet"); }
 
 }  // namespace
 }  // namespace xtrain

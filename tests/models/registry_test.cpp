@@ -52,6 +52,7 @@ TEST(Registry, ParameterCountsAreTorchvisions) {
       {"densenet201", 1000, 20013928},
       {"inception_v3", 1000, 23834568},
       {"mobilenet_v2", 1000, 3504872},
+      {"googlenet", 1000, 6624904},
   };
   for (const ModelCount& m : kCounts) {
     EXPECT_EQ(build_model(m.name, m.num_classes)->num_parameters(), m.parameters) << m.name;
@@ -135,6 +136,7 @@ TEST(Registry, ClassifierIsTheLastLayerWithParameters) {
   EXPECT_EQ(build_model("densenet121", 10)->classifier(), "classifier");
   EXPECT_EQ(build_model("inception_v3", 10)->classifier(), "fc");
   EXPECT_EQ(build_model("mobilenet_v2", 10)->classifier(), "classifier.1");
+  EXPECT_EQ(build_model("googlenet", 10)->classifier(), "fc");
 }
 
 // One line before any step: the flag, the model's smallest side and the layer that gave out.
@@ -143,8 +145,9 @@ TEST(Registry, TooSmallImagesNameTheFlagAndTheSmallestSide) {
   const struct {
     const char* model;
     int smallest;
-  } kCases[] = {{"alexnet", 63}, {"inception_v3", 75}, {"squeezenet1_0", 21}, {"squeezenet1_1", 17},
-                {"vgg11", 32},   {"densenet121", 29},  {"resnet50", 1},       {"mobilenet_v2", 1}};
+  } kCases[] = {{"alexnet", 63},       {"inception_v3", 75}, {"squeezenet1_0", 21},
+                {"squeezenet1_1", 17}, {"vgg11", 32},        {"densenet121", 29},
+                {"resnet50", 1},       {"mobilenet_v2", 1},  {"googlenet", 15}};
   for (const auto& c : kCases) {
     const auto graph = build_model(c.model, 10);
     EXPECT_NO_THROW(check_image_size(c.model, *graph, c.smallest)) << c.model;
@@ -222,6 +225,27 @@ TEST(Registry, StateDictKeysOfMobileNetV2) {
   EXPECT_EQ(mobilenet.find("classifier.1.weight")->spec.shape, (Shape{1000, 1280}));
 }
 
+// BasicConv2d's conv and bn in each Inception branch, the Sequential branches numbered; branch 3's
+// convolution is 3x3 (torchvision's deviation from the paper's 5x5); no aux1 or aux2
+// (aux_logits=False).
+TEST(Registry, StateDictKeysOfGoogLeNet) {
+  const ParamStore googlenet(*build_model("googlenet", 1000));
+  for (const char* key : {"conv1.conv.weight", "conv1.bn.running_var",
+                          "conv3.bn.num_batches_tracked", "inception3a.branch1.conv.weight",
+                          "inception3a.branch2.1.bn.bias", "inception4e.branch3.0.conv.weight",
+                          "inception5b.branch4.1.bn.running_mean", "fc.weight", "fc.bias"}) {
+    EXPECT_NE(googlenet.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(googlenet.find("conv1.conv.bias"), nullptr);
+  EXPECT_EQ(googlenet.find("inception3a.branch3.1.conv.weight")->spec.shape, (Shape{3, 3, 16, 32}));
+  EXPECT_EQ(googlenet.find("inception5b.branch4.1.conv.weight")->spec.shape,
+            (Shape{1, 1, 832, 128}));
+  EXPECT_EQ(googlenet.find("fc.weight")->spec.shape, (Shape{1000, 1024}));
+  for (const ParamEntry& e : googlenet.entries()) {
+    EXPECT_EQ(e.name.rfind("aux", 0), std::string::npos) << e.name;
+  }
+}
+
 // The classifiers' grids are fixed by adaptive pooling, so any image size from the smallest the
 // features allow gives the same logits shape; the features' own arithmetic is torchvision's
 // (published multiply-adds: vgg16 15.47 G, alexnet 0.71 G, squeezenet1_1 0.35 G at 224).
@@ -234,6 +258,7 @@ TEST(Registry, MultiplyAddsOfTheOtherFamilies) {
   EXPECT_EQ(build_model("densenet121", 1000)->macs(image), 2834161664);
   EXPECT_EQ(build_model("inception_v3", 1000)->macs(Shape{1, 299, 299, 3}), 5713216096);
   EXPECT_EQ(build_model("mobilenet_v2", 1000)->macs(image), 300774272);  // the same hooks
+  EXPECT_EQ(build_model("googlenet", 1000)->macs(image), 1498376192);
   EXPECT_EQ(build_model("vgg11", 10)->infer_shapes(Shape{2, 32, 32, 3}).back(), (Shape{2, 10}));
   EXPECT_EQ(build_model("alexnet", 10)->infer_shapes(Shape{2, 63, 63, 3}).back(), (Shape{2, 10}));
 }
