@@ -13,6 +13,7 @@
 #include "models/inception.h"
 #include "models/mobilenet_v2.h"
 #include "models/resnet.h"
+#include "models/shufflenet_v2.h"
 #include "models/squeezenet.h"
 #include "models/vgg.h"
 
@@ -51,6 +52,10 @@ const std::map<std::string, Builder>& builders() {
       {"googlenet", googlenet},
       {"inception_v3", inception_v3},
       {"mobilenet_v2", mobilenet_v2},
+      {"shufflenet_v2_x0_5", shufflenet_v2_x0_5},
+      {"shufflenet_v2_x1_0", shufflenet_v2_x1_0},
+      {"shufflenet_v2_x1_5", shufflenet_v2_x1_5},
+      {"shufflenet_v2_x2_0", shufflenet_v2_x2_0},
       {"resnet20", [](int k) { return cifar_resnet(20, k); }},
       {"resnet32", [](int k) { return cifar_resnet(32, k); }},
       {"resnet44", [](int k) { return cifar_resnet(44, k); }},

@@ -15,7 +15,8 @@ MODELS = ["resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext
           "resnext101_32x8d", "resnext101_64x4d", "wide_resnet50_2", "wide_resnet101_2",
           "vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn",
           "alexnet", "squeezenet1_0", "squeezenet1_1", "densenet121", "densenet161",
-          "densenet169", "densenet201", "inception_v3", "mobilenet_v2", "googlenet"]
+          "densenet169", "densenet201", "inception_v3", "mobilenet_v2", "googlenet",
+          "shufflenet_v2_x0_5", "shufflenet_v2_x1_0", "shufflenet_v2_x1_5", "shufflenet_v2_x2_0"]
 
 
 def build(name):
