@@ -9,10 +9,12 @@
 #include "lib/base/check.h"
 #include "models/cifar_resnet.h"
 #include "models/densenet.h"
+#include "models/googlenet.h"
 #include "models/inception.h"
 #include "models/mobilenet_v2.h"
 #include "models/mobilenet_v3.h"
 #include "models/resnet.h"
+#include "models/shufflenet_v2.h"
 #include "models/squeezenet.h"
 #include "models/vgg.h"
 
@@ -48,10 +50,15 @@ const std::map<std::string, Builder>& builders() {
       {"densenet161", densenet161},
       {"densenet169", densenet169},
       {"densenet201", densenet201},
+      {"googlenet", googlenet},
       {"inception_v3", inception_v3},
       {"mobilenet_v2", mobilenet_v2},
       {"mobilenet_v3_large", mobilenet_v3_large},
       {"mobilenet_v3_small", mobilenet_v3_small},
+      {"shufflenet_v2_x0_5", shufflenet_v2_x0_5},
+      {"shufflenet_v2_x1_0", shufflenet_v2_x1_0},
+      {"shufflenet_v2_x1_5", shufflenet_v2_x1_5},
+      {"shufflenet_v2_x2_0", shufflenet_v2_x2_0},
       {"resnet20", [](int k) { return cifar_resnet(20, k); }},
       {"resnet32", [](int k) { return cifar_resnet(32, k); }},
       {"resnet44", [](int k) { return cifar_resnet(44, k); }},

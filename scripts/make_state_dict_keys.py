@@ -16,12 +16,15 @@ MODELS = ["resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext
           "vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn",
           "alexnet", "squeezenet1_0", "squeezenet1_1", "densenet121", "densenet161",
           "densenet169", "densenet201", "inception_v3", "mobilenet_v2", "mobilenet_v3_large",
-          "mobilenet_v3_small"]
+          "mobilenet_v3_small", "googlenet", "shufflenet_v2_x0_5", "shufflenet_v2_x1_0",
+          "shufflenet_v2_x1_5", "shufflenet_v2_x2_0"]
 
 
 def build(name):
     if name == "inception_v3":  # as test_train_imagenet.py builds it
         return torchvision.models.inception_v3(aux_logits=False, init_weights=False)
+    if name == "googlenet":  # without aux classifiers, as xtrain builds it
+        return torchvision.models.googlenet(aux_logits=False, init_weights=False)
     return getattr(torchvision.models, name)()
 
 

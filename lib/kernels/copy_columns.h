@@ -22,4 +22,8 @@ struct ColumnBlock {
 
 void copy_columns(int64_t rows, const ColumnBlock& b, const Exec& ex);
 
+// The same, and dst's other columns set to 0: the gradient of taking columns of dst's rows
+// (ChannelSlice, one of ShuffleNetV2's x.chunk(2, dim=1)).
+void copy_columns_zero_others(int64_t rows, const ColumnBlock& b, const Exec& ex);
+
 }  // namespace xtrain::kernels

@@ -126,6 +126,8 @@ TEST(Golden, DenseNet121MatchesPyTorch) { check_against_pytorch("densenet121"); 
 TEST(Golden, InceptionV3MatchesPyTorch) { check_against_pytorch("inception_v3"); }
 TEST(Golden, MobileNetV2MatchesPyTorch) { check_against_pytorch("mobilenet_v2"); }
 TEST(Golden, MobileNetV3SmallMatchesPyTorch) { check_against_pytorch("mobilenet_v3_small"); }
+TEST(Golden, GoogLeNetMatchesPyTorch) { check_against_pytorch("googlenet"); }
+TEST(Golden, ShuffleNetV2MatchesPyTorch) { check_against_pytorch("shufflenet_v2_x0_5"); }
 
 }  // namespace
 }  // namespace xtrain

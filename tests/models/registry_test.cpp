@@ -54,6 +54,11 @@ TEST(Registry, ParameterCountsAreTorchvisions) {
       {"mobilenet_v2", 1000, 3504872},
       {"mobilenet_v3_large", 1000, 5483032},
       {"mobilenet_v3_small", 1000, 2542856},
+      {"googlenet", 1000, 6624904},
+      {"shufflenet_v2_x0_5", 1000, 1366792},
+      {"shufflenet_v2_x1_0", 1000, 2278604},
+      {"shufflenet_v2_x1_5", 1000, 3503624},
+      {"shufflenet_v2_x2_0", 1000, 7393996},
   };
   for (const ModelCount& m : kCounts) {
     EXPECT_EQ(build_model(m.name, m.num_classes)->num_parameters(), m.parameters) << m.name;
@@ -139,6 +144,8 @@ TEST(Registry, ClassifierIsTheLastLayerWithParameters) {
   EXPECT_EQ(build_model("mobilenet_v2", 10)->classifier(), "classifier.1");
   EXPECT_EQ(build_model("mobilenet_v3_large", 10)->classifier(), "classifier.3");
   EXPECT_EQ(build_model("mobilenet_v3_small", 10)->classifier(), "classifier.3");
+  EXPECT_EQ(build_model("googlenet", 10)->classifier(), "fc");
+  EXPECT_EQ(build_model("shufflenet_v2_x1_0", 10)->classifier(), "fc");
 }
 
 // One line before any step: the flag, the model's smallest side and the layer that gave out.
@@ -147,10 +154,10 @@ TEST(Registry, TooSmallImagesNameTheFlagAndTheSmallestSide) {
   const struct {
     const char* model;
     int smallest;
-  } kCases[] = {{"alexnet", 63},          {"inception_v3", 75}, {"squeezenet1_0", 21},
-                {"squeezenet1_1", 17},    {"vgg11", 32},        {"densenet121", 29},
-                {"resnet50", 1},          {"mobilenet_v2", 1},  {"mobilenet_v3_large", 1},
-                {"mobilenet_v3_small", 1}};
+  } kCases[] = {{"alexnet", 63},           {"inception_v3", 75}, {"squeezenet1_0", 21},
+                {"squeezenet1_1", 17},     {"vgg11", 32},        {"densenet121", 29},
+                {"resnet50", 1},           {"mobilenet_v2", 1},  {"mobilenet_v3_large", 1},
+                {"mobilenet_v3_small", 1}, {"googlenet", 15},    {"shufflenet_v2_x1_0", 1}};
   for (const auto& c : kCases) {
     const auto graph = build_model(c.model, 10);
     EXPECT_NO_THROW(check_image_size(c.model, *graph, c.smallest)) << c.model;
@@ -254,6 +261,50 @@ TEST(Registry, StateDictKeysOfMobileNetV3) {
   EXPECT_EQ(large.find("classifier.0.weight")->spec.shape, (Shape{1280, 960}));
 }
 
+// BasicConv2d's conv and bn in each Inception branch, the Sequential branches numbered; branch 3's
+// convolution is 3x3 (torchvision's deviation from the paper's 5x5); no aux1 or aux2
+// (aux_logits=False).
+TEST(Registry, StateDictKeysOfGoogLeNet) {
+  const ParamStore googlenet(*build_model("googlenet", 1000));
+  for (const char* key : {"conv1.conv.weight", "conv1.bn.running_var",
+                          "conv3.bn.num_batches_tracked", "inception3a.branch1.conv.weight",
+                          "inception3a.branch2.1.bn.bias", "inception4e.branch3.0.conv.weight",
+                          "inception5b.branch4.1.bn.running_mean", "fc.weight", "fc.bias"}) {
+    EXPECT_NE(googlenet.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(googlenet.find("conv1.conv.bias"), nullptr);
+  EXPECT_EQ(googlenet.find("inception3a.branch3.1.conv.weight")->spec.shape, (Shape{3, 3, 16, 32}));
+  EXPECT_EQ(googlenet.find("inception5b.branch4.1.conv.weight")->spec.shape,
+            (Shape{1, 1, 832, 128}));
+  EXPECT_EQ(googlenet.find("fc.weight")->spec.shape, (Shape{1000, 1024}));
+  for (const ParamEntry& e : googlenet.entries()) {
+    EXPECT_EQ(e.name.rfind("aux", 0), std::string::npos) << e.name;
+  }
+}
+
+// Sequential indices counted as torchvision counts them (ReLUs take an index and no keys); branch1
+// only in each stage's first block (stride 2); depthwise weights [C, 1, 3, 3].
+TEST(Registry, StateDictKeysOfShuffleNetV2) {
+  const ParamStore shufflenet(*build_model("shufflenet_v2_x1_0", 1000));
+  for (const char* key :
+       {"conv1.0.weight", "conv1.1.running_var", "stage2.0.branch1.0.weight",
+        "stage2.0.branch1.1.bias", "stage2.0.branch1.2.weight", "stage2.0.branch1.3.running_mean",
+        "stage2.0.branch2.0.weight", "stage2.0.branch2.3.weight", "stage3.7.branch2.4.weight",
+        "stage4.3.branch2.6.num_batches_tracked", "conv5.0.weight", "conv5.1.bias", "fc.weight",
+        "fc.bias"}) {
+    EXPECT_NE(shufflenet.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(shufflenet.find("stage2.1.branch1.0.weight"), nullptr);
+  EXPECT_EQ(shufflenet.find("conv1.0.bias"), nullptr);
+  // Weights are stored [KH, KW, C_in / groups, C_out]: stage2's blocks after the first see half
+  // of its 116 channels.
+  EXPECT_EQ(shufflenet.find("stage2.0.branch1.0.weight")->spec.shape, (Shape{3, 3, 1, 24}));
+  EXPECT_EQ(shufflenet.find("stage2.0.branch2.0.weight")->spec.shape, (Shape{1, 1, 24, 58}));
+  EXPECT_EQ(shufflenet.find("stage2.1.branch2.0.weight")->spec.shape, (Shape{1, 1, 58, 58}));
+  EXPECT_EQ(shufflenet.find("stage2.1.branch2.3.weight")->spec.shape, (Shape{3, 3, 1, 58}));
+  EXPECT_EQ(shufflenet.find("fc.weight")->spec.shape, (Shape{1000, 1024}));
+}
+
 // The classifiers' grids are fixed by adaptive pooling, so any image size from the smallest the
 // features allow gives the same logits shape; the features' own arithmetic is torchvision's
 // (published multiply-adds: vgg16 15.47 G, alexnet 0.71 G, squeezenet1_1 0.35 G at 224).
@@ -268,6 +319,11 @@ TEST(Registry, MultiplyAddsOfTheOtherFamilies) {
   EXPECT_EQ(build_model("mobilenet_v2", 1000)->macs(image), 300774272);  // the same hooks
   EXPECT_EQ(build_model("mobilenet_v3_large", 1000)->macs(image), 216589760);
   EXPECT_EQ(build_model("mobilenet_v3_small", 1000)->macs(image), 56510400);
+  EXPECT_EQ(build_model("googlenet", 1000)->macs(image), 1498376192);
+  EXPECT_EQ(build_model("shufflenet_v2_x0_5", 1000)->macs(image), 40476448);
+  EXPECT_EQ(build_model("shufflenet_v2_x1_0", 1000)->macs(image), 144907992);
+  EXPECT_EQ(build_model("shufflenet_v2_x1_5", 1000)->macs(image), 295759392);
+  EXPECT_EQ(build_model("shufflenet_v2_x2_0", 1000)->macs(image), 583253464);
   EXPECT_EQ(build_model("vgg11", 10)->infer_shapes(Shape{2, 32, 32, 3}).back(), (Shape{2, 10}));
   EXPECT_EQ(build_model("alexnet", 10)->infer_shapes(Shape{2, 63, 63, 3}).back(), (Shape{2, 10}));
 }
