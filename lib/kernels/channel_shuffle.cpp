@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "lib/kernels/copy_columns.h"
+
 namespace xtrain::kernels {
 namespace {
 
@@ -21,9 +23,6 @@ void for_each_column(const ChannelShuffleShape& s, int first, int width, int64_t
   }
 }
 
-// A few KB per chunk at least, as copy_columns.
-int64_t min_rows(int width) { return width >= 1024 ? 1 : 1024 / width + 1; }
-
 }  // namespace
 
 void channel_shuffle_forward(const ChannelShuffleShape& s, int first, int width, const float* part,
@@ -37,7 +36,7 @@ void channel_shuffle_forward(const ChannelShuffleShape& s, int first, int width,
           for (int k = k0; k < k1; ++k) dst[k * s.groups] = src[k];
         });
       },
-      min_rows(width));
+      min_rows_per_chunk(width));
 }
 
 void channel_shuffle_backward(const ChannelShuffleShape& s, int first, int width, const float* dy,
@@ -51,7 +50,7 @@ void channel_shuffle_backward(const ChannelShuffleShape& s, int first, int width
           for (int k = k0; k < k1; ++k) dst[k] = src[k * s.groups];
         });
       },
-      min_rows(width));
+      min_rows_per_chunk(width));
 }
 
 }  // namespace xtrain::kernels

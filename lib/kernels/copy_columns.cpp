@@ -5,8 +5,6 @@
 namespace xtrain::kernels {
 
 void copy_columns(int64_t rows, const ColumnBlock& b, const Exec& ex) {
-  // A few KB per chunk at least: rows may be as narrow as DenseNet's 32 channels.
-  const int64_t min_rows = b.width >= 1024 ? 1 : 1024 / b.width + 1;
   parallel_for(
       ex, rows,
       [&](int64_t r0, int64_t r1) {
@@ -15,11 +13,10 @@ void copy_columns(int64_t rows, const ColumnBlock& b, const Exec& ex) {
                       sizeof(float) * b.width);
         }
       },
-      min_rows);
+      min_rows_per_chunk(b.width));
 }
 
 void copy_columns_zero_others(int64_t rows, const ColumnBlock& b, const Exec& ex) {
-  const int64_t min_rows = b.dst_width >= 1024 ? 1 : 1024 / b.dst_width + 1;
   parallel_for(
       ex, rows,
       [&](int64_t r0, int64_t r1) {
@@ -32,7 +29,7 @@ void copy_columns_zero_others(int64_t rows, const ColumnBlock& b, const Exec& ex
                       sizeof(float) * (b.dst_width - b.dst_col - b.width));
         }
       },
-      min_rows);
+      min_rows_per_chunk(b.dst_width));
 }
 
 }  // namespace xtrain::kernels
