@@ -10,6 +10,7 @@
 #include "models/cifar_resnet.h"
 #include "models/densenet.h"
 #include "models/inception.h"
+#include "models/mnasnet.h"
 #include "models/mobilenet_v2.h"
 #include "models/mobilenet_v3.h"
 #include "models/resnet.h"
@@ -52,6 +53,10 @@ const std::map<std::string, Builder>& builders() {
       {"mobilenet_v2", mobilenet_v2},
       {"mobilenet_v3_large", mobilenet_v3_large},
       {"mobilenet_v3_small", mobilenet_v3_small},
+      {"mnasnet0_5", [](int k) { return mnasnet(0.5, k); }},
+      {"mnasnet0_75", [](int k) { return mnasnet(0.75, k); }},
+      {"mnasnet1_0", [](int k) { return mnasnet(1.0, k); }},
+      {"mnasnet1_3", [](int k) { return mnasnet(1.3, k); }},
       {"resnet20", [](int k) { return cifar_resnet(20, k); }},
       {"resnet32", [](int k) { return cifar_resnet(32, k); }},
       {"resnet44", [](int k) { return cifar_resnet(44, k); }},

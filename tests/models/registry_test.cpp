@@ -54,6 +54,10 @@ TEST(Registry, ParameterCountsAreTorchvisions) {
       {"mobilenet_v2", 1000, 3504872},
       {"mobilenet_v3_large", 1000, 5483032},
       {"mobilenet_v3_small", 1000, 2542856},
+      {"mnasnet0_5", 1000, 2218512},
+      {"mnasnet0_75", 1000, 3170208},
+      {"mnasnet1_0", 1000, 4383312},
+      {"mnasnet1_3", 1000, 6282256},
   };
   for (const ModelCount& m : kCounts) {
     EXPECT_EQ(build_model(m.name, m.num_classes)->num_parameters(), m.parameters) << m.name;
@@ -139,6 +143,7 @@ TEST(Registry, ClassifierIsTheLastLayerWithParameters) {
   EXPECT_EQ(build_model("mobilenet_v2", 10)->classifier(), "classifier.1");
   EXPECT_EQ(build_model("mobilenet_v3_large", 10)->classifier(), "classifier.3");
   EXPECT_EQ(build_model("mobilenet_v3_small", 10)->classifier(), "classifier.3");
+  EXPECT_EQ(build_model("mnasnet1_0", 10)->classifier(), "classifier.1");
 }
 
 // One line before any step: the flag, the model's smallest side and the layer that gave out.
@@ -147,10 +152,10 @@ TEST(Registry, TooSmallImagesNameTheFlagAndTheSmallestSide) {
   const struct {
     const char* model;
     int smallest;
-  } kCases[] = {{"alexnet", 63},          {"inception_v3", 75}, {"squeezenet1_0", 21},
-                {"squeezenet1_1", 17},    {"vgg11", 32},        {"densenet121", 29},
-                {"resnet50", 1},          {"mobilenet_v2", 1},  {"mobilenet_v3_large", 1},
-                {"mobilenet_v3_small", 1}};
+  } kCases[] = {{"alexnet", 63},           {"inception_v3", 75}, {"squeezenet1_0", 21},
+                {"squeezenet1_1", 17},     {"vgg11", 32},        {"densenet121", 29},
+                {"resnet50", 1},           {"mobilenet_v2", 1},  {"mobilenet_v3_large", 1},
+                {"mobilenet_v3_small", 1}, {"mnasnet0_5", 1}};
   for (const auto& c : kCases) {
     const auto graph = build_model(c.model, 10);
     EXPECT_NO_THROW(check_image_size(c.model, *graph, c.smallest)) << c.model;
@@ -254,6 +259,27 @@ TEST(Registry, StateDictKeysOfMobileNetV3) {
   EXPECT_EQ(large.find("classifier.0.weight")->spec.shape, (Shape{1280, 960}));
 }
 
+// One nn.Sequential, `layers`, whose ReLUs take indices: the stem's convolutions at 0, 3 and 6,
+// the six stacks at 8 to 13 (each block's own `layers` the same way), the last convolution at 14.
+// mnasnet0_5 halves every depth (rounded to a multiple of 8) but keeps the 1280 last channels.
+TEST(Registry, StateDictKeysOfMnasNet) {
+  const ParamStore mnasnet(*build_model("mnasnet0_5", 1000));
+  for (const char* key :
+       {"layers.0.weight", "layers.1.running_var", "layers.4.bias", "layers.7.running_var",
+        "layers.8.0.layers.0.weight", "layers.8.0.layers.4.weight", "layers.8.2.layers.7.bias",
+        "layers.13.0.layers.7.num_batches_tracked", "layers.15.bias", "classifier.1.bias"}) {
+    EXPECT_NE(mnasnet.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(mnasnet.find("layers.2.weight"), nullptr);  // a ReLU
+  EXPECT_EQ(mnasnet.find("layers.0.bias"), nullptr);
+  // Weights are stored [KH, KW, C_in / groups, C_out].
+  EXPECT_EQ(mnasnet.find("layers.3.weight")->spec.shape, (Shape{3, 3, 1, 16}));
+  EXPECT_EQ(mnasnet.find("layers.6.weight")->spec.shape, (Shape{1, 1, 16, 8}));
+  EXPECT_EQ(mnasnet.find("layers.9.2.layers.3.weight")->spec.shape, (Shape{5, 5, 1, 72}));
+  EXPECT_EQ(mnasnet.find("layers.14.weight")->spec.shape, (Shape{1, 1, 160, 1280}));
+  EXPECT_EQ(mnasnet.find("classifier.1.weight")->spec.shape, (Shape{1000, 1280}));
+}
+
 // The classifiers' grids are fixed by adaptive pooling, so any image size from the smallest the
 // features allow gives the same logits shape; the features' own arithmetic is torchvision's
 // (published multiply-adds: vgg16 15.47 G, alexnet 0.71 G, squeezenet1_1 0.35 G at 224).
@@ -268,6 +294,7 @@ TEST(Registry, MultiplyAddsOfTheOtherFamilies) {
   EXPECT_EQ(build_model("mobilenet_v2", 1000)->macs(image), 300774272);  // the same hooks
   EXPECT_EQ(build_model("mobilenet_v3_large", 1000)->macs(image), 216589760);
   EXPECT_EQ(build_model("mobilenet_v3_small", 1000)->macs(image), 56510400);
+  EXPECT_EQ(build_model("mnasnet0_5", 1000)->macs(image), 104455968);
   EXPECT_EQ(build_model("vgg11", 10)->infer_shapes(Shape{2, 32, 32, 3}).back(), (Shape{2, 10}));
   EXPECT_EQ(build_model("alexnet", 10)->infer_shapes(Shape{2, 63, 63, 3}).back(), (Shape{2, 10}));
 }
