@@ -13,6 +13,7 @@
 #include "models/mnasnet.h"
 #include "models/mobilenet_v2.h"
 #include "models/mobilenet_v3.h"
+#include "models/regnet.h"
 #include "models/resnet.h"
 #include "models/squeezenet.h"
 #include "models/vgg.h"
@@ -57,6 +58,13 @@ const std::map<std::string, Builder>& builders() {
       {"mnasnet0_75", [](int k) { return mnasnet(0.75, k); }},
       {"mnasnet1_0", [](int k) { return mnasnet(1.0, k); }},
       {"mnasnet1_3", [](int k) { return mnasnet(1.3, k); }},
+      {"regnet_x_400mf", regnet_x_400mf},
+      {"regnet_x_800mf", regnet_x_800mf},
+      {"regnet_x_1_6gf", regnet_x_1_6gf},
+      {"regnet_x_3_2gf", regnet_x_3_2gf},
+      {"regnet_x_8gf", regnet_x_8gf},
+      {"regnet_x_16gf", regnet_x_16gf},
+      {"regnet_x_32gf", regnet_x_32gf},
       {"resnet20", [](int k) { return cifar_resnet(20, k); }},
       {"resnet32", [](int k) { return cifar_resnet(32, k); }},
       {"resnet44", [](int k) { return cifar_resnet(44, k); }},
