@@ -11,8 +11,10 @@
 #include "models/densenet.h"
 #include "models/googlenet.h"
 #include "models/inception.h"
+#include "models/mnasnet.h"
 #include "models/mobilenet_v2.h"
 #include "models/mobilenet_v3.h"
+#include "models/regnet.h"
 #include "models/resnet.h"
 #include "models/shufflenet_v2.h"
 #include "models/squeezenet.h"
@@ -59,6 +61,17 @@ const std::map<std::string, Builder>& builders() {
       {"shufflenet_v2_x1_0", shufflenet_v2_x1_0},
       {"shufflenet_v2_x1_5", shufflenet_v2_x1_5},
       {"shufflenet_v2_x2_0", shufflenet_v2_x2_0},
+      {"mnasnet0_5", [](int k) { return mnasnet(0.5, k); }},
+      {"mnasnet0_75", [](int k) { return mnasnet(0.75, k); }},
+      {"mnasnet1_0", [](int k) { return mnasnet(1.0, k); }},
+      {"mnasnet1_3", [](int k) { return mnasnet(1.3, k); }},
+      {"regnet_x_400mf", regnet_x_400mf},
+      {"regnet_x_800mf", regnet_x_800mf},
+      {"regnet_x_1_6gf", regnet_x_1_6gf},
+      {"regnet_x_3_2gf", regnet_x_3_2gf},
+      {"regnet_x_8gf", regnet_x_8gf},
+      {"regnet_x_16gf", regnet_x_16gf},
+      {"regnet_x_32gf", regnet_x_32gf},
       {"resnet20", [](int k) { return cifar_resnet(20, k); }},
       {"resnet32", [](int k) { return cifar_resnet(32, k); }},
       {"resnet44", [](int k) { return cifar_resnet(44, k); }},

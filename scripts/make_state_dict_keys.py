@@ -17,7 +17,10 @@ MODELS = ["resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext
           "alexnet", "squeezenet1_0", "squeezenet1_1", "densenet121", "densenet161",
           "densenet169", "densenet201", "inception_v3", "mobilenet_v2", "mobilenet_v3_large",
           "mobilenet_v3_small", "googlenet", "shufflenet_v2_x0_5", "shufflenet_v2_x1_0",
-          "shufflenet_v2_x1_5", "shufflenet_v2_x2_0"]
+          "shufflenet_v2_x1_5", "shufflenet_v2_x2_0",
+          "mnasnet0_5", "mnasnet0_75", "mnasnet1_0", "mnasnet1_3",
+          "regnet_x_400mf", "regnet_x_800mf", "regnet_x_1_6gf", "regnet_x_3_2gf", "regnet_x_8gf",
+          "regnet_x_16gf", "regnet_x_32gf"]
 
 
 def build(name):

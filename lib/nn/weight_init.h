@@ -15,6 +15,7 @@ struct WeightInit {
     kKaimingNormalFanOut,  // normal(0, sqrt(2 / fan_out)) (ResNet, VGG convs)
     kKaimingNormalFanIn,   // normal(0, sqrt(2 / fan_in)) (DenseNet convs)
     kKaimingUniformFanIn,  // uniform(+-sqrt(6 / fan_in)) (SqueezeNet convs)
+    kUniformFanOut,        // uniform(+-sqrt(3 / fan_out)): kaiming_uniform_ at gain 1 (MNASNet)
     kNormal,               // normal(0, std) (VGG's Linear layers, SqueezeNet's final conv)
     kTruncatedNormal,      // normal(0, std) cut to [-2, 2] (Inception)
   };

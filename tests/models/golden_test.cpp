@@ -128,6 +128,8 @@ TEST(Golden, MobileNetV2MatchesPyTorch) { check_against_pytorch("mobilenet_v2");
 TEST(Golden, MobileNetV3SmallMatchesPyTorch) { check_against_pytorch("mobilenet_v3_small"); }
 TEST(Golden, GoogLeNetMatchesPyTorch) { check_against_pytorch("googlenet"); }
 TEST(Golden, ShuffleNetV2MatchesPyTorch) { check_against_pytorch("shufflenet_v2_x0_5"); }
+TEST(Golden, MnasNet05MatchesPyTorch) { check_against_pytorch("mnasnet0_5"); }
+TEST(Golden, RegNetX400mfMatchesPyTorch) { check_against_pytorch("regnet_x_400mf"); }
 
 }  // namespace
 }  // namespace xtrain
