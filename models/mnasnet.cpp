@@ -1,11 +1,11 @@
 #include "models/mnasnet.h"
 
-#include <algorithm>
 #include <iterator>
 #include <string>
 
 #include "lib/base/check.h"
 #include "lib/graph/graph_builder.h"
+#include "models/make_divisible.h"
 
 namespace xtrain {
 namespace {
@@ -16,15 +16,6 @@ constexpr int kLastChannels = 1280;
 constexpr float kDropout = 0.2f;
 
 using Act = BatchNorm2d::Fused;
-
-// _round_to_multiple_of(val, 8): the nearest multiple of 8, at least 8, rounded up instead
-// where that lands more than 10% below val.
-int round_to_multiple_of_8(double val) {
-  constexpr int kDivisor = 8;
-  const int rounded =
-      std::max(kDivisor, static_cast<int>(val + kDivisor / 2.0) / kDivisor * kDivisor);
-  return rounded >= 0.9 * val ? rounded : rounded + kDivisor;
-}
 
 // One Conv2d (no bias, padded to keep the grid at stride 1) and its BatchNorm, at indices
 // `index` and `index + 1` of the Sequential `prefix`; a fused ReLU takes the next index.
@@ -68,7 +59,7 @@ std::shared_ptr<const Graph> mnasnet(double alpha, int num_classes) {
   XTRAIN_CHECK(alpha > 0.0, "MNASNet's alpha must be > 0, got {}", alpha);
   int depths[std::size(kDepths)];
   for (size_t i = 0; i < std::size(kDepths); ++i) {
-    depths[i] = round_to_multiple_of_8(kDepths[i] * alpha);
+    depths[i] = make_divisible(kDepths[i] * alpha);
   }
   GraphBuilder g(/*input_channels=*/3);
   g.init_convs(WeightInit::kaiming_normal_fan_out());

@@ -6,20 +6,13 @@
 
 #include "lib/base/check.h"
 #include "lib/graph/graph_builder.h"
+#include "models/make_divisible.h"
 
 namespace xtrain {
 namespace {
 
 constexpr int kQuantum = 8;  // block widths are multiples of 8
 constexpr int kStemWidth = 32;
-
-// _make_divisible(v, divisor): the nearest multiple of divisor, at least divisor, and not more
-// than 10% below v.
-int make_divisible(int v, int divisor) {
-  int rounded = std::max(divisor, (v + divisor / 2) / divisor * divisor);
-  if (rounded < 0.9 * v) rounded += divisor;
-  return rounded;
-}
 
 using Act = BatchNorm2d::Fused;
 
