@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lib/graph/graph_builder.h"
+#include "models/make_divisible.h"
 
 namespace xtrain {
 namespace {
@@ -13,15 +14,6 @@ namespace {
 // EfficientNet's stochastic_depth_prob: the last block's, the first block's being 0.
 constexpr double kStochasticDepthProb = 0.2;
 constexpr int kStemStride = 2;
-
-// torchvision's _make_divisible(v, 8): the nearest multiple of 8, at least 8, and not more than
-// 10% below v.
-int make_divisible(double v) {
-  constexpr int kDivisor = 8;
-  int rounded = std::max(kDivisor, static_cast<int>(v + kDivisor / 2.0) / kDivisor * kDivisor);
-  if (rounded < 0.9 * v) rounded += kDivisor;
-  return rounded;
-}
 
 // The norm_layer a model's builder passes: its eps and momentum.
 struct Norm {
@@ -105,7 +97,7 @@ std::shared_ptr<const Graph> efficientnet(const std::vector<Stage>& stages, int 
   b.norm = norm;
   GraphBuilder& g = b.g;
   g.init_convs({WeightInit::Weight::kKaimingNormalFanOut, 0.0f, /*zero_bias=*/true});
-  g.init_linears({WeightInit::Weight::kUniformFanOut, 0.0f, /*zero_bias=*/true});
+  g.init_linears({WeightInit::Weight::kUniformInvSqrtFanOut, 0.0f, /*zero_bias=*/true});
   for (const Stage& s : stages) b.total_blocks += s.layers;
   int index = 0;
   Value x = b.conv_bn_act(feature(index++), g.input(), stages.front().in, 3, kStemStride, 1, kSiLU);

@@ -1,10 +1,10 @@
 #include "models/mobilenet_v3.h"
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "lib/graph/graph_builder.h"
+#include "models/make_divisible.h"
 
 namespace xtrain {
 namespace {
@@ -13,15 +13,6 @@ namespace {
 constexpr float kBatchNormEps = 0.001f;
 constexpr float kBatchNormMomentum = 0.01f;
 constexpr float kDropout = 0.2f;
-
-// torchvision's _make_divisible(v, 8): the nearest multiple of 8, at least 8, and not more than
-// 10% below v.
-int make_divisible(double v) {
-  constexpr int kDivisor = 8;
-  int rounded = std::max(kDivisor, static_cast<int>(v + kDivisor / 2.0) / kDivisor * kDivisor);
-  if (rounded < 0.9 * v) rounded += kDivisor;
-  return rounded;
-}
 
 using Act = BatchNorm2d::Fused;  // kReLU or kHardswish
 

@@ -10,10 +10,14 @@
 #include "models/cifar_resnet.h"
 #include "models/densenet.h"
 #include "models/efficientnet.h"
+#include "models/googlenet.h"
 #include "models/inception.h"
+#include "models/mnasnet.h"
 #include "models/mobilenet_v2.h"
 #include "models/mobilenet_v3.h"
+#include "models/regnet.h"
 #include "models/resnet.h"
+#include "models/shufflenet_v2.h"
 #include "models/squeezenet.h"
 #include "models/vgg.h"
 
@@ -49,6 +53,7 @@ const std::map<std::string, Builder>& builders() {
       {"densenet161", densenet161},
       {"densenet169", densenet169},
       {"densenet201", densenet201},
+      {"googlenet", googlenet},
       {"inception_v3", inception_v3},
       {"mobilenet_v2", mobilenet_v2},
       {"mobilenet_v3_large", mobilenet_v3_large},
@@ -64,6 +69,21 @@ const std::map<std::string, Builder>& builders() {
       {"efficientnet_v2_s", efficientnet_v2_s},
       {"efficientnet_v2_m", efficientnet_v2_m},
       {"efficientnet_v2_l", efficientnet_v2_l},
+      {"shufflenet_v2_x0_5", shufflenet_v2_x0_5},
+      {"shufflenet_v2_x1_0", shufflenet_v2_x1_0},
+      {"shufflenet_v2_x1_5", shufflenet_v2_x1_5},
+      {"shufflenet_v2_x2_0", shufflenet_v2_x2_0},
+      {"mnasnet0_5", [](int k) { return mnasnet(0.5, k); }},
+      {"mnasnet0_75", [](int k) { return mnasnet(0.75, k); }},
+      {"mnasnet1_0", [](int k) { return mnasnet(1.0, k); }},
+      {"mnasnet1_3", [](int k) { return mnasnet(1.3, k); }},
+      {"regnet_x_400mf", regnet_x_400mf},
+      {"regnet_x_800mf", regnet_x_800mf},
+      {"regnet_x_1_6gf", regnet_x_1_6gf},
+      {"regnet_x_3_2gf", regnet_x_3_2gf},
+      {"regnet_x_8gf", regnet_x_8gf},
+      {"regnet_x_16gf", regnet_x_16gf},
+      {"regnet_x_32gf", regnet_x_32gf},
       {"resnet20", [](int k) { return cifar_resnet(20, k); }},
       {"resnet32", [](int k) { return cifar_resnet(32, k); }},
       {"resnet44", [](int k) { return cifar_resnet(44, k); }},

@@ -324,6 +324,12 @@ def main():
         ("mobilenet_v3_small",
          lambda: torchvision.models.mobilenet_v3_small(num_classes=10), 10, 64),
         ("efficientnet_b0", lambda: torchvision.models.efficientnet_b0(num_classes=10), 10, 64),
+        ("googlenet", lambda: torchvision.models.googlenet(
+            num_classes=10, aux_logits=False, init_weights=False), 10, 64),
+        ("shufflenet_v2_x0_5", lambda: torchvision.models.shufflenet_v2_x0_5(num_classes=10),
+         10, 64),
+        ("mnasnet0_5", lambda: torchvision.models.mnasnet0_5(num_classes=10), 10, 64),
+        ("regnet_x_400mf", lambda: torchvision.models.regnet_x_400mf(num_classes=10), 10, 64),
     ]
     only = args[1:] or (["resnet50"] if bf16 else [])  # model names: write only these
     models = [m for m in models if not only or m[0] in only]

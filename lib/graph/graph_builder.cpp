@@ -5,6 +5,8 @@
 #include "lib/nn/avg_pool2d.h"
 #include "lib/nn/batchnorm2d.h"
 #include "lib/nn/channel_scale.h"
+#include "lib/nn/channel_shuffle.h"
+#include "lib/nn/channel_slice.h"
 #include "lib/nn/concat.h"
 #include "lib/nn/conv2d.h"
 #include "lib/nn/dropout.h"
@@ -168,6 +170,21 @@ Value GraphBuilder::concat(const std::string& name, const std::vector<Value>& in
     channels_out += channels(x);
   }
   return append(std::make_unique<Concat>(name), std::move(ids), channels_out);
+}
+
+Value GraphBuilder::channel_slice(const std::string& name, Value x, int start, int width) {
+  return append(std::make_unique<ChannelSlice>(name, start, width), {x.id}, width);
+}
+
+Value GraphBuilder::channel_shuffle(const std::string& name, const std::vector<Value>& parts,
+                                    int groups) {
+  std::vector<int> ids;
+  int channels_out = 0;
+  for (Value x : parts) {
+    ids.push_back(x.id);
+    channels_out += channels(x);
+  }
+  return append(std::make_unique<ChannelShuffle>(name, groups), std::move(ids), channels_out);
 }
 
 Value GraphBuilder::dropout(const std::string& name, Value x, float p) {

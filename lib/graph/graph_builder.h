@@ -78,6 +78,11 @@ class GraphBuilder {
   Value add(Value a, Value b);
   // torch.cat(inputs, 1): channels of inputs[0] first. Same N, H and W.
   Value concat(const std::string& name, const std::vector<Value>& inputs);
+  // x[:, start:start + width] (torch's narrow; one of x.chunk(k, dim=1)), as a dense value.
+  Value channel_slice(const std::string& name, Value x, int start, int width);
+  // channel_shuffle(torch.cat(parts, 1), groups) as torchvision's ShuffleNetV2 writes it, without
+  // building the concatenation.
+  Value channel_shuffle(const std::string& name, const std::vector<Value>& parts, int groups);
   // torch.nn.Dropout(p) under torchvision's module name, which keys its masks.
   Value dropout(const std::string& name, Value x, float p = 0.5f);
   // torchvision.ops.StochasticDepth(p, "row") under torchvision's module name, which keys its
