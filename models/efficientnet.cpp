@@ -51,8 +51,10 @@ struct Builder {
   // fc1 and fc2 1x1 convolutions with biases over the pooled 1x1 grid.
   Value squeeze_excitation(const std::string& name, Value x, int squeeze) {
     Value scale = g.adaptive_avg_pool2d(name + ".avgpool", x, 1, 1);
-    scale = g.silu(g.conv2d(name + ".fc1", scale, squeeze, 1, 1, 0, /*bias=*/true));
-    scale = g.sigmoid(g.conv2d(name + ".fc2", scale, g.channels(x), 1, 1, 0, /*bias=*/true));
+    scale = g.conv2d(name + ".fc1", scale, squeeze, 1, 1, 0, /*bias=*/true);
+    scale = g.activation(scale, kernels::Activation::kSiLU);
+    scale = g.conv2d(name + ".fc2", scale, g.channels(x), 1, 1, 0, /*bias=*/true);
+    scale = g.activation(scale, kernels::Activation::kSigmoid);
     return g.channel_scale(x, scale);
   }
 

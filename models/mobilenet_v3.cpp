@@ -30,7 +30,8 @@ Value squeeze_excitation(GraphBuilder& g, const std::string& name, Value x) {
   const int squeeze = make_divisible(channels / 4);
   Value scale = g.adaptive_avg_pool2d(name + ".avgpool", x, 1, 1);
   scale = g.relu(g.conv2d(name + ".fc1", scale, squeeze, 1, 1, 0, /*bias=*/true));
-  scale = g.hardsigmoid(g.conv2d(name + ".fc2", scale, channels, 1, 1, 0, /*bias=*/true));
+  scale = g.conv2d(name + ".fc2", scale, channels, 1, 1, 0, /*bias=*/true);
+  scale = g.activation(scale, kernels::Activation::kHardsigmoid);
   return g.channel_scale(x, scale);
 }
 
@@ -90,7 +91,7 @@ std::shared_ptr<const Graph> mobilenet_v3(const std::vector<Block>& blocks, int 
   x = conv_bn_act(g, feature(index), x, 6 * g.channels(x), 1, 1, 1, HS);
   // forward()'s avgpool and flatten.
   x = g.global_avg_pool_flatten("avgpool", x);
-  x = g.hardswish(g.linear("classifier.0", x, last_channel));
+  x = g.activation(g.linear("classifier.0", x, last_channel), kernels::Activation::kHardswish);
   x = g.dropout("classifier.2", x, kDropout);
   g.linear("classifier.3", x, num_classes);
   return g.finish();

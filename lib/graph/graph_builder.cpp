@@ -1,6 +1,10 @@
 #include "lib/graph/graph_builder.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "lib/base/check.h"
+#include "lib/nn/activation.h"
 #include "lib/nn/add.h"
 #include "lib/nn/avg_pool2d.h"
 #include "lib/nn/batchnorm2d.h"
@@ -12,12 +16,10 @@
 #include "lib/nn/dropout.h"
 #include "lib/nn/flatten.h"
 #include "lib/nn/global_avg_pool_flatten.h"
-#include "lib/nn/hard_activation.h"
 #include "lib/nn/linear.h"
 #include "lib/nn/max_pool2d.h"
 #include "lib/nn/relu.h"
 #include "lib/nn/shortcut_pad.h"
-#include "lib/nn/smooth_activation.h"
 #include "lib/nn/stochastic_depth.h"
 
 namespace xtrain {
@@ -99,28 +101,11 @@ Value GraphBuilder::relu(Value x) {
   return append(std::make_unique<ReLU>(name_of(x) + ".relu"), {x.id}, channels(x));
 }
 
-Value GraphBuilder::hardswish(Value x) {
-  return append(
-      std::make_unique<HardActivation>(name_of(x) + ".hardswish", HardActivation::Kind::kHardswish),
-      {x.id}, channels(x));
-}
-
-Value GraphBuilder::hardsigmoid(Value x) {
-  return append(std::make_unique<HardActivation>(name_of(x) + ".hardsigmoid",
-                                                 HardActivation::Kind::kHardsigmoid),
-                {x.id}, channels(x));
-}
-
-Value GraphBuilder::silu(Value x) {
-  return append(
-      std::make_unique<SmoothActivation>(name_of(x) + ".silu", SmoothActivation::Kind::kSiLU),
-      {x.id}, channels(x));
-}
-
-Value GraphBuilder::sigmoid(Value x) {
-  return append(
-      std::make_unique<SmoothActivation>(name_of(x) + ".sigmoid", SmoothActivation::Kind::kSigmoid),
-      {x.id}, channels(x));
+Value GraphBuilder::activation(Value x, kernels::Activation kind) {
+  std::string name = Activation::torch_name(kind);
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return append(std::make_unique<Activation>(name_of(x) + "." + name, kind), {x.id}, channels(x));
 }
 
 Value GraphBuilder::channel_scale(Value x, Value scale) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/graph/graph.h"
+#include "lib/kernels/activations.h"
 #include "lib/nn/batchnorm2d.h"
 #include "lib/nn/weight_init.h"
 
@@ -55,13 +56,9 @@ class GraphBuilder {
   // residual block's last normalization, its sum and its ReLU in one pass over memory.
   Value batchnorm_add_relu(const std::string& name, Value x, Value residual);
   Value relu(Value x);
-  // torch.nn.Hardswish and torch.nn.Hardsigmoid on their own (after a Linear or a convolution),
-  // named like the ReLU after their input.
-  Value hardswish(Value x);
-  Value hardsigmoid(Value x);
-  // torch.nn.SiLU and torch.nn.Sigmoid on their own, named the same way.
-  Value silu(Value x);
-  Value sigmoid(Value x);
+  // An element-wise activation on its own (torch.nn.Hardswish, SiLU, ... after a Linear or a
+  // convolution), named like the ReLU after its input: <x>.hardswish, <x>.silu, ...
+  Value activation(Value x, kernels::Activation kind);
   // x * scale per channel: scale [N, 1, 1, C] (one value per image and channel) times x
   // [N, H, W, C], SqueezeExcitation's `scale * input`; named after x.
   Value channel_scale(Value x, Value scale);

@@ -18,17 +18,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "lib/kernels/activations.h"
 #include "lib/parallel/exec.h"
 #include "lib/tensor/elements.h"
 
 namespace xtrain::kernels {
 
-// The activation fused after the normalization (and the residual), in the same pass:
-//   kReLU       y = max(batchnorm(x) + residual, 0)
-//   kReLU6      y = min(max(batchnorm(x), 0), 6), torch.nn.ReLU6; no residual
-//   kHardswish  y = hardswish(batchnorm(x)), torch.nn.Hardswish (hard_activations.h); no residual
-//   kSiLU       y = silu(batchnorm(x)), torch.nn.SiLU (smooth_activations.h); no residual
-enum class Activation { kNone, kReLU, kReLU6, kHardswish, kSiLU };
+// The activation fused after the normalization (and the residual), in the same pass, one of
+// activations.h's: kNone, kReLU, kReLU6, kHardswish or kSiLU. Only the ReLU (or nothing) follows
+// an added residual: y = max(batchnorm(x) + residual, 0); the others are y = act(batchnorm(x)).
 
 struct BatchNormShape {
   int64_t m;
@@ -76,8 +74,8 @@ void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, ConstEleme
 
 // With xhat = (x - mean) * inv_std and g = dy through the fused activation's derivative (the ReLU's
 // mask, zero where it clamped its output to 0; the ReLU6's, also where it clamped it to 6, as
-// torch's hardtanh_backward passes the gradient only strictly between; hardswish_grad or silu_grad
-// of the value the Hardswish or the SiLU saw), per channel:
+// torch's hardtanh_backward passes the gradient only strictly between; the others' slopes at the
+// value they saw: through_activation in activations.h), per channel:
 //   dbeta += sum(g)    dgamma += sum(g * xhat)
 //   dx = gamma * inv_std * (g - mean(g) - xhat * mean(g * xhat))    dresidual = g
 // dx and dresidual are overwritten (either may be skipped: null); dgamma and dbeta accumulate.

@@ -354,6 +354,23 @@ TEST(BatchNorm2dKernel, FusedRelu6MatchesReference) {
   }
 }
 
+// fused (run_fast(s, d) on one thread) again on two threads, and from bfloat16 storage: the
+// float32 kernels' bits of the same (rounded) values, rounded once where stored.
+void expect_same_bits_on_two_threads_and_from_bfloat16(const BatchNormShape& s,
+                                                       const BatchNormData& d,
+                                                       const BatchNormOutputs& fused,
+                                                       testing::PoolExec& two) {
+  expect_outputs_bitwise_equal(fused, run_fast(s, d, two.exec()));
+  BatchNormData r = d;
+  r.x = widened(rounded(d.x));
+  r.dy = widened(rounded(d.dy));
+  BatchNormOutputs expected = run_fast(s, r, Exec{});
+  for (std::vector<float>* v : {&expected.y, &expected.y_again, &expected.y_eval, &expected.dx}) {
+    *v = widened(rounded(*v));
+  }
+  expect_outputs_bitwise_equal(expected, run_fast(s, r, two.exec(), /*bf16_storage=*/true));
+}
+
 // The Hardswish (Activation::kHardswish, torch.nn.Hardswish, MobileNetV3's) on odd and
 // MobileNetV3 shapes, gamma widened so that outputs fall on all three pieces: below -3 (0),
 // between (x * (x + 3) / 6) and above 3 (x). Its backward rebuilds the value the Hardswish saw
@@ -375,15 +392,7 @@ TEST(BatchNorm2dKernel, FusedHardswishMatchesReferenceOnOneAndTwoThreads) {
     EXPECT_GT(count([](float v) { return v == 0.0f; }), s.m * s.c / 20) << "below -3";
     EXPECT_GT(count([](float v) { return v > 3.0f; }), s.m * s.c / 20) << "above 3";
     EXPECT_GT(count([](float v) { return v < 0.0f; }), s.m * s.c / 20) << "between";
-    expect_outputs_bitwise_equal(fused, run_fast(s, d, two.exec()));
-    BatchNormData r = d;
-    r.x = widened(rounded(d.x));
-    r.dy = widened(rounded(d.dy));
-    BatchNormOutputs expected = run_fast(s, r, Exec{});
-    for (std::vector<float>* v : {&expected.y, &expected.y_again, &expected.y_eval, &expected.dx}) {
-      *v = widened(rounded(*v));
-    }
-    expect_outputs_bitwise_equal(expected, run_fast(s, r, two.exec(), /*bf16_storage=*/true));
+    expect_same_bits_on_two_threads_and_from_bfloat16(s, d, fused, two);
   }
 }
 
@@ -407,15 +416,7 @@ TEST(BatchNorm2dKernel, FusedSiluMatchesReferenceOnOneAndTwoThreads) {
     };
     EXPECT_GT(count([](float v) { return v < -0.1f; }), s.m * s.c / 20) << "the dip";
     EXPECT_GT(count([](float v) { return v > 3.0f; }), s.m * s.c / 20) << "nearly linear";
-    expect_outputs_bitwise_equal(fused, run_fast(s, d, two.exec()));
-    BatchNormData r = d;
-    r.x = widened(rounded(d.x));
-    r.dy = widened(rounded(d.dy));
-    BatchNormOutputs expected = run_fast(s, r, Exec{});
-    for (std::vector<float>* v : {&expected.y, &expected.y_again, &expected.y_eval, &expected.dx}) {
-      *v = widened(rounded(*v));
-    }
-    expect_outputs_bitwise_equal(expected, run_fast(s, r, two.exec(), /*bf16_storage=*/true));
+    expect_same_bits_on_two_threads_and_from_bfloat16(s, d, fused, two);
   }
 }
 

@@ -4,8 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "lib/kernels/reference/hard_activations.h"
-#include "lib/kernels/reference/smooth_activations.h"
+#include "lib/kernels/reference/activations.h"
 
 namespace xtrain::kernels::reference {
 namespace {
@@ -13,19 +12,7 @@ namespace {
 // act(v + residual[i]): the residual (when there is one), then BatchNormShape::activation.
 float activate(const BatchNormShape& s, double v, const float* residual, int64_t i) {
   if (residual != nullptr) v += residual[i];
-  switch (s.activation) {
-    case Activation::kNone:
-      return static_cast<float>(v);
-    case Activation::kReLU:
-      return static_cast<float>(std::max(v, 0.0));
-    case Activation::kReLU6:
-      return static_cast<float>(std::clamp(v, 0.0, 6.0));
-    case Activation::kHardswish:
-      return static_cast<float>(hardswish(v));
-    case Activation::kSiLU:
-      return static_cast<float>(silu(v));
-  }
-  return static_cast<float>(v);
+  return static_cast<float>(activation(s.activation, v));
 }
 
 }  // namespace
@@ -100,8 +87,7 @@ void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y,
             static_cast<float>(double{x[r * s.c + c]} * saved[2 * s.c + c] + saved[3 * s.c + c]);
       }
     }
-    const auto backward = s.activation == Activation::kSiLU ? silu_backward : hardswish_backward;
-    backward(s.m * s.c, v.data(), dy.data(), dy.data());
+    activation_backward(s.activation, s.m * s.c, v.data(), dy.data(), dy.data());
   } else if (s.activation != Activation::kNone) {
     const bool relu6 = s.activation == Activation::kReLU6;
     for (int64_t i = 0; i < s.m * s.c; ++i) {
