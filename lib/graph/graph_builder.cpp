@@ -39,6 +39,18 @@ const std::string& GraphBuilder::name_of(Value x) const {
   return x.id == Graph::kImage ? kInputName : graph_->nodes()[x.id - 1].layer->name();
 }
 
+std::vector<int> GraphBuilder::ids_of(const std::vector<Value>& parts) {
+  std::vector<int> ids;
+  for (Value x : parts) ids.push_back(x.id);
+  return ids;
+}
+
+int GraphBuilder::channels(const std::vector<Value>& parts) const {
+  int total = 0;
+  for (Value x : parts) total += channels(x);
+  return total;
+}
+
 Value GraphBuilder::conv2d(const std::string& name, Value x, int out_channels, int kernel_size,
                            int stride, int padding, bool bias, int groups) {
   return append(std::make_unique<Conv2d>(name, channels(x), out_channels, kernel_size, stride,
@@ -66,14 +78,9 @@ Value GraphBuilder::batchnorm_relu(const std::string& name, Value x, float eps) 
 
 Value GraphBuilder::batchnorm_relu(const std::string& name, const std::vector<Value>& parts,
                                    float eps) {
-  std::vector<int> ids;
-  int total = 0;
-  for (Value x : parts) {
-    ids.push_back(x.id);
-    total += channels(x);
-  }
+  const int total = channels(parts);
   return append(std::make_unique<BatchNorm2d>(name, total, BatchNorm2d::Fused::kReLU, eps),
-                std::move(ids), total);
+                ids_of(parts), total);
 }
 
 Value GraphBuilder::batchnorm_activation(const std::string& name, Value x,
@@ -148,13 +155,7 @@ Value GraphBuilder::add(Value a, Value b) {
 }
 
 Value GraphBuilder::concat(const std::string& name, const std::vector<Value>& inputs) {
-  std::vector<int> ids;
-  int channels_out = 0;
-  for (Value x : inputs) {
-    ids.push_back(x.id);
-    channels_out += channels(x);
-  }
-  return append(std::make_unique<Concat>(name), std::move(ids), channels_out);
+  return append(std::make_unique<Concat>(name), ids_of(inputs), channels(inputs));
 }
 
 Value GraphBuilder::channel_slice(const std::string& name, Value x, int start, int width) {
@@ -163,13 +164,7 @@ Value GraphBuilder::channel_slice(const std::string& name, Value x, int start, i
 
 Value GraphBuilder::channel_shuffle(const std::string& name, const std::vector<Value>& parts,
                                     int groups) {
-  std::vector<int> ids;
-  int channels_out = 0;
-  for (Value x : parts) {
-    ids.push_back(x.id);
-    channels_out += channels(x);
-  }
-  return append(std::make_unique<ChannelShuffle>(name, groups), std::move(ids), channels_out);
+  return append(std::make_unique<ChannelShuffle>(name, groups), ids_of(parts), channels(parts));
 }
 
 Value GraphBuilder::dropout(const std::string& name, Value x, float p) {

@@ -93,6 +93,9 @@ class GraphBuilder {
  private:
   Value append(std::unique_ptr<Layer> layer, std::vector<int> inputs, int out_channels);
   const std::string& name_of(Value x) const;
+  // A layer over several parts (a concatenation's inputs): their ids, and their channels summed.
+  static std::vector<int> ids_of(const std::vector<Value>& parts);
+  int channels(const std::vector<Value>& parts) const;
 
   std::unique_ptr<Graph> graph_;
   std::vector<int> channels_;  // per value
