@@ -1,7 +1,9 @@
-"""The CIFAR-style recipes of docs/RECIPES.md (resnet20 on Fashion-MNIST) in PyTorch, built as
-torchvision's reference script builds them, for a side-by-side run with xtrain's: the same
-model (torch_cifar_resnet.py), transforms (RandomCrop(size, padding=4), RandomHorizontalFlip,
-ToTensor, Normalize with ImageNet's mean and std, RandomErasing), SGD (Nesterov optional),
+"""The CIFAR-style recipes of docs/RECIPES.md (Fashion-MNIST) in PyTorch, built as torchvision's
+reference script builds them, for a side-by-side run with xtrain's `--augment=cifar`: the same
+model (a CIFAR ResNet of torch_cifar_resnet.py, or a torchvision model by name), transforms
+(Resize(size) when the images have another size, as xtrain's cifar transforms resize them;
+RandomCrop(size, padding=4), RandomHorizontalFlip, ToTensor, Normalize with ImageNet's mean and
+std, RandomErasing), SGD (Nesterov optional),
 torchvision's per-epoch schedule (LinearLR warmup, then CosineAnnealingLR or MultiStepLR, chained
 by SequentialLR), an evaluation after every epoch.
 Writes OUT/metrics.jsonl, one line per epoch: epoch, top1, the epoch's seconds and the run's wall
@@ -28,7 +30,8 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datadir", required=True, help="ImageFolder root with train/ and val/")
     p.add_argument("--out", required=True, help="folder for metrics.jsonl and checkpoint.pt")
-    p.add_argument("--depth", type=int, default=20)
+    p.add_argument("--model", default="resnet20",
+                   help="resnet20|32|44|56|110 (CIFAR ResNets) or a torchvision.models name")
     p.add_argument("--image_size", type=int, default=28)
     p.add_argument("--epochs", type=int, default=100)
     p.add_argument("--batch_size", type=int, default=128)
@@ -67,13 +70,21 @@ def make_scheduler(args, optimizer):
         optimizer, schedulers=[warmup, main], milestones=[args.lr_warmup_epochs])
 
 
+def make_model(name, classes):
+    depth = name[len("resnet"):]
+    if name.startswith("resnet") and depth in ("20", "32", "44", "56", "110"):
+        return CifarResNet(int(depth), classes)
+    return getattr(torchvision.models, name)(num_classes=classes)
+
+
 def loaders(args):
-    train_steps = [transforms.RandomCrop(args.image_size, padding=4),
+    resize = transforms.Resize(args.image_size)  # a no-op on images of that size already
+    train_steps = [resize, transforms.RandomCrop(args.image_size, padding=4),
                    transforms.RandomHorizontalFlip(), transforms.ToTensor(),
                    transforms.Normalize(MEAN, STD)]
     if args.random_erase > 0:
         train_steps.append(transforms.RandomErasing(p=args.random_erase))
-    test_steps = [transforms.ToTensor(), transforms.Normalize(MEAN, STD)]
+    test_steps = [resize, transforms.ToTensor(), transforms.Normalize(MEAN, STD)]
     train_set = torchvision.datasets.ImageFolder(os.path.join(args.datadir, "train"),
                                                  transforms.Compose(train_steps))
     test_set = torchvision.datasets.ImageFolder(os.path.join(args.datadir, "val"),
@@ -103,7 +114,7 @@ def main():
     torch.set_num_threads(args.threads)
     os.makedirs(args.out, exist_ok=True)
     train, test, classes = loaders(args)
-    model = CifarResNet(args.depth, classes)
+    model = make_model(args.model, classes)
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum,
                                 weight_decay=args.weight_decay, nesterov=args.nesterov)
     scheduler = make_scheduler(args, optimizer)
