@@ -47,17 +47,6 @@ struct Builder {
                                   norm.momentum);
   }
 
-  // SqueezeExcitation(channels, squeeze, activation=SiLU): x * sigmoid(fc2(silu(fc1(avgpool(x))))),
-  // fc1 and fc2 1x1 convolutions with biases over the pooled 1x1 grid.
-  Value squeeze_excitation(const std::string& name, Value x, int squeeze) {
-    Value scale = g.adaptive_avg_pool2d(name + ".avgpool", x, 1, 1);
-    scale = g.conv2d(name + ".fc1", scale, squeeze, 1, 1, 0, /*bias=*/true);
-    scale = g.activation(scale, kernels::Activation::kSiLU);
-    scale = g.conv2d(name + ".fc2", scale, g.channels(x), 1, 1, 0, /*bias=*/true);
-    scale = g.activation(scale, kernels::Activation::kSigmoid);
-    return g.channel_scale(x, scale);
-  }
-
   // MBConv or FusedMBConv, its layers counted in `block`; x + stochastic_depth(block(x)) where
   // the stride is 1 and the channels stay. The stochastic depth of p = 0 is the identity, not
   // built.
@@ -77,7 +66,9 @@ struct Builder {
     } else {
       if (expanded != in) out = conv_bn_act(layer(), out, expanded, 1, 1, 1, kSiLU);
       out = conv_bn_act(layer(), out, expanded, s.kernel, stride, expanded, kSiLU);
-      out = squeeze_excitation(layer(), out, std::max(1, in / 4));
+      // SqueezeExcitation(expanded, max(1, input_channels // 4), activation=SiLU).
+      out = g.squeeze_excitation(layer(), out, std::max(1, in / 4), kernels::Activation::kSiLU,
+                                 kernels::Activation::kSigmoid);
       out = conv_bn_act(layer(), out, s.out, 1, 1, 1, kNone);
     }
     // torchvision's sd_prob: stochastic_depth_prob * float(stage_block_id) / total_stage_blocks.

@@ -23,18 +23,6 @@ Value conv_bn_act(GraphBuilder& g, const std::string& name, Value x, int out_cha
                                 kBatchNormEps, kBatchNormMomentum);
 }
 
-// SqueezeExcitation(channels, squeeze, scale_activation=Hardsigmoid): x * hardsigmoid(fc2(relu(
-// fc1(avgpool(x))))), fc1 and fc2 1x1 convolutions with biases over the pooled 1x1 grid.
-Value squeeze_excitation(GraphBuilder& g, const std::string& name, Value x) {
-  const int channels = g.channels(x);
-  const int squeeze = make_divisible(channels / 4);
-  Value scale = g.adaptive_avg_pool2d(name + ".avgpool", x, 1, 1);
-  scale = g.relu(g.conv2d(name + ".fc1", scale, squeeze, 1, 1, 0, /*bias=*/true));
-  scale = g.conv2d(name + ".fc2", scale, channels, 1, 1, 0, /*bias=*/true);
-  scale = g.activation(scale, kernels::Activation::kHardsigmoid);
-  return g.channel_scale(x, scale);
-}
-
 // InvertedResidualConfig: kernel, expanded and output channels, SE, activation, stride.
 struct Block {
   int kernel, expanded, out;
@@ -52,7 +40,11 @@ Value inverted_residual(GraphBuilder& g, const std::string& name, Value x, const
   Value out = x;
   if (b.expanded != in_channels) out = conv_bn_act(g, layer(), out, b.expanded, 1, 1, 1, b.act);
   out = conv_bn_act(g, layer(), out, b.expanded, b.kernel, b.stride, b.expanded, b.act);
-  if (b.se) out = squeeze_excitation(g, layer(), out);
+  if (b.se) {
+    // SqueezeExcitation(expanded, _make_divisible(expanded // 4, 8), scale_activation=Hardsigmoid).
+    out = g.squeeze_excitation(layer(), out, make_divisible(b.expanded / 4),
+                               kernels::Activation::kReLU, kernels::Activation::kHardsigmoid);
+  }
   const std::string project = layer();
   out = g.conv2d(project + ".0", out, b.out, 1);
   out = g.batchnorm(project + ".1", out, kBatchNormEps, kBatchNormMomentum);

@@ -13,13 +13,15 @@ namespace {
 
 constexpr int kQuantum = 8;  // block widths are multiples of 8
 constexpr int kStemWidth = 32;
+constexpr double kSeRatio = 0.25;  // every regnet_y_* model's
 
 using Act = BatchNorm2d::Fused;
 
 // ResBottleneckBlock (bottleneck multiplier 1): relu(proj(x) + f(x)), proj a strided 1x1
-// convolution and BatchNorm where the width or the grid changes, else x itself.
+// convolution and BatchNorm where the width or the grid changes, else x itself; f's
+// squeeze-and-excitation gate sits between b and c where se_ratio is not 0.
 Value res_bottleneck_block(GraphBuilder& g, const std::string& name, Value x, int width, int stride,
-                           int group_width) {
+                           int group_width, double se_ratio) {
   Value shortcut = x;
   if (g.channels(x) != width || stride != 1) {
     shortcut = g.batchnorm(name + ".proj.1", g.conv2d(name + ".proj.0", x, width, 1, stride));
@@ -27,12 +29,20 @@ Value res_bottleneck_block(GraphBuilder& g, const std::string& name, Value x, in
   Value out = g.conv_norm_activation(name + ".f.a", x, width, 1, 1, 1, Act::kReLU);
   out =
       g.conv_norm_activation(name + ".f.b", out, width, 3, stride, width / group_width, Act::kReLU);
+  if (se_ratio > 0.0) {
+    // width_se_out = int(round(se_ratio * width_in)): a share of the block's input width, not of
+    // the width it gates. nearbyint rounds half to even, as Python's round does.
+    const int squeeze = static_cast<int>(std::nearbyint(se_ratio * g.channels(x)));
+    out = g.squeeze_excitation(name + ".f.se", out, squeeze, kernels::Activation::kReLU,
+                               kernels::Activation::kSigmoid);
+  }
   out = g.conv2d(name + ".f.c.0", out, width, 1);
   return g.batchnorm_add_relu(name + ".f.c.1", out, shortcut);
 }
 
 std::shared_ptr<const Graph> regnet(const RegNetDesign& design, int num_classes) {
   GraphBuilder g(/*input_channels=*/3);
+  // Only the weights: RegNet's init loop leaves the SE gate's conv biases at nn's default.
   g.init_convs(WeightInit::kaiming_normal_fan_out());
   g.init_linears({WeightInit::Weight::kNormal, 0.01f, /*zero_bias=*/true});
   // SimpleStemIN: Conv2dNormActivation(3, 32, kernel_size=3, stride=2).
@@ -42,7 +52,8 @@ std::shared_ptr<const Graph> regnet(const RegNetDesign& design, int num_classes)
     const std::string stage = "block" + std::to_string(s + 1);
     for (int i = 0; i < stages[s].depth; ++i) {
       x = res_bottleneck_block(g, "trunk_output." + stage + "." + stage + "-" + std::to_string(i),
-                               x, stages[s].width, i == 0 ? 2 : 1, stages[s].group_width);
+                               x, stages[s].width, i == 0 ? 2 : 1, stages[s].group_width,
+                               design.se_ratio);
     }
   }
   x = g.global_avg_pool_flatten("avgpool", x);
@@ -100,6 +111,32 @@ std::shared_ptr<const Graph> regnet_x_16gf(int num_classes) {
 }
 std::shared_ptr<const Graph> regnet_x_32gf(int num_classes) {
   return regnet({23, 320, 69.86, 2.0, 168}, num_classes);
+}
+
+// torchvision's regnet_y_* builders' from_init_params arguments.
+std::shared_ptr<const Graph> regnet_y_400mf(int num_classes) {
+  return regnet({16, 48, 27.89, 2.09, 8, kSeRatio}, num_classes);
+}
+std::shared_ptr<const Graph> regnet_y_800mf(int num_classes) {
+  return regnet({14, 56, 38.84, 2.4, 16, kSeRatio}, num_classes);
+}
+std::shared_ptr<const Graph> regnet_y_1_6gf(int num_classes) {
+  return regnet({27, 48, 20.71, 2.65, 24, kSeRatio}, num_classes);
+}
+std::shared_ptr<const Graph> regnet_y_3_2gf(int num_classes) {
+  return regnet({21, 80, 42.63, 2.66, 24, kSeRatio}, num_classes);
+}
+std::shared_ptr<const Graph> regnet_y_8gf(int num_classes) {
+  return regnet({17, 192, 76.82, 2.19, 56, kSeRatio}, num_classes);
+}
+std::shared_ptr<const Graph> regnet_y_16gf(int num_classes) {
+  return regnet({18, 200, 106.23, 2.48, 112, kSeRatio}, num_classes);
+}
+std::shared_ptr<const Graph> regnet_y_32gf(int num_classes) {
+  return regnet({20, 232, 115.89, 2.53, 232, kSeRatio}, num_classes);
+}
+std::shared_ptr<const Graph> regnet_y_128gf(int num_classes) {
+  return regnet({27, 456, 160.83, 2.52, 264, kSeRatio}, num_classes);
 }
 
 }  // namespace xtrain

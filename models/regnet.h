@@ -1,10 +1,10 @@
-// torchvision's RegNetX models (Radosavovic et al. 2020): a strided 3x3 stem, four stages of
-// residual bottleneck blocks (1x1, grouped 3x3, 1x1, each normalized, a projection shortcut where
-// the shape changes, ReLU after the sum) whose widths, depths and group widths come from the
-// design space's four numbers as torchvision's BlockParams.from_init_params computes them, the
-// average over the grid and one Linear layer. torchvision's state_dict names and initialization.
-// Not here: RegNetY (a squeeze-and-excitation gate in each block), bottleneck multipliers other
-// than 1 (no torchvision model uses one).
+// torchvision's RegNetX and RegNetY models (Radosavovic et al. 2020): a strided 3x3 stem, four
+// stages of residual bottleneck blocks (1x1, grouped 3x3, in RegNetY a squeeze-and-excitation
+// gate, 1x1, each convolution normalized, a projection shortcut where the shape changes, ReLU after
+// the sum) whose widths, depths and group widths come from the design space's four numbers as
+// torchvision's BlockParams.from_init_params computes them, the average over the grid and one
+// Linear layer. torchvision's state_dict names and initialization.
+// Not here: bottleneck multipliers other than 1 (no torchvision model uses one).
 #pragma once
 
 #include <memory>
@@ -15,13 +15,15 @@
 namespace xtrain {
 
 // from_init_params' arguments: blocks in all, initial width w_0, slope w_a, log-space step w_m,
-// and the group width of the 3x3 convolutions.
+// the group width of the 3x3 convolutions, and se_ratio, the squeeze-and-excitation gate's
+// width as a share of the block's input width (RegNetY's 0.25; 0 for none, RegNetX).
 struct RegNetDesign {
   int depth;
   int w_0;
   double w_a;
   double w_m;
   int group_width;
+  double se_ratio = 0.0;
 };
 
 // One stage as BlockParams holds it: its blocks, output width and group width (stride 2).
@@ -40,5 +42,14 @@ std::shared_ptr<const Graph> regnet_x_3_2gf(int num_classes);
 std::shared_ptr<const Graph> regnet_x_8gf(int num_classes);
 std::shared_ptr<const Graph> regnet_x_16gf(int num_classes);
 std::shared_ptr<const Graph> regnet_x_32gf(int num_classes);
+
+std::shared_ptr<const Graph> regnet_y_400mf(int num_classes);
+std::shared_ptr<const Graph> regnet_y_800mf(int num_classes);
+std::shared_ptr<const Graph> regnet_y_1_6gf(int num_classes);
+std::shared_ptr<const Graph> regnet_y_3_2gf(int num_classes);
+std::shared_ptr<const Graph> regnet_y_8gf(int num_classes);
+std::shared_ptr<const Graph> regnet_y_16gf(int num_classes);
+std::shared_ptr<const Graph> regnet_y_32gf(int num_classes);
+std::shared_ptr<const Graph> regnet_y_128gf(int num_classes);
 
 }  // namespace xtrain

@@ -109,6 +109,8 @@ Value GraphBuilder::relu(Value x) {
 }
 
 Value GraphBuilder::activation(Value x, kernels::Activation kind) {
+  // The ReLU layer masks with its output, so the plan need not keep the input for its backward.
+  if (kind == kernels::Activation::kReLU) return relu(x);
   std::string name = Activation::torch_name(kind);
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -118,6 +120,17 @@ Value GraphBuilder::activation(Value x, kernels::Activation kind) {
 Value GraphBuilder::channel_scale(Value x, Value scale) {
   return append(std::make_unique<ChannelScale>(name_of(x) + ".scale"), {x.id, scale.id},
                 channels(x));
+}
+
+Value GraphBuilder::squeeze_excitation(const std::string& name, Value x, int squeeze_channels,
+                                       kernels::Activation activation,
+                                       kernels::Activation scale_activation) {
+  Value scale = adaptive_avg_pool2d(name + ".avgpool", x, 1, 1);
+  scale = conv2d(name + ".fc1", scale, squeeze_channels, 1, 1, 0, /*bias=*/true);
+  scale = this->activation(scale, activation);
+  scale = conv2d(name + ".fc2", scale, channels(x), 1, 1, 0, /*bias=*/true);
+  scale = this->activation(scale, scale_activation);
+  return channel_scale(x, scale);
 }
 
 Value GraphBuilder::max_pool2d(const std::string& name, Value x, int kernel_size, int stride,

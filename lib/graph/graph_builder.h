@@ -58,10 +58,17 @@ class GraphBuilder {
   Value relu(Value x);
   // An element-wise activation on its own (torch.nn.Hardswish, SiLU, ... after a Linear or a
   // convolution), named like the ReLU after its input: <x>.hardswish, <x>.silu, ...
+  // The ReLU is the ReLU layer, relu(x).
   Value activation(Value x, kernels::Activation kind);
   // x * scale per channel: scale [N, 1, 1, C] (one value per image and channel) times x
   // [N, H, W, C], SqueezeExcitation's `scale * input`; named after x.
   Value channel_scale(Value x, Value scale);
+  // torchvision.ops.SqueezeExcitation: x * scale_activation(fc2(activation(fc1(avgpool(x))))),
+  // <name>.fc1 (to squeeze_channels) and <name>.fc2 (back to x's channels) 1x1 convolutions with
+  // biases over the pooled 1x1 grid. MobileNetV3's gate is (ReLU, Hardsigmoid), EfficientNet's
+  // (SiLU, Sigmoid), RegNetY's (ReLU, Sigmoid).
+  Value squeeze_excitation(const std::string& name, Value x, int squeeze_channels,
+                           kernels::Activation activation, kernels::Activation scale_activation);
   Value max_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding,
                    bool ceil_mode = false);
   Value avg_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding = 0);

@@ -23,7 +23,7 @@ namespace xtrain::kernels {
 //   kHardswish   y = x * relu6(x + 3) / 6, torch.nn.Hardswish (MobileNetV3's)
 //   kHardsigmoid y = relu6(x + 3) / 6, torch.nn.Hardsigmoid (MobileNetV3's gate)
 //   kSiLU        y = x * sigmoid(x), torch.nn.SiLU (EfficientNet's)
-//   kSigmoid     y = 1 / (1 + exp(-x)), torch.nn.Sigmoid (EfficientNet's gate)
+//   kSigmoid     y = 1 / (1 + exp(-x)), torch.nn.Sigmoid (EfficientNet's and RegNetY's gate)
 enum class Activation { kNone, kReLU, kReLU6, kHardswish, kHardsigmoid, kSiLU, kSigmoid };
 
 // torch's hardswish: x * relu6(x + 3) / 6.

@@ -1,6 +1,7 @@
 // The element-wise activations on their own, on any shape, as torch.nn's modules: Hardswish
 // (MobileNetV3's classifier, after its first Linear), Hardsigmoid and Sigmoid (the gates of
-// MobileNetV3's and EfficientNet's squeeze-and-excitation blocks), SiLU (inside EfficientNet's).
+// MobileNetV3's, EfficientNet's and RegNetY's squeeze-and-excitation blocks), SiLU (inside
+// EfficientNet's).
 // After a BatchNorm the activation is fused into it instead (BatchNorm2d::Fused). The backward
 // takes the gradient from the input, as the kernels do.
 // Not here: the formulas and their conventions at the kinks (kernels/activations.h); the ReLU

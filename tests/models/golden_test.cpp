@@ -131,6 +131,7 @@ TEST(Golden, GoogLeNetMatchesPyTorch) { check_against_pytorch("googlenet"); }
 TEST(Golden, ShuffleNetV2MatchesPyTorch) { check_against_pytorch("shufflenet_v2_x0_5"); }
 TEST(Golden, MnasNet05MatchesPyTorch) { check_against_pytorch("mnasnet0_5"); }
 TEST(Golden, RegNetX400mfMatchesPyTorch) { check_against_pytorch("regnet_x_400mf"); }
+TEST(Golden, RegNetY400mfMatchesPyTorch) { check_against_pytorch("regnet_y_400mf"); }
 
 }  // namespace
 }  // namespace xtrain

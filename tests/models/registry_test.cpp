@@ -81,6 +81,14 @@ TEST(Registry, ParameterCountsAreTorchvisions) {
       {"regnet_x_8gf", 1000, 39572648},
       {"regnet_x_16gf", 1000, 54278536},
       {"regnet_x_32gf", 1000, 107811560},
+      {"regnet_y_400mf", 1000, 4344144},
+      {"regnet_y_800mf", 1000, 6432512},
+      {"regnet_y_1_6gf", 1000, 11202430},
+      {"regnet_y_3_2gf", 1000, 19436338},
+      {"regnet_y_8gf", 1000, 39381472},
+      {"regnet_y_16gf", 1000, 83590140},
+      {"regnet_y_32gf", 1000, 145046770},
+      {"regnet_y_128gf", 1000, 644812894},
   };
   for (const ModelCount& m : kCounts) {
     EXPECT_EQ(build_model(m.name, m.num_classes)->num_parameters(), m.parameters) << m.name;
@@ -171,6 +179,7 @@ TEST(Registry, ClassifierIsTheLastLayerWithParameters) {
   EXPECT_EQ(build_model("shufflenet_v2_x1_0", 10)->classifier(), "fc");
   EXPECT_EQ(build_model("mnasnet1_0", 10)->classifier(), "classifier.1");
   EXPECT_EQ(build_model("regnet_x_400mf", 10)->classifier(), "fc");
+  EXPECT_EQ(build_model("regnet_y_400mf", 10)->classifier(), "fc");
 }
 
 // torchvision's weights' crop sizes where they are not 224 (EfficientNet_B1_Weights.DEFAULT's
@@ -197,7 +206,7 @@ TEST(Registry, TooSmallImagesNameTheFlagAndTheSmallestSide) {
                 {"resnet50", 1},           {"mobilenet_v2", 1},   {"mobilenet_v3_large", 1},
                 {"mobilenet_v3_small", 1}, {"googlenet", 15},     {"shufflenet_v2_x1_0", 1},
                 {"mnasnet0_5", 1},         {"regnet_x_400mf", 1}, {"efficientnet_b0", 1},
-                {"efficientnet_v2_s", 1}};
+                {"efficientnet_v2_s", 1},  {"regnet_y_400mf", 1}};
   for (const auto& c : kCases) {
     const auto graph = build_model(c.model, 10);
     EXPECT_NO_THROW(check_image_size(c.model, *graph, c.smallest)) << c.model;
@@ -439,6 +448,34 @@ TEST(Registry, StateDictKeysOfRegNetX) {
   EXPECT_EQ(regnet.find("fc.weight")->spec.shape, (Shape{1000, 400}));
 }
 
+// RegNetY's blocks as RegNetX's, with a squeeze-and-excitation gate f.se between f.b and f.c whose
+// fc1 squeezes to a quarter of the block's input width: 48 channels gated through 8 in the first
+// block (input: the stem's 32), 440 through 52 in block4-0 (input 208) and through 110 after it.
+TEST(Registry, StateDictKeysOfRegNetY) {
+  const ParamStore regnet(*build_model("regnet_y_400mf", 1000));
+  for (const char* key :
+       {"stem.0.weight", "trunk_output.block1.block1-0.proj.0.weight",
+        "trunk_output.block1.block1-0.f.se.fc1.weight",
+        "trunk_output.block1.block1-0.f.se.fc1.bias", "trunk_output.block2.block2-2.f.se.fc2.bias",
+        "trunk_output.block4.block4-5.f.c.1.running_var", "fc.weight"}) {
+    EXPECT_NE(regnet.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(regnet.find("trunk_output.block4.block4-6.f.a.0.weight"), nullptr);
+  EXPECT_EQ(regnet.find("trunk_output.block1.block1-0.f.se.fc1.weight")->spec.shape,
+            (Shape{1, 1, 48, 8}));
+  EXPECT_EQ(regnet.find("trunk_output.block1.block1-0.f.se.fc2.weight")->spec.shape,
+            (Shape{1, 1, 8, 48}));
+  EXPECT_EQ(regnet.find("trunk_output.block4.block4-0.f.se.fc1.weight")->spec.shape,
+            (Shape{1, 1, 440, 52}));
+  EXPECT_EQ(regnet.find("trunk_output.block4.block4-1.f.se.fc1.weight")->spec.shape,
+            (Shape{1, 1, 440, 110}));
+  EXPECT_EQ(regnet.find("trunk_output.block4.block4-1.f.se.fc2.bias")->spec.shape, (Shape{440}));
+  // 104 channels in groups of 8 (group width 8).
+  EXPECT_EQ(regnet.find("trunk_output.block2.block2-0.f.b.0.weight")->spec.shape,
+            (Shape{3, 3, 8, 104}));
+  EXPECT_EQ(regnet.find("fc.weight")->spec.shape, (Shape{1000, 440}));
+}
+
 // The classifiers' grids are fixed by adaptive pooling, so any image size from the smallest the
 // features allow gives the same logits shape; the features' own arithmetic is torchvision's
 // (published multiply-adds: vgg16 15.47 G, alexnet 0.71 G, squeezenet1_1 0.35 G at 224).
@@ -462,6 +499,7 @@ TEST(Registry, MultiplyAddsOfTheOtherFamilies) {
   EXPECT_EQ(build_model("shufflenet_v2_x2_0", 1000)->macs(image), 583253464);
   EXPECT_EQ(build_model("mnasnet0_5", 1000)->macs(image), 104455968);
   EXPECT_EQ(build_model("regnet_x_400mf", 1000)->macs(image), 413812608);
+  EXPECT_EQ(build_model("regnet_y_400mf", 1000)->macs(image), 401842848);
   EXPECT_EQ(build_model("vgg11", 10)->infer_shapes(Shape{2, 32, 32, 3}).back(), (Shape{2, 10}));
   EXPECT_EQ(build_model("alexnet", 10)->infer_shapes(Shape{2, 63, 63, 3}).back(), (Shape{2, 10}));
 }

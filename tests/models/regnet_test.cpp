@@ -1,5 +1,5 @@
-// RegNetX's stages against torchvision's BlockParams.from_init_params: the depth, width and
-// group width of each stage of the seven regnet_x_* models, as printed by
+// RegNet's stages against torchvision's BlockParams.from_init_params: the depth, width and
+// group width of each stage of the seven regnet_x_* models and the eight regnet_y_*, as printed by
 //   m = torchvision.models.regnet_x_400mf()
 //   [(len(s), s[0].f.c[0].out_channels, s[0].f.b[0].out_channels // s[0].f.b[0].groups)
 //    for s in m.trunk_output]
@@ -44,6 +44,26 @@ TEST(RegNet, StagesAreTorchvisionsBlockParams) {
             (Stages{{2, 256, 128}, {6, 512, 128}, {13, 896, 128}, {1, 2048, 128}}));
   EXPECT_EQ(stages_of({23, 320, 69.86, 2.0, 168}),
             (Stages{{2, 336, 168}, {7, 672, 168}, {13, 1344, 168}, {1, 2520, 168}}));
+}
+
+// The eight regnet_y_* models', printed the same way. se_ratio does not change the stages.
+TEST(RegNet, RegNetYStagesAreTorchvisionsBlockParams) {
+  EXPECT_EQ(stages_of({16, 48, 27.89, 2.09, 8, 0.25}),
+            (Stages{{1, 48, 8}, {3, 104, 8}, {6, 208, 8}, {6, 440, 8}}));
+  EXPECT_EQ(stages_of({14, 56, 38.84, 2.4, 16, 0.25}),
+            (Stages{{1, 64, 16}, {3, 144, 16}, {8, 320, 16}, {2, 784, 16}}));
+  EXPECT_EQ(stages_of({27, 48, 20.71, 2.65, 24, 0.25}),
+            (Stages{{2, 48, 24}, {6, 120, 24}, {17, 336, 24}, {2, 888, 24}}));
+  EXPECT_EQ(stages_of({21, 80, 42.63, 2.66, 24, 0.25}),
+            (Stages{{2, 72, 24}, {5, 216, 24}, {13, 576, 24}, {1, 1512, 24}}));
+  EXPECT_EQ(stages_of({17, 192, 76.82, 2.19, 56, 0.25}),
+            (Stages{{2, 224, 56}, {4, 448, 56}, {10, 896, 56}, {1, 2016, 56}}));
+  EXPECT_EQ(stages_of({18, 200, 106.23, 2.48, 112, 0.25}),
+            (Stages{{2, 224, 112}, {4, 448, 112}, {11, 1232, 112}, {1, 3024, 112}}));
+  EXPECT_EQ(stages_of({20, 232, 115.89, 2.53, 232, 0.25}),
+            (Stages{{2, 232, 232}, {5, 696, 232}, {12, 1392, 232}, {1, 3712, 232}}));
+  EXPECT_EQ(stages_of({27, 456, 160.83, 2.52, 264, 0.25}),
+            (Stages{{2, 528, 264}, {7, 1056, 264}, {17, 2904, 264}, {1, 7392, 264}}));
 }
 
 TEST(RegNet, InvalidDesignIsAnError) {
