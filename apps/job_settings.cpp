@@ -21,6 +21,7 @@ JobSettings job_settings(const TrainFlags& flags) {
       {"--model", flags.model},
       {"--bf16 (or XLA_USE_BF16)", text(t.precision == Precision::kBFloat16)},
       {"--fake_data", text(flags.fake_data)},
+      {"--fake_images", flags.fake_images},
       {"--datadir", data.datadir},
       {"--num_classes", text(flags.num_classes)},
       {"--train_crop_size (or --image_size)", text(t.image_size)},

@@ -22,6 +22,7 @@
 #include "apps/train_flags.h"
 #include "data/fake_data.h"
 #include "data/image_folder_source.h"
+#include "data/noise_samples.h"
 #include "lib/base/address_space.h"
 #include "lib/base/check.h"
 #include "lib/base/cpu.h"
@@ -246,6 +247,23 @@ void print_outline(const TrainFlags& flags, const Trainer& trainer, const Graph&
   spdlog::info(run_line(run_outline(flags, trainer)));
 }
 
+// The samples of --fake_images=noise, for the training and the test images, shared by every
+// core's FakeData: one set when both have the same side. Null until drawn.
+struct FakeNoise {
+  std::shared_ptr<const NoiseSamples> train, test;
+
+  static size_t bytes(int train_side, int test_side) {
+    return NoiseSamples::bytes_for(train_side) +
+           (test_side == train_side ? 0 : NoiseSamples::bytes_for(test_side));
+  }
+  void draw(int train_side, int test_side, int num_classes, uint64_t seed) {
+    train = std::make_shared<const NoiseSamples>(train_side, num_classes, seed);
+    test = test_side == train_side
+               ? train
+               : std::make_shared<const NoiseSamples>(test_side, num_classes, seed);
+  }
+};
+
 // What start-up makes for the run: the model, the cores that fit, the trainer (resumed or
 // pretrained), and what the outline says about them.
 struct StartUp {
@@ -268,14 +286,28 @@ StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
   BatchSourceFactory train_data, test_data;
   MemoryPlanOptions memory_options = memory_plan_options(flags, processes);
   int num_classes = flags.num_classes > 0 ? flags.num_classes : kImageNetClasses;
+  // --fake_images=noise: its samples, drawn after the memory check (which counts them).
+  auto noise = std::make_shared<FakeNoise>();
   if (flags.fake_data) {
-    train_data = [&](int rank, int num_replicas) {
-      return std::make_unique<FakeData>(FakeData::train_batches(options.batch_size, num_replicas),
-                                        options.batch_size, options.image_size);
+    if (flags.fake_images == "noise") {
+      memory_options.fake_image_bytes = noise->bytes(options.image_size, test_image_side(options));
+    }
+    train_data = [&, noise](int rank, int num_replicas) -> std::unique_ptr<BatchSource> {
+      const int64_t batches = FakeData::train_batches(options.batch_size, num_replicas);
+      if (!noise->train) {
+        return std::make_unique<FakeData>(batches, options.batch_size, options.image_size);
+      }
+      return std::make_unique<FakeData>(batches, options.batch_size, noise->train, rank,
+                                        num_replicas);
     };
-    test_data = [&](int rank, int num_replicas) {
-      return std::make_unique<FakeData>(FakeData::test_batches(options.batch_size, num_replicas),
-                                        options.test_set_batch_size, test_image_side(options));
+    test_data = [&, noise](int rank, int num_replicas) -> std::unique_ptr<BatchSource> {
+      const int64_t batches = FakeData::test_batches(options.batch_size, num_replicas);
+      if (!noise->test) {
+        return std::make_unique<FakeData>(batches, options.test_set_batch_size,
+                                          test_image_side(options));
+      }
+      return std::make_unique<FakeData>(batches, options.test_set_batch_size, noise->test, rank,
+                                        num_replicas);
     };
   } else {
     ImageFolderSources folders =
@@ -317,6 +349,9 @@ StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
   run.fit = fit_cores(memory, flags.num_cores_given ? options.num_cores : 0, run.max_cores,
                       options.batch_size, run.available);
   share_malloc_arenas_under_address_space_limit();  // before the trainer starts its threads
+  if (flags.fake_data && flags.fake_images == "noise") {
+    noise->draw(options.image_size, test_image_side(options), num_classes, options.seed);
+  }
   options.num_cores = run.fit.num_cores;
   options.test_set_batch_size = memory.test_batch(run.fit.num_cores);  // no core gets more
   run.trainer = std::make_unique<Trainer>(run.model, options, train_data, test_data);

@@ -1,5 +1,7 @@
 #include "apps/train_flags.h"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
@@ -13,6 +15,7 @@
 #include "apps/flag_checks.h"
 #include "apps/test_resize_flags.h"
 #include "apps/torchvision_flags.h"
+#include "data/noise_samples.h"
 #include "lib/base/check.h"
 #include "lib/base/escape_bytes.h"
 #include "lib/optim/torchvision_lr_schedule.h"
@@ -129,7 +132,16 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
                  "Convolutions and Linear layers multiply in bfloat16, everything else stays "
                  "float32 (default: XLA_USE_BF16=1 or true; --bf16=false overrides it)");
   CLI::Option* fake_data =
-      add_switch(app, "--fake_data", f.fake_data, "Train and test on all-zero images labelled 0");
+      add_switch(app, "--fake_data", f.fake_data,
+                 "Train and test without a data set, on the images --fake_images names");
+  CLI::Option* fake_images =
+      app.add_option("--fake_images", f.fake_images,
+                     fmt::format("With --fake_data: zeros (the default: all-zero images labelled "
+                                 "0, as test_train_imagenet.py) or noise (standard normal pixels, "
+                                 "as torch.randn, and labels uniform over the classes: {} samples "
+                                 "drawn from --seed, cycled, the same in every epoch)",
+                                 NoiseSamples::kCount))
+          ->check(one_of({"zeros", "noise"}));
   CLI::Option* datadir = app.add_option("--datadir", f.data.datadir,
                                         "Data set folder: DIR/train/<class>/<image>, DIR/val/...")
                              ->check(non_empty_path());
@@ -403,6 +415,7 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
         "no data: pass --datadir=DIR (DIR/train/<class>/<image>, DIR/val/<class>/<image>) or "
         "--fake_data");
   }
+  if (fake_images->count() > 0 && !f.fake_data) return fail("--fake_images needs --fake_data");
   for (const auto& [flag, path] :
        {std::pair{"--resume", f.resume}, {"--pretrained", f.pretrained}}) {
     const std::string problem = pytorch_file_problem(flag, path);

@@ -12,8 +12,9 @@ namespace xtrain {
 struct TrainFlags {
   std::string model = "resnet50";
   bool fake_data = false;
-  ImageFolderOptions data;  // --datadir and the loader's flags
-  int num_classes = 0;      // 0: the number of classes found (1000 with --fake_data)
+  std::string fake_images = "zeros";  // --fake_images: zeros or noise (with --fake_data)
+  ImageFolderOptions data;            // --datadir and the loader's flags
+  int num_classes = 0;                // 0: the number of classes found (1000 with --fake_data)
   float target_accuracy = 0.0f;
   std::string resume;      // --resume: a checkpoint, or "auto" for --logdir's latest
   std::string pretrained;  // --pretrained: weights to start from

@@ -1,18 +1,31 @@
 // FakeData: the --fake_data input of test_train_imagenet.py, which measures a machine without a
 // data set: every image is zeros and every label 0 (so a model learns to answer 0 and the test
-// accuracy reaches 100%). Each batch is still written into the trainer's input, as real data is.
+// accuracy reaches 100%). With --fake_images=noise the images are standard normals and the labels
+// random instead (noise_samples.h), which BatchNorm-heavy models need: on all-zero images their
+// statistics degenerate. Each batch is still written into the trainer's input, as real data is,
+// already normalized.
+// Not here: drawing the noise samples (noise_samples.h).
 #pragma once
 
 #include <atomic>
+#include <memory>
 
 #include "data/batch_source.h"
+#include "data/noise_samples.h"
 
 namespace xtrain {
 
 class FakeData : public BatchSource {
  public:
-  // Full batches of `batch_size` images [image_size, image_size, 3].
+  // Full batches of `batch_size` all-zero images [image_size, image_size, 3] labelled 0.
   FakeData(int64_t batches_per_epoch, int batch_size, int image_size);
+  // Full batches of `noise`'s samples for core `rank` of `num_replicas`: slot j of its batch b
+  // holds data set index rank + num_replicas * (b * batch_size + j), as DistributedSampler deals
+  // out a set it does not shuffle, so what a core reads does not depend on its worker threads
+  // and an index's sample not on the cores. Every epoch reads the same indices: the XLA
+  // script's fake data is the same in every step too.
+  FakeData(int64_t batches_per_epoch, int batch_size, std::shared_ptr<const NoiseSamples> noise,
+           int rank, int num_replicas);
 
   int64_t batches_per_epoch() const override { return batches_per_epoch_; }
   void start_epoch(int epoch) override { next_batch_ = 0; }
@@ -28,6 +41,9 @@ class FakeData : public BatchSource {
   int64_t batches_per_epoch_;
   int batch_size_;
   int64_t image_elements_;
+  std::shared_ptr<const NoiseSamples> noise_;  // null: all-zero images labelled 0
+  int rank_ = 0;
+  int num_replicas_ = 1;
   int64_t next_batch_ = 0;
   std::atomic<bool> closed_{false};
 };

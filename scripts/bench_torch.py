@@ -1,5 +1,5 @@
-"""The PyTorch side of scripts/bench: the same training step as `train --fake_data` (SGD with
-momentum, cross-entropy, random images) on torchvision's model, on every CPU thread: float32 in
+"""The PyTorch side of scripts/bench: the same training step as `train --fake_data
+--fake_images=noise` (SGD with momentum, cross-entropy, torch.randn images, random labels) on torchvision's model, on every CPU thread: float32 in
 NCHW (PyTorch's default), or bf16 under torch.autocast("cpu", dtype=torch.bfloat16) with model
 and images channels_last, as PyTorch's CPU performance guides run bfloat16 (oneDNN's fast
 layout); float32 weights, as xtrain's --bf16.

@@ -120,7 +120,8 @@ SourceMemory MemoryPlan::test_source() const {
 }
 
 size_t MemoryPlan::total(int num_cores, int batch_size) const {
-  return kProcessBytes + options_.cache_bytes + num_cores * core(num_cores, batch_size).total();
+  return kProcessBytes + options_.cache_bytes + options_.fake_image_bytes +
+         num_cores * core(num_cores, batch_size).total();
 }
 
 size_t MemoryPlan::thread_stacks(int num_cores, int batch_size) const {

@@ -13,8 +13,9 @@
 //   larger of the training and test batches), and what its training and test sources hold
 //   ahead (SourceMemory: a loader's ring, in batches of the flags' sizes);
 // - its sources' decoding allowance.
-// The process adds a fixed overhead and, under --cache_dataset, its data sets' decoded images
-// (ImageCache::bytes, shared by every core). fit_cores() then picks the cores to run.
+// The process adds a fixed overhead, under --cache_dataset its data sets' decoded images
+// (ImageCache::bytes, shared by every core), and under --fake_images=noise its samples
+// (NoiseSamples::bytes_for, shared likewise). fit_cores() then picks the cores to run.
 // Not here: how much memory there is (memory_budget.h), the lines printed (log_lines.h).
 #pragma once
 
@@ -40,7 +41,8 @@ struct MemoryPlanOptions {
   // What each core's training and test sources take (image folders: their loaders); null: none
   // (--fake_data).
   SourceMemoryFor train_source_memory, test_source_memory;
-  size_t cache_bytes = 0;  // --cache_dataset: the process's caches of decoded images
+  size_t cache_bytes = 0;       // --cache_dataset: the process's caches of decoded images
+  size_t fake_image_bytes = 0;  // --fake_images=noise: the process's samples (noise_samples.h)
   // The job's processes, each running as many cores (their replicas share the data set), and
   // those on this machine (they share its hardware threads).
   int processes = 1;

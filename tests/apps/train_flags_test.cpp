@@ -241,6 +241,26 @@ TEST(TrainFlags, CacheDatasetIsASwitch) {
   expect_rejected("--cache_dataset", {"--cache_dataset=maybe"});
 }
 
+// --fake_images says which made-up images --fake_data gives: zeros (the XLA script's, the
+// default) or noise; without --fake_data it would change nothing and is refused.
+TEST(TrainFlags, FakeImagesAreZerosOrNoiseWithFakeData) {
+  TrainFlags flags;
+  ASSERT_TRUE(parse({"--fake_data"}, &flags).ok);
+  EXPECT_EQ(flags.fake_images, "zeros");
+  ASSERT_TRUE(parse({"--fake_data", "--fake_images=noise"}, &flags).ok);
+  EXPECT_EQ(flags.fake_images, "noise");
+  ASSERT_TRUE(parse({"--fake_data", "--fake-images", "zeros"}, &flags).ok);
+  EXPECT_EQ(flags.fake_images, "zeros");
+  expect_rejected("--fake_images", {"--fake_images=randn"});
+  expect_rejected("--fake_images", {"--fake_images="});
+  for (const std::string& value : {"noise", "zeros"}) {
+    TrainFlags fresh;
+    const ParseOutcome o = parse({"--datadir=/data", "--fake_images=" + value}, &fresh);
+    expect_one_line_error(o, "train", value);
+    EXPECT_NE(o.err.find("--fake_images needs --fake_data"), std::string::npos) << o.err;
+  }
+}
+
 // --time_to_top1's accuracies and --target_accuracy's, once each, ascending.
 TEST(TrainFlags, TimeToTop1TakesItsTargetsAndTheTargetAccuracy) {
   TrainFlags flags;

@@ -51,6 +51,8 @@ expect_rejected --evaluate --fake_data --evaluate
 expect_rejected --resume --fake_data --resume=auto
 expect_rejected --pretrained --fake_data --model=resnet20 --pretrained=/nonexistent.safetensors
 expect_rejected --fake_data --model=resnet18
+expect_rejected --fake_images --fake_data --fake_images=gauss
+expect_rejected --fake_images --datadir=/nonexistent --fake_images=noise
 
 # Values that are not finite, do not fit the flag's type or cannot work: refused as flags (exit
 # 2), before the logdir exists. --num_epochs=0 makes a run that accepts them end at once.

@@ -332,6 +332,20 @@ TEST(MemoryPlan, CountsTheCacheOncePerProcess) {
   EXPECT_EQ(fit.total_bytes, cached.total(3, 16));
 }
 
+// --fake_images=noise's samples are the process's too: counted once whatever the cores, and not
+// as a cache that leaving out --cache_dataset would free.
+TEST(MemoryPlan, CountsTheNoiseSamplesOncePerProcess) {
+  MemoryPlanOptions options;
+  options.image_size = 32;
+  const auto graph = build_model("resnet20", 10);
+  const MemoryPlan plain(graph, options);
+  options.fake_image_bytes = 7000;
+  const MemoryPlan noise(graph, options);
+  for (int cores : {1, 3}) EXPECT_EQ(noise.total(cores, 16), plain.total(cores, 16) + 7000);
+  EXPECT_EQ(noise.core(3, 16).total(), plain.core(3, 16).total());
+  EXPECT_EQ(noise.cache_bytes(), 0u);
+}
+
 // A cache that does not fit beside even one core at batch 1 stops the run, naming it.
 TEST(FitCores, ACacheThatDoesNotFitIsNamed) {
   MemoryPlanOptions options;
