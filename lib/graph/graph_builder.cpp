@@ -9,6 +9,7 @@
 #include "lib/nn/conv2d.h"
 #include "lib/nn/dropout.h"
 #include "lib/nn/flatten.h"
+#include "lib/nn/gelu.h"
 #include "lib/nn/global_avg_pool_flatten.h"
 #include "lib/nn/hard_activation.h"
 #include "lib/nn/linear.h"
@@ -105,6 +106,10 @@ Value GraphBuilder::hardsigmoid(Value x) {
   return append(std::make_unique<HardActivation>(name_of(x) + ".hardsigmoid",
                                                  HardActivation::Kind::kHardsigmoid),
                 {x.id}, channels(x));
+}
+
+Value GraphBuilder::gelu(Value x) {
+  return append(std::make_unique<GELU>(name_of(x) + ".gelu"), {x.id}, channels(x));
 }
 
 Value GraphBuilder::channel_scale(Value x, Value scale) {

@@ -59,6 +59,8 @@ class GraphBuilder {
   // named like the ReLU after their input.
   Value hardswish(Value x);
   Value hardsigmoid(Value x);
+  // torch.nn.GELU() (the exact erf form), named like the ReLU after its input.
+  Value gelu(Value x);
   // x * scale per channel: scale [N, 1, 1, C] (one value per image and channel) times x
   // [N, H, W, C], SqueezeExcitation's `scale * input`; named after x.
   Value channel_scale(Value x, Value scale);
