@@ -12,6 +12,7 @@
 #include "lib/nn/gelu.h"
 #include "lib/nn/global_avg_pool_flatten.h"
 #include "lib/nn/hard_activation.h"
+#include "lib/nn/layer_norm.h"
 #include "lib/nn/linear.h"
 #include "lib/nn/max_pool2d.h"
 #include "lib/nn/relu.h"
@@ -106,6 +107,10 @@ Value GraphBuilder::hardsigmoid(Value x) {
   return append(std::make_unique<HardActivation>(name_of(x) + ".hardsigmoid",
                                                  HardActivation::Kind::kHardsigmoid),
                 {x.id}, channels(x));
+}
+
+Value GraphBuilder::layer_norm(const std::string& name, Value x, float eps) {
+  return append(std::make_unique<LayerNorm>(name, channels(x), eps), {x.id}, channels(x));
 }
 
 Value GraphBuilder::gelu(Value x) {

@@ -54,6 +54,9 @@ class GraphBuilder {
   // relu(batchnorm(x) + residual) as one layer, named and checkpointed like the batchnorm: a
   // residual block's last normalization, its sum and its ReLU in one pass over memory.
   Value batchnorm_add_relu(const std::string& name, Value x, Value residual);
+  // torch.nn.LayerNorm(C, eps) over each row's channels (an NHWC pixel's, or an [N, C] row's):
+  // torchvision's LayerNorm2d on a feature map, a ConvNeXt block's LayerNorm after its permute.
+  Value layer_norm(const std::string& name, Value x, float eps = 1e-5f);
   Value relu(Value x);
   // torch.nn.Hardswish and torch.nn.Hardsigmoid on their own (after a Linear or a convolution),
   // named like the ReLU after their input.
