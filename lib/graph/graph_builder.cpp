@@ -13,6 +13,7 @@
 #include "lib/nn/global_avg_pool_flatten.h"
 #include "lib/nn/hard_activation.h"
 #include "lib/nn/layer_norm.h"
+#include "lib/nn/layer_scale.h"
 #include "lib/nn/linear.h"
 #include "lib/nn/max_pool2d.h"
 #include "lib/nn/relu.h"
@@ -111,6 +112,11 @@ Value GraphBuilder::hardsigmoid(Value x) {
 
 Value GraphBuilder::layer_norm(const std::string& name, Value x, float eps) {
   return append(std::make_unique<LayerNorm>(name, channels(x), eps), {x.id}, channels(x));
+}
+
+Value GraphBuilder::layer_scale(const std::string& name, Value x, float initial_value) {
+  return append(std::make_unique<LayerScale>(name, channels(x), initial_value), {x.id},
+                channels(x));
 }
 
 Value GraphBuilder::gelu(Value x) {

@@ -67,6 +67,9 @@ class GraphBuilder {
   // x * scale per channel: scale [N, 1, 1, C] (one value per image and channel) times x
   // [N, H, W, C], SqueezeExcitation's `scale * input`; named after x.
   Value channel_scale(Value x, Value scale);
+  // ConvNeXt's layer scale: x times a learned value per channel, the tensor "<name>.layer_scale"
+  // ([C, 1, 1], every value initial_value at first); name is the block's ("features.1.0").
+  Value layer_scale(const std::string& name, Value x, float initial_value);
   Value max_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding,
                    bool ceil_mode = false);
   Value avg_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding = 0);
