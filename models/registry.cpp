@@ -8,6 +8,7 @@
 
 #include "lib/base/check.h"
 #include "models/cifar_resnet.h"
+#include "models/convnext.h"
 #include "models/densenet.h"
 #include "models/inception.h"
 #include "models/mobilenet_v2.h"
@@ -52,6 +53,10 @@ const std::map<std::string, Builder>& builders() {
       {"mobilenet_v2", mobilenet_v2},
       {"mobilenet_v3_large", mobilenet_v3_large},
       {"mobilenet_v3_small", mobilenet_v3_small},
+      {"convnext_tiny", convnext_tiny},
+      {"convnext_small", convnext_small},
+      {"convnext_base", convnext_base},
+      {"convnext_large", convnext_large},
       {"resnet20", [](int k) { return cifar_resnet(20, k); }},
       {"resnet32", [](int k) { return cifar_resnet(32, k); }},
       {"resnet44", [](int k) { return cifar_resnet(44, k); }},

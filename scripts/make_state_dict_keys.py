@@ -16,7 +16,8 @@ MODELS = ["resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext
           "vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn",
           "alexnet", "squeezenet1_0", "squeezenet1_1", "densenet121", "densenet161",
           "densenet169", "densenet201", "inception_v3", "mobilenet_v2", "mobilenet_v3_large",
-          "mobilenet_v3_small"]
+          "mobilenet_v3_small", "convnext_tiny", "convnext_small", "convnext_base",
+          "convnext_large"]
 
 
 def build(name):

@@ -16,6 +16,7 @@
 #include "lib/nn/layer_scale.h"
 #include "lib/nn/linear.h"
 #include "lib/nn/max_pool2d.h"
+#include "lib/nn/pointwise_linear.h"
 #include "lib/nn/relu.h"
 #include "lib/nn/shortcut_pad.h"
 
@@ -151,6 +152,11 @@ Value GraphBuilder::global_avg_pool_flatten(const std::string& name, Value x) {
 Value GraphBuilder::linear(const std::string& name, Value x, int out_features) {
   return append(std::make_unique<Linear>(name, channels(x), out_features, linear_init_), {x.id},
                 out_features);
+}
+
+Value GraphBuilder::pointwise_linear(const std::string& name, Value x, int out_features) {
+  return append(std::make_unique<PointwiseLinear>(name, channels(x), out_features, linear_init_),
+                {x.id}, out_features);
 }
 
 Value GraphBuilder::flatten(Value x, int height, int width) {

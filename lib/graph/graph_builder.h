@@ -77,6 +77,9 @@ class GraphBuilder {
   // AdaptiveAvgPool2d(1) and flatten, to [N, C].
   Value global_avg_pool_flatten(const std::string& name, Value x);
   Value linear(const std::string& name, Value x, int out_features);
+  // torch.nn.Linear over each pixel's channels of an NHWC value (ConvNeXt's block, between its
+  // permutes): a PointwiseLinear, drawn as the Linear layers are.
+  Value pointwise_linear(const std::string& name, Value x, int out_features);
   // torch.flatten(x, 1) of an [N, height, width, C] value: [N, C * height * width] in PyTorch's
   // (channel-major) order, so the next Linear's weight is torchvision's as it stands.
   Value flatten(Value x, int height, int width);

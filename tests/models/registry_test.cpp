@@ -54,6 +54,10 @@ TEST(Registry, ParameterCountsAreTorchvisions) {
       {"mobilenet_v2", 1000, 3504872},
       {"mobilenet_v3_large", 1000, 5483032},
       {"mobilenet_v3_small", 1000, 2542856},
+      {"convnext_tiny", 1000, 28589128},
+      {"convnext_small", 1000, 50223688},
+      {"convnext_base", 1000, 88591464},
+      {"convnext_large", 1000, 197767336},
   };
   for (const ModelCount& m : kCounts) {
     EXPECT_EQ(build_model(m.name, m.num_classes)->num_parameters(), m.parameters) << m.name;
@@ -139,6 +143,7 @@ TEST(Registry, ClassifierIsTheLastLayerWithParameters) {
   EXPECT_EQ(build_model("mobilenet_v2", 10)->classifier(), "classifier.1");
   EXPECT_EQ(build_model("mobilenet_v3_large", 10)->classifier(), "classifier.3");
   EXPECT_EQ(build_model("mobilenet_v3_small", 10)->classifier(), "classifier.3");
+  EXPECT_EQ(build_model("convnext_tiny", 10)->classifier(), "classifier.2");
 }
 
 // One line before any step: the flag, the model's smallest side and the layer that gave out.
@@ -147,10 +152,10 @@ TEST(Registry, TooSmallImagesNameTheFlagAndTheSmallestSide) {
   const struct {
     const char* model;
     int smallest;
-  } kCases[] = {{"alexnet", 63},          {"inception_v3", 75}, {"squeezenet1_0", 21},
-                {"squeezenet1_1", 17},    {"vgg11", 32},        {"densenet121", 29},
-                {"resnet50", 1},          {"mobilenet_v2", 1},  {"mobilenet_v3_large", 1},
-                {"mobilenet_v3_small", 1}};
+  } kCases[] = {{"alexnet", 63},           {"inception_v3", 75}, {"squeezenet1_0", 21},
+                {"squeezenet1_1", 17},     {"vgg11", 32},        {"densenet121", 29},
+                {"resnet50", 1},           {"mobilenet_v2", 1},  {"mobilenet_v3_large", 1},
+                {"mobilenet_v3_small", 1}, {"convnext_tiny", 32}};
   for (const auto& c : kCases) {
     const auto graph = build_model(c.model, 10);
     EXPECT_NO_THROW(check_image_size(c.model, *graph, c.smallest)) << c.model;
@@ -254,6 +259,53 @@ TEST(Registry, StateDictKeysOfMobileNetV3) {
   EXPECT_EQ(large.find("classifier.0.weight")->spec.shape, (Shape{1280, 960}));
 }
 
+// CNBlock's layers counted in `block` (the permutes, 1 and 6, have none), its layer scale a tensor
+// of the block itself; the stem's and the downsamplings' LayerNorm2d and convolutions (with
+// biases); the classifier's LayerNorm2d and Linear at 0 and 2.
+TEST(Registry, StateDictKeysOfConvNeXt) {
+  const ParamStore tiny(*build_model("convnext_tiny", 1000));
+  for (const char* key :
+       {"features.0.0.weight", "features.0.0.bias", "features.0.1.weight", "features.0.1.bias",
+        "features.1.0.layer_scale", "features.1.0.block.0.bias", "features.1.0.block.2.weight",
+        "features.1.0.block.3.bias", "features.1.2.block.5.weight", "features.2.0.weight",
+        "features.2.1.bias", "features.5.8.layer_scale", "features.7.2.block.5.bias",
+        "classifier.0.weight", "classifier.0.bias", "classifier.2.weight", "classifier.2.bias"}) {
+    EXPECT_NE(tiny.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(tiny.find("features.5.9.layer_scale"), nullptr);  // 9 blocks in stage 3
+  EXPECT_EQ(tiny.find("features.7.0.block.1.weight"), nullptr);
+  // Weights are stored [KH, KW, C_in / groups, C_out]; the Linear layers over channels as 1x1
+  // convolutions' (PyTorch's [4C, C] in a checkpoint), the layer scale as PyTorch's [C, 1, 1].
+  EXPECT_EQ(tiny.find("features.0.0.weight")->spec.shape, (Shape{4, 4, 3, 96}));
+  EXPECT_EQ(tiny.find("features.1.0.block.0.weight")->spec.shape, (Shape{7, 7, 1, 96}));
+  EXPECT_EQ(tiny.find("features.1.0.block.3.weight")->spec.shape, (Shape{1, 1, 96, 384}));
+  EXPECT_EQ(tiny.find("features.1.0.block.5.weight")->spec.shape, (Shape{1, 1, 384, 96}));
+  EXPECT_EQ(tiny.find("features.1.0.layer_scale")->spec.shape, (Shape{96, 1, 1}));
+  EXPECT_EQ(tiny.find("features.6.1.weight")->spec.shape, (Shape{2, 2, 384, 768}));
+  EXPECT_EQ(tiny.find("classifier.2.weight")->spec.shape, (Shape{1000, 768}));
+}
+
+// torchvision's initialization: convolutions and Linear layers truncated normal with std 0.02 and
+// zero biases, LayerNorm ones and zeros, the layer scale 1e-6 everywhere.
+TEST(Registry, ConvNeXtInitializesAsTorchvision) {
+  const ParamStore tiny(*build_model("convnext_tiny", 1000));
+  for (const char* key :
+       {"features.0.0.weight", "features.1.0.block.0.weight", "features.1.0.block.3.weight",
+        "features.2.1.weight", "classifier.2.weight"}) {
+    const ParamSpec& spec = tiny.find(key)->spec;
+    EXPECT_EQ(spec.init, Init::kTruncatedNormal) << key;
+    EXPECT_EQ(spec.scale, 0.02f) << key;
+  }
+  for (const char* key : {"features.0.0.bias", "features.1.0.block.0.bias",
+                          "features.1.0.block.5.bias", "classifier.2.bias", "classifier.0.bias"}) {
+    EXPECT_EQ(tiny.find(key)->spec.init, Init::kZeros) << key;
+  }
+  EXPECT_EQ(tiny.find("features.1.0.block.2.weight")->spec.init, Init::kOnes);
+  const ParamSpec& layer_scale = tiny.find("features.3.1.layer_scale")->spec;
+  EXPECT_EQ(layer_scale.init, Init::kConstant);
+  EXPECT_EQ(layer_scale.scale, 1e-6f);
+}
+
 // The classifiers' grids are fixed by adaptive pooling, so any image size from the smallest the
 // features allow gives the same logits shape; the features' own arithmetic is torchvision's
 // (published multiply-adds: vgg16 15.47 G, alexnet 0.71 G, squeezenet1_1 0.35 G at 224).
@@ -268,6 +320,7 @@ TEST(Registry, MultiplyAddsOfTheOtherFamilies) {
   EXPECT_EQ(build_model("mobilenet_v2", 1000)->macs(image), 300774272);  // the same hooks
   EXPECT_EQ(build_model("mobilenet_v3_large", 1000)->macs(image), 216589760);
   EXPECT_EQ(build_model("mobilenet_v3_small", 1000)->macs(image), 56510400);
+  EXPECT_EQ(build_model("convnext_tiny", 1000)->macs(image), 4455531264);  // the same hooks
   EXPECT_EQ(build_model("vgg11", 10)->infer_shapes(Shape{2, 32, 32, 3}).back(), (Shape{2, 10}));
   EXPECT_EQ(build_model("alexnet", 10)->infer_shapes(Shape{2, 63, 63, 3}).back(), (Shape{2, 10}));
 }
