@@ -126,6 +126,7 @@ TEST(Golden, DenseNet121MatchesPyTorch) { check_against_pytorch("densenet121"); 
 TEST(Golden, InceptionV3MatchesPyTorch) { check_against_pytorch("inception_v3"); }
 TEST(Golden, MobileNetV2MatchesPyTorch) { check_against_pytorch("mobilenet_v2"); }
 TEST(Golden, MobileNetV3SmallMatchesPyTorch) { check_against_pytorch("mobilenet_v3_small"); }
+TEST(Golden, ConvNeXtTinyMatchesPyTorch) { check_against_pytorch("convnext_tiny"); }
 
 }  // namespace
 }  // namespace xtrain
