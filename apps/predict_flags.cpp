@@ -24,8 +24,8 @@ bool parse_predict_flags(int argc, char** argv, PredictFlags* flags, int* exit_c
   CLI::Option* image_size =
       app.add_option("--image_size", f.image_size,
                      "Network input side: images are resized to --val_resize_size (shorter side) "
-                     "and center-cropped to it (default: 299 for inception_v3, 224 for the "
-                     "others)")
+                     "and center-cropped to it (default: 299 for inception_v3, the crop size of "
+                     "torchvision's weights for the EfficientNets, 224 for the others)")
           ->transform(integer_in(1, kMaxImageSize));
   const TestResizeFlags test_resize =
       add_test_resize_flags(app, f.resampling, "--image_size", "the images' Resize");

@@ -140,7 +140,8 @@ bool parse_train_flags(int argc, char** argv, TrainFlags* flags, int* exit_code)
   CLI::Option* image_size =
       app.add_option("--image_size", t.image_size,
                      "Training and test image side, in pixels (default: 299 for inception_v3, "
-                     "224 for the others)")
+                     "the crop size of torchvision's weights for the EfficientNets, 224 for the "
+                     "others)")
           ->transform(integer_in(1, kMaxImageSize));
   app.add_option("--augment", f.data.augment,
                  "Transforms: imagenet (random resized crop) or cifar (pad 4 + random crop)")

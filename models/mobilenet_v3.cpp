@@ -1,10 +1,10 @@
 #include "models/mobilenet_v3.h"
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "lib/graph/graph_builder.h"
+#include "models/make_divisible.h"
 
 namespace xtrain {
 namespace {
@@ -13,15 +13,6 @@ namespace {
 constexpr float kBatchNormEps = 0.001f;
 constexpr float kBatchNormMomentum = 0.01f;
 constexpr float kDropout = 0.2f;
-
-// torchvision's _make_divisible(v, 8): the nearest multiple of 8, at least 8, and not more than
-// 10% below v.
-int make_divisible(double v) {
-  constexpr int kDivisor = 8;
-  int rounded = std::max(kDivisor, static_cast<int>(v + kDivisor / 2.0) / kDivisor * kDivisor);
-  if (rounded < 0.9 * v) rounded += kDivisor;
-  return rounded;
-}
 
 using Act = BatchNorm2d::Fused;  // kReLU or kHardswish
 
@@ -39,7 +30,8 @@ Value squeeze_excitation(GraphBuilder& g, const std::string& name, Value x) {
   const int squeeze = make_divisible(channels / 4);
   Value scale = g.adaptive_avg_pool2d(name + ".avgpool", x, 1, 1);
   scale = g.relu(g.conv2d(name + ".fc1", scale, squeeze, 1, 1, 0, /*bias=*/true));
-  scale = g.hardsigmoid(g.conv2d(name + ".fc2", scale, channels, 1, 1, 0, /*bias=*/true));
+  scale = g.conv2d(name + ".fc2", scale, channels, 1, 1, 0, /*bias=*/true);
+  scale = g.activation(scale, kernels::Activation::kHardsigmoid);
   return g.channel_scale(x, scale);
 }
 
@@ -99,7 +91,7 @@ std::shared_ptr<const Graph> mobilenet_v3(const std::vector<Block>& blocks, int 
   x = conv_bn_act(g, feature(index), x, 6 * g.channels(x), 1, 1, 1, HS);
   // forward()'s avgpool and flatten.
   x = g.global_avg_pool_flatten("avgpool", x);
-  x = g.hardswish(g.linear("classifier.0", x, last_channel));
+  x = g.activation(g.linear("classifier.0", x, last_channel), kernels::Activation::kHardswish);
   x = g.dropout("classifier.2", x, kDropout);
   g.linear("classifier.3", x, num_classes);
   return g.finish();

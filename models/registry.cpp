@@ -10,10 +10,15 @@
 #include "models/cifar_resnet.h"
 #include "models/convnext.h"
 #include "models/densenet.h"
+#include "models/efficientnet.h"
+#include "models/googlenet.h"
 #include "models/inception.h"
+#include "models/mnasnet.h"
 #include "models/mobilenet_v2.h"
 #include "models/mobilenet_v3.h"
+#include "models/regnet.h"
 #include "models/resnet.h"
+#include "models/shufflenet_v2.h"
 #include "models/squeezenet.h"
 #include "models/vgg.h"
 
@@ -49,10 +54,37 @@ const std::map<std::string, Builder>& builders() {
       {"densenet161", densenet161},
       {"densenet169", densenet169},
       {"densenet201", densenet201},
+      {"googlenet", googlenet},
       {"inception_v3", inception_v3},
       {"mobilenet_v2", mobilenet_v2},
       {"mobilenet_v3_large", mobilenet_v3_large},
       {"mobilenet_v3_small", mobilenet_v3_small},
+      {"efficientnet_b0", efficientnet_b0},
+      {"efficientnet_b1", efficientnet_b1},
+      {"efficientnet_b2", efficientnet_b2},
+      {"efficientnet_b3", efficientnet_b3},
+      {"efficientnet_b4", efficientnet_b4},
+      {"efficientnet_b5", efficientnet_b5},
+      {"efficientnet_b6", efficientnet_b6},
+      {"efficientnet_b7", efficientnet_b7},
+      {"efficientnet_v2_s", efficientnet_v2_s},
+      {"efficientnet_v2_m", efficientnet_v2_m},
+      {"efficientnet_v2_l", efficientnet_v2_l},
+      {"shufflenet_v2_x0_5", shufflenet_v2_x0_5},
+      {"shufflenet_v2_x1_0", shufflenet_v2_x1_0},
+      {"shufflenet_v2_x1_5", shufflenet_v2_x1_5},
+      {"shufflenet_v2_x2_0", shufflenet_v2_x2_0},
+      {"mnasnet0_5", [](int k) { return mnasnet(0.5, k); }},
+      {"mnasnet0_75", [](int k) { return mnasnet(0.75, k); }},
+      {"mnasnet1_0", [](int k) { return mnasnet(1.0, k); }},
+      {"mnasnet1_3", [](int k) { return mnasnet(1.3, k); }},
+      {"regnet_x_400mf", regnet_x_400mf},
+      {"regnet_x_800mf", regnet_x_800mf},
+      {"regnet_x_1_6gf", regnet_x_1_6gf},
+      {"regnet_x_3_2gf", regnet_x_3_2gf},
+      {"regnet_x_8gf", regnet_x_8gf},
+      {"regnet_x_16gf", regnet_x_16gf},
+      {"regnet_x_32gf", regnet_x_32gf},
       {"convnext_tiny", convnext_tiny},
       {"convnext_small", convnext_small},
       {"convnext_base", convnext_base},
@@ -77,7 +109,16 @@ const std::vector<std::string>& model_names() {
   return kNames;
 }
 
-int default_image_size(const std::string& model) { return model == "inception_v3" ? 299 : 224; }
+int default_image_size(const std::string& model) {
+  // The crop_size of each model's DEFAULT weights' transforms in torchvision.
+  static const std::map<std::string, int> kSizes = {
+      {"inception_v3", 299},      {"efficientnet_b1", 240},  {"efficientnet_b2", 288},
+      {"efficientnet_b3", 300},   {"efficientnet_b4", 380},  {"efficientnet_b5", 456},
+      {"efficientnet_b6", 528},   {"efficientnet_b7", 600},  {"efficientnet_v2_s", 384},
+      {"efficientnet_v2_m", 480}, {"efficientnet_v2_l", 480}};
+  const auto it = kSizes.find(model);
+  return it != kSizes.end() ? it->second : 224;
+}
 
 void check_image_size(const std::string& model, const Graph& graph, int image_size,
                       const std::string& flag) {

@@ -13,9 +13,10 @@ with u(i, k) uniform in [-1, 1) from an integer hash (exact in both languages):
 where k = (sum of the name's character codes) % 97. Hashed values, unlike smooth ones such as
 sin(i), keep the network as well-conditioned as a randomly initialized one, so float32 rounding
 stays far below the tolerances. Dropout layers drop what xtrain's do for the step keys in
-STEP_KEYS (lib/kernels/dropout.h's mask, reproduced here), so both runs see the same masks. A tensor t is summarised as
-[sum_i t_i * cos(0.11 * i), sum_i |t_i|]: the weighting catches a wrong layout, which a plain
-sum would not.
+STEP_KEYS (lib/kernels/dropout.h's mask, reproduced here), and StochasticDepth layers the samples
+xtrain's do (the same hash over sample indices), so both runs see the same masks. A tensor t is
+summarised as [sum_i t_i * cos(0.11 * i), sum_i |t_i|]: the weighting catches a wrong layout,
+which a plain sum would not.
 
 Usage: scripts/make_golden.py [OUT_DIR [MODEL...]]   (default tests/golden, every model)
        scripts/make_golden.py --bf16 [OUT_DIR [MODEL...]]   (default resnet50)
@@ -111,12 +112,33 @@ class GoldenDropout(torch.nn.Module):
         return x * keep.to(x.dtype) / (1 - self.p)
 
 
+class GoldenStochasticDepth(torch.nn.Module):
+    """torchvision.ops.StochasticDepth(p, "row") with xtrain's mask for the current step (set
+    through .step_key): lib/kernels/stochastic_depth.h's hash over the sample's index (the golden
+    test runs the whole batch on one plan under this key), each kept sample multiplied by
+    1 / (1 - p) in the run's dtype as torchvision's noise.div_."""
+
+    def __init__(self, name, p):
+        super().__init__()
+        self.name, self.p, self.step_key = name, p, None
+
+    def forward(self, x):
+        if not self.training or self.p == 0:
+            return x
+        keep = dropout_keep(self.name, self.step_key, x.shape[0], self.p)
+        noise = keep.to(x.dtype).div_(1.0 - self.p)
+        return x * noise.reshape([x.shape[0]] + [1] * (x.dim() - 1))
+
+
 def with_golden_dropouts(model):
+    """Dropout and StochasticDepth modules replaced by their xtrain-masked twins."""
     for name, module in list(model.named_modules()):
-        if isinstance(module, torch.nn.Dropout):
+        golden = {torch.nn.Dropout: GoldenDropout,
+                  torchvision.ops.StochasticDepth: GoldenStochasticDepth}.get(type(module))
+        if golden is not None:
             parent_name, _, child = name.rpartition(".")
             parent = model.get_submodule(parent_name) if parent_name else model
-            setattr(parent, child, GoldenDropout(name, module.p))
+            setattr(parent, child, golden(name, module.p))
     return model
 
 
@@ -212,7 +234,7 @@ def run(model, name, num_classes, side, dtype, memory_format=torch.contiguous_fo
     for step in range(2):
         optimizer.zero_grad()
         for module in model.modules():
-            if isinstance(module, GoldenDropout):
+            if isinstance(module, (GoldenDropout, GoldenStochasticDepth)):
                 module.step_key = STEP_KEYS[step]
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
             logits = model(images)
@@ -301,6 +323,13 @@ def main():
         ("mobilenet_v2", lambda: torchvision.models.mobilenet_v2(num_classes=10), 10, 64),
         ("mobilenet_v3_small",
          lambda: torchvision.models.mobilenet_v3_small(num_classes=10), 10, 64),
+        ("efficientnet_b0", lambda: torchvision.models.efficientnet_b0(num_classes=10), 10, 64),
+        ("googlenet", lambda: torchvision.models.googlenet(
+            num_classes=10, aux_logits=False, init_weights=False), 10, 64),
+        ("shufflenet_v2_x0_5", lambda: torchvision.models.shufflenet_v2_x0_5(num_classes=10),
+         10, 64),
+        ("mnasnet0_5", lambda: torchvision.models.mnasnet0_5(num_classes=10), 10, 64),
+        ("regnet_x_400mf", lambda: torchvision.models.regnet_x_400mf(num_classes=10), 10, 64),
         # No stochastic depth: xtrain has none yet, and with p = 0 torchvision's is the identity.
         ("convnext_tiny", lambda: torchvision.models.convnext_tiny(
             num_classes=10, stochastic_depth_prob=0.0), 10, 64),

@@ -1,17 +1,22 @@
 #include "lib/graph/graph_builder.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "lib/base/check.h"
+#include "lib/nn/activation.h"
 #include "lib/nn/add.h"
 #include "lib/nn/avg_pool2d.h"
 #include "lib/nn/batchnorm2d.h"
 #include "lib/nn/channel_scale.h"
+#include "lib/nn/channel_shuffle.h"
+#include "lib/nn/channel_slice.h"
 #include "lib/nn/concat.h"
 #include "lib/nn/conv2d.h"
 #include "lib/nn/dropout.h"
 #include "lib/nn/flatten.h"
 #include "lib/nn/gelu.h"
 #include "lib/nn/global_avg_pool_flatten.h"
-#include "lib/nn/hard_activation.h"
 #include "lib/nn/layer_norm.h"
 #include "lib/nn/layer_scale.h"
 #include "lib/nn/linear.h"
@@ -19,6 +24,7 @@
 #include "lib/nn/pointwise_linear.h"
 #include "lib/nn/relu.h"
 #include "lib/nn/shortcut_pad.h"
+#include "lib/nn/stochastic_depth.h"
 
 namespace xtrain {
 
@@ -35,6 +41,18 @@ Value GraphBuilder::append(std::unique_ptr<Layer> layer, std::vector<int> inputs
 const std::string& GraphBuilder::name_of(Value x) const {
   static const std::string kInputName = "input";
   return x.id == Graph::kImage ? kInputName : graph_->nodes()[x.id - 1].layer->name();
+}
+
+std::vector<int> GraphBuilder::ids_of(const std::vector<Value>& parts) {
+  std::vector<int> ids;
+  for (Value x : parts) ids.push_back(x.id);
+  return ids;
+}
+
+int GraphBuilder::channels(const std::vector<Value>& parts) const {
+  int total = 0;
+  for (Value x : parts) total += channels(x);
+  return total;
 }
 
 Value GraphBuilder::conv2d(const std::string& name, Value x, int out_channels, int kernel_size,
@@ -64,14 +82,9 @@ Value GraphBuilder::batchnorm_relu(const std::string& name, Value x, float eps) 
 
 Value GraphBuilder::batchnorm_relu(const std::string& name, const std::vector<Value>& parts,
                                    float eps) {
-  std::vector<int> ids;
-  int total = 0;
-  for (Value x : parts) {
-    ids.push_back(x.id);
-    total += channels(x);
-  }
+  const int total = channels(parts);
   return append(std::make_unique<BatchNorm2d>(name, total, BatchNorm2d::Fused::kReLU, eps),
-                std::move(ids), total);
+                ids_of(parts), total);
 }
 
 Value GraphBuilder::batchnorm_activation(const std::string& name, Value x,
@@ -99,16 +112,11 @@ Value GraphBuilder::relu(Value x) {
   return append(std::make_unique<ReLU>(name_of(x) + ".relu"), {x.id}, channels(x));
 }
 
-Value GraphBuilder::hardswish(Value x) {
-  return append(
-      std::make_unique<HardActivation>(name_of(x) + ".hardswish", HardActivation::Kind::kHardswish),
-      {x.id}, channels(x));
-}
-
-Value GraphBuilder::hardsigmoid(Value x) {
-  return append(std::make_unique<HardActivation>(name_of(x) + ".hardsigmoid",
-                                                 HardActivation::Kind::kHardsigmoid),
-                {x.id}, channels(x));
+Value GraphBuilder::activation(Value x, kernels::Activation kind) {
+  std::string name = Activation::torch_name(kind);
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return append(std::make_unique<Activation>(name_of(x) + "." + name, kind), {x.id}, channels(x));
 }
 
 Value GraphBuilder::layer_norm(const std::string& name, Value x, float eps) {
@@ -169,17 +177,24 @@ Value GraphBuilder::add(Value a, Value b) {
 }
 
 Value GraphBuilder::concat(const std::string& name, const std::vector<Value>& inputs) {
-  std::vector<int> ids;
-  int channels_out = 0;
-  for (Value x : inputs) {
-    ids.push_back(x.id);
-    channels_out += channels(x);
-  }
-  return append(std::make_unique<Concat>(name), std::move(ids), channels_out);
+  return append(std::make_unique<Concat>(name), ids_of(inputs), channels(inputs));
+}
+
+Value GraphBuilder::channel_slice(const std::string& name, Value x, int start, int width) {
+  return append(std::make_unique<ChannelSlice>(name, start, width), {x.id}, width);
+}
+
+Value GraphBuilder::channel_shuffle(const std::string& name, const std::vector<Value>& parts,
+                                    int groups) {
+  return append(std::make_unique<ChannelShuffle>(name, groups), ids_of(parts), channels(parts));
 }
 
 Value GraphBuilder::dropout(const std::string& name, Value x, float p) {
   return append(std::make_unique<Dropout>(name, p), {x.id}, channels(x));
+}
+
+Value GraphBuilder::stochastic_depth(const std::string& name, Value x, double p) {
+  return append(std::make_unique<StochasticDepth>(name, p), {x.id}, channels(x));
 }
 
 Value GraphBuilder::shortcut_pad(const std::string& name, Value x, int out_channels, int stride) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/graph/graph.h"
+#include "lib/kernels/activations.h"
 #include "lib/nn/batchnorm2d.h"
 #include "lib/nn/weight_init.h"
 
@@ -43,7 +44,7 @@ class GraphBuilder {
   // DenseNet's norm layers over their growing list of features.
   Value batchnorm_relu(const std::string& name, const std::vector<Value>& parts, float eps = 1e-5f);
   // activation(batchnorm(x)) the same way, for any activation BatchNorm2d fuses without a
-  // residual (the ReLU, the ReLU6, the Hardswish; kNothing is batchnorm's).
+  // residual (the ReLU, the ReLU6, the Hardswish, the SiLU; kNothing is batchnorm's).
   Value batchnorm_activation(const std::string& name, Value x, BatchNorm2d::Fused activation,
                              float eps = 1e-5f, float momentum = 0.1f);
   // torchvision.ops.Conv2dNormActivation: <name>.0 a convolution without bias, padded to keep the
@@ -58,10 +59,9 @@ class GraphBuilder {
   // torchvision's LayerNorm2d on a feature map, a ConvNeXt block's LayerNorm after its permute.
   Value layer_norm(const std::string& name, Value x, float eps = 1e-5f);
   Value relu(Value x);
-  // torch.nn.Hardswish and torch.nn.Hardsigmoid on their own (after a Linear or a convolution),
-  // named like the ReLU after their input.
-  Value hardswish(Value x);
-  Value hardsigmoid(Value x);
+  // An element-wise activation on its own (torch.nn.Hardswish, SiLU, ... after a Linear or a
+  // convolution), named like the ReLU after its input: <x>.hardswish, <x>.silu, ...
+  Value activation(Value x, kernels::Activation kind);
   // torch.nn.GELU() (the exact erf form), named like the ReLU after its input.
   Value gelu(Value x);
   // x * scale per channel: scale [N, 1, 1, C] (one value per image and channel) times x
@@ -86,8 +86,16 @@ class GraphBuilder {
   Value add(Value a, Value b);
   // torch.cat(inputs, 1): channels of inputs[0] first. Same N, H and W.
   Value concat(const std::string& name, const std::vector<Value>& inputs);
+  // x[:, start:start + width] (torch's narrow; one of x.chunk(k, dim=1)), as a dense value.
+  Value channel_slice(const std::string& name, Value x, int start, int width);
+  // channel_shuffle(torch.cat(parts, 1), groups) as torchvision's ShuffleNetV2 writes it, without
+  // building the concatenation.
+  Value channel_shuffle(const std::string& name, const std::vector<Value>& parts, int groups);
   // torch.nn.Dropout(p) under torchvision's module name, which keys its masks.
   Value dropout(const std::string& name, Value x, float p = 0.5f);
+  // torchvision.ops.StochasticDepth(p, "row") under torchvision's module name, which keys its
+  // masks: a residual branch dropped per sample.
+  Value stochastic_depth(const std::string& name, Value x, double p);
   Value shortcut_pad(const std::string& name, Value x, int out_channels, int stride);
 
   // The finished graph; its output is the last value added.
@@ -96,6 +104,9 @@ class GraphBuilder {
  private:
   Value append(std::unique_ptr<Layer> layer, std::vector<int> inputs, int out_channels);
   const std::string& name_of(Value x) const;
+  // A layer over several parts (a concatenation's inputs): their ids, and their channels summed.
+  static std::vector<int> ids_of(const std::vector<Value>& parts);
+  int channels(const std::vector<Value>& parts) const;
 
   std::unique_ptr<Graph> graph_;
   std::vector<int> channels_;  // per value

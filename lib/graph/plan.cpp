@@ -235,14 +235,24 @@ Exec Plan::with_scratch(const Exec& ex) {
 }
 
 void Plan::forward(const Exec& ex, const StepSeed& step) {
-  forward(ex, kernels::dropout_step_key(step.seed, step.global_step, step.ordinal));
+  // Core 0's key is the one every core shares for the draws per sample.
+  forward_keyed(ex, kernels::dropout_step_key(step.seed, step.global_step, step.ordinal),
+                kernels::dropout_step_key(step.seed, step.global_step, 0),
+                int64_t{step.ordinal} * input().shape[0]);
 }
 
 void Plan::forward(const Exec& ex, uint32_t step_key) {
+  forward_keyed(ex, step_key, step_key, /*first_sample=*/0);
+}
+
+void Plan::forward_keyed(const Exec& ex, uint32_t step_key, uint32_t batch_key,
+                         int64_t first_sample) {
   const Exec planned = with_scratch(ex);
   for (int i = 0; i < calls_.num_calls(); ++i) {
     forward_calls_[i].ex = planned;
     forward_calls_[i].step_key = step_key;
+    forward_calls_[i].batch_key = batch_key;
+    forward_calls_[i].first_sample = first_sample;
     run_call(i, /*backward=*/false);
   }
 }
@@ -255,6 +265,8 @@ void Plan::backward(const Exec& ex, const std::function<void(int call)>& after_c
   for (int i = 0; i < calls_.num_calls(); ++i) {
     backward_calls_[i].ex = planned;
     backward_calls_[i].step_key = forward_calls_[i].step_key;
+    backward_calls_[i].batch_key = forward_calls_[i].batch_key;
+    backward_calls_[i].first_sample = forward_calls_[i].first_sample;
   }
   for (int i = calls_.num_calls() - 1; i >= 0; --i) {
     run_call(i, /*backward=*/true);

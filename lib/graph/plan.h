@@ -86,6 +86,10 @@ class Plan {
   // ex runs on at most kernel_threads threads. A training forward's random layers (Dropout) draw
   // the masks of `step`, or of a key the caller chose (the golden tests take their Python twin's);
   // evaluation plans draw none.
+  // Per-sample draws (StochasticDepth) take the step's key without the core and the sample's
+  // place in the whole step's batch (the core's ordinal times this plan's batch, all cores taking
+  // equal batches), so any placement of a batch draws the same masks; under a chosen key, that
+  // key and the plan's own sample indices.
   void forward(const Exec& ex, const StepSeed& step);
   void forward(const Exec& ex, uint32_t step_key = 0);
   // Accumulates into the store's gradients (training plans only), with the last forward's key.
@@ -115,6 +119,8 @@ class Plan {
   // Runs call i's forward or backward, timed when profiling; a backward first rebuilds the
   // outputs it is the first to read (each timed as its producer's rebuild).
   void run_call(int i, bool backward);
+  // The forward with these keys (LayerCall::step_key, batch_key and first_sample).
+  void forward_keyed(const Exec& ex, uint32_t step_key, uint32_t batch_key, int64_t first_sample);
   // Runs `call`, and records it as node i's `pass` when profiling.
   template <typename Call>
   void timed(int i, LayerTiming::Pass pass, Call&& call);

@@ -7,7 +7,6 @@
 
 #include "lib/base/check.h"
 #include "lib/kernels/bf16_pairs.h"
-#include "lib/kernels/hard_activations.h"
 #include "lib/kernels/prefetch.h"
 #include "lib/parallel/all_reduce.h"
 
@@ -126,49 +125,15 @@ double sum_over_batch_replicas(const BatchNormShape& s, double* sums, const Exec
 // activation saw bit for bit (one expression, contracted to an FMA alike on every path).
 inline float normalized(float x, float scale, float shift) { return x * scale + shift; }
 
-// The fused activation is a template parameter and the ReLU6's clamp a compile-time constant:
-// compared with a value read at run time (even infinity, for a plain ReLU), the backward's
-// loops ran several times slower, as GCC no longer vectorized them.
-constexpr float kReLU6Max = 6.0f;
-
-// The fused activation of v, the normalized value with the residual added.
-template <Activation kAct>
-float activate(float v) {
-  if constexpr (kAct == Activation::kNone) return v;
-  if constexpr (kAct == Activation::kHardswish) return hardswish(v);
-  v = v > 0.0f ? v : 0.0f;
-  if constexpr (kAct == Activation::kReLU6) v = v < kReLU6Max ? v : kReLU6Max;
-  return v;
-}
-
-// g through the fused activation's derivative at v, the value it saw: the ReLU's mask, the
-// ReLU6's (torch's hardtanh_backward passes the gradient only strictly between 0 and 6), the
-// Hardswish's slope.
-template <Activation kAct>
-float through_activation(float v, float g) {
-  if constexpr (kAct == Activation::kNone) return g;
-  if constexpr (kAct == Activation::kReLU) return v > 0.0f ? g : 0.0f;
-  if constexpr (kAct == Activation::kReLU6) return v > 0.0f && v < kReLU6Max ? g : 0.0f;
-  return hardswish_grad(v, g);
-}
-
-// fn(std::integral_constant<Activation, a>{}): the activation as a compile-time constant.
+// fn(the fused activation as a compile-time constant): only those BatchNorm fuses get loops.
 template <typename Fn>
-void with_activation(Activation a, Fn&& fn) {
-  switch (a) {
-    case Activation::kNone:
-      return fn(std::integral_constant<Activation, Activation::kNone>{});
-    case Activation::kReLU:
-      return fn(std::integral_constant<Activation, Activation::kReLU>{});
-    case Activation::kReLU6:
-      return fn(std::integral_constant<Activation, Activation::kReLU6>{});
-    case Activation::kHardswish:
-      return fn(std::integral_constant<Activation, Activation::kHardswish>{});
-  }
+void with_fused_activation(Activation a, Fn&& fn) {
+  using A = Activation;
+  with_activation<A::kNone, A::kReLU, A::kReLU6, A::kHardswish, A::kSiLU>(a, fn);
 }
 
-// Only the ReLU follows an added residual: the others are MobileNet's, whose blocks add after the
-// projection's plain BatchNorm.
+// Only the ReLU follows an added residual: the others are MobileNet's and EfficientNet's, whose
+// blocks add after the projection's plain BatchNorm.
 constexpr bool takes_residual(Activation a) {
   return a == Activation::kNone || a == Activation::kReLU;
 }
@@ -199,7 +164,7 @@ void scale_shift(const BatchNormShape& s, ConstElements x, ConstElements residua
       XTRAIN_CHECK(!added || takes_residual(s.activation),
                    "batchnorm: a residual is added before the ReLU only");
       with_typed(residual, [&](const auto* rt) {
-        with_activation(s.activation, [&](auto act) {
+        with_fused_activation(s.activation, [&](auto act) {
           constexpr Activation kAct = decltype(act)::value;
           if constexpr (takes_residual(kAct)) {
             if (added) return scale_shift<kAct, true>(s, xt, rt, scale, shift, yt, ex);
@@ -474,9 +439,9 @@ void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements 
           }
         };
         XTRAIN_CHECK(takes_residual(s.activation) || (y.data == nullptr && rt == nullptr),
-                     "batchnorm_backward: the ReLU6 and the Hardswish take their derivative from "
-                     "x, without a residual");
-        with_activation(s.activation, [&](auto act) {
+                     "batchnorm_backward: the ReLU6, the Hardswish and the SiLU take their "
+                     "derivative from x, without a residual");
+        with_fused_activation(s.activation, [&](auto act) {
           if constexpr (decltype(act)::value == Activation::kReLU) {
             if (y.data != nullptr) return with_dy_rows(act, std::true_type{});
           }

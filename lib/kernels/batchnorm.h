@@ -18,16 +18,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "lib/kernels/activations.h"
 #include "lib/parallel/exec.h"
 #include "lib/tensor/elements.h"
 
 namespace xtrain::kernels {
 
-// The activation fused after the normalization (and the residual), in the same pass:
-//   kReLU       y = max(batchnorm(x) + residual, 0)
-//   kReLU6      y = min(max(batchnorm(x), 0), 6), torch.nn.ReLU6; no residual
-//   kHardswish  y = hardswish(batchnorm(x)), torch.nn.Hardswish (hard_activations.h); no residual
-enum class Activation { kNone, kReLU, kReLU6, kHardswish };
+// The activation fused after the normalization (and the residual), in the same pass, one of
+// activations.h's: kNone, kReLU, kReLU6, kHardswish or kSiLU. Only the ReLU (or nothing) follows
+// an added residual: y = max(batchnorm(x) + residual, 0); the others are y = act(batchnorm(x)).
 
 struct BatchNormShape {
   int64_t m;
@@ -75,8 +74,8 @@ void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, ConstEleme
 
 // With xhat = (x - mean) * inv_std and g = dy through the fused activation's derivative (the ReLU's
 // mask, zero where it clamped its output to 0; the ReLU6's, also where it clamped it to 6, as
-// torch's hardtanh_backward passes the gradient only strictly between; hardswish_grad of the
-// value the Hardswish saw), per channel:
+// torch's hardtanh_backward passes the gradient only strictly between; the others' slopes at the
+// value they saw: through_activation in activations.h), per channel:
 //   dbeta += sum(g)    dgamma += sum(g * xhat)
 //   dx = gamma * inv_std * (g - mean(g) - xhat * mean(g * xhat))    dresidual = g
 // dx and dresidual are overwritten (either may be skipped: null); dgamma and dbeta accumulate.
@@ -85,8 +84,8 @@ void batchnorm_forward_eval(const BatchNormShape& s, ConstElements x, ConstEleme
 // The ReLU's mask comes from y (y > 0 ? dy : 0) when y is given, which a ReLU after an added
 // residual needs; without y (null) from x and saved's scale and shift (v = x * scale + shift, the
 // value the forward's activation saw), so a BatchNorm + ReLU backward does not read its output.
-// The ReLU6 and the Hardswish take it from x only (y null): a bfloat16 y rounds some v just below
-// 6 up to 6, and the Hardswish's output does not give back its input.
+// The ReLU6, the Hardswish and the SiLU take it from x only (y null): a bfloat16 y rounds some v
+// just below 6 up to 6, and the Hardswish's and the SiLU's outputs do not give back their input.
 // A gradient has its value's element type (dy y's, dx x's; dresidual the residual's, of either
 // type): a bfloat16 plan keeps the gradients of the values it stores in bfloat16 so too.
 void batchnorm_backward(const BatchNormShape& s, ConstElements x, ConstElements y, ConstElements dy,

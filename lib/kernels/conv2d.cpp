@@ -1,15 +1,16 @@
 // Which implementation runs each pass of a convolution: one ordered list per pass and precision,
 // whose first entry with a rule that holds for the shape runs (oneDNN's cpu_convolution_list.cpp
 // is the model). The rules are named predicates; the reasons behind them are beside their
-// definitions (conv2d_direct_rules.cpp, conv2d_bands.h, conv2d_gemm.h). Every implementation of a
-// pass takes the arguments of that pass in conv2d.h, so that one list holds them; each uses what
-// it needs.
+// definitions (conv2d_depthwise.cpp, conv2d_direct_rules.cpp, conv2d_bands.h, conv2d_gemm.h). Every
+// implementation of a pass takes the arguments of that pass in conv2d.h, so that one list holds
+// them; each uses what it needs.
 #include "lib/kernels/conv2d.h"
 
 #include <algorithm>
 
 #include "lib/base/check.h"
 #include "lib/kernels/conv2d_bands.h"
+#include "lib/kernels/conv2d_depthwise.h"
 #include "lib/kernels/conv2d_direct.h"
 #include "lib/kernels/conv2d_direct_bf16.h"
 #include "lib/kernels/conv2d_gemm.h"
@@ -58,6 +59,7 @@ bool any_shape(const Conv2dShape&, Precision) { return true; }
 
 // Forward, float32. Bands run this list again over the banded shape.
 const Candidate<ForwardPass> kForwardFloat32[] = {
+    {conv2d_depthwise_suits, conv2d_depthwise_forward},
     {groups_join_into_bands, forward_in_bands},
     {conv2d_direct_suits, conv2d_direct_forward},
     {any_shape, gemm_forward},
@@ -74,6 +76,7 @@ const Candidate<ForwardPass> kForwardBFloat16[] = {
 
 // Backward-data, float32.
 const Candidate<BackwardDataPass> kBackwardDataFloat32[] = {
+    {conv2d_depthwise_suits, conv2d_depthwise_backward_data},
     {direct_backward_data, conv2d_direct_backward_data},
     {pointwise, pointwise_backward_data},
     {groups_join_into_bands, backward_data_in_bands},
@@ -102,6 +105,7 @@ const Candidate<BackwardDataPass> kBackwardDataIntoBFloat16[] = {
 
 // Backward-weight, float32.
 const Candidate<BackwardWeightPass> kBackwardWeightFloat32[] = {
+    {conv2d_depthwise_suits, conv2d_depthwise_backward_weight},
     {groups_join_into_bands, backward_weight_in_bands},
     {conv2d_direct_backward_weight_suits, conv2d_direct_backward_weight},
     {any_shape, gemm_backward_weight},
@@ -132,11 +136,15 @@ const Candidate<BackwardDataPass>* backward_data_list(ElementType dx_type, Preci
   return dx_type == ElementType::kBFloat16 ? kBackwardDataIntoBFloat16 : kBackwardDataBFloat16;
 }
 
-// The scratch of one call on s with a float32 dx: the largest of any implementation's.
+// The scratch of one call on s with a float32 dx: the largest of any implementation's. A
+// depthwise layer runs its own kernels in float32 and bands in bfloat16.
 size_t unrounded_workspace_floats(const Conv2dShape& s) {
+  const size_t depthwise = conv2d_depthwise_workspace_floats(s);
   // Banded: the banded weight (or its gradient), then the banded convolution's own scratch.
-  if (band_groups(s) > 1) return banded_weight_floats(s) + unrounded_workspace_floats(banded(s));
-  return std::max(gemm_workspace_floats(s), conv2d_direct_workspace_floats(s));
+  if (band_groups(s) > 1) {
+    return std::max(depthwise, banded_weight_floats(s) + unrounded_workspace_floats(banded(s)));
+  }
+  return std::max({depthwise, gemm_workspace_floats(s), conv2d_direct_workspace_floats(s)});
 }
 
 // Element i of float32 or bfloat16 elements, as a float.

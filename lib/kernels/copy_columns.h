@@ -20,6 +20,14 @@ struct ColumnBlock {
   int64_t width;  // columns copied
 };
 
+// Rows of `width` floats that make a parallel chunk worth its hand-off, a few KB at least: rows may
+// be as narrow as DenseNet's 32 channels.
+inline int64_t min_rows_per_chunk(int64_t width) { return width >= 1024 ? 1 : 1024 / width + 1; }
+
 void copy_columns(int64_t rows, const ColumnBlock& b, const Exec& ex);
+
+// The same, and dst's other columns set to 0: the gradient of taking columns of dst's rows
+// (ChannelSlice, one of ShuffleNetV2's x.chunk(2, dim=1)).
+void copy_columns_zero_others(int64_t rows, const ColumnBlock& b, const Exec& ex);
 
 }  // namespace xtrain::kernels

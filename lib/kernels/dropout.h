@@ -45,6 +45,16 @@ constexpr uint32_t dropout_layer_key(uint32_t step_key, std::string_view name) {
   return fmix32(step_key ^ fnv1a32(name));
 }
 
+// The threshold of drop probability p: hashes below p * 2^32 are dropped (p = 0: none).
+inline uint32_t drop_threshold(double p) { return static_cast<uint32_t>(p * 4294967296.0); }
+
+// Whether index i is kept under key: the hash of its index, spread by 2^32 / phi, at or above
+// the threshold. Dropout's elements and StochasticDepth's samples (stochastic_depth.h) alike. The
+// index wraps at 2^32, as the Python twin's uint32(i) does.
+inline bool hash_keeps(uint32_t key, uint32_t threshold, int64_t i) {
+  return fmix32(key + static_cast<uint32_t>(i) * 0x9E3779B1u) >= threshold;
+}
+
 // p = probability of dropping an element, 0 <= p < 1; key = dropout_layer_key(...).
 struct DropoutShape {
   int64_t n;

@@ -1,7 +1,8 @@
-// simd: the few vector operations the GEMM micro-kernel and its packers need, over the widest float
-// vector the build targets: AVX-512 (16 lanes), AVX2 + FMA (8 lanes), or a plain 4-lane struct the
-// compiler vectorizes as it can (XTRAIN_PORTABLE builds). Results differ between these builds
-// (fused vs separate multiply-add) but never between runs or thread counts of one build.
+// simd: the few vector operations the GEMM micro-kernel, its packers and the depthwise convolutions
+// need, over the widest float vector the build targets: AVX-512 (16 lanes), AVX2 + FMA (8 lanes),
+// or a plain 4-lane struct the compiler vectorizes as it can (XTRAIN_PORTABLE builds). Results
+// differ between these builds (fused vs separate multiply-add) but never between runs or thread
+// counts of one build.
 #pragma once
 
 #include <utility>
@@ -19,6 +20,7 @@ inline Vec zero() { return _mm512_setzero_ps(); }
 inline Vec load(const float* p) { return _mm512_loadu_ps(p); }
 inline Vec broadcast(const float* p) { return _mm512_set1_ps(*p); }
 inline void store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
+inline Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
 inline Vec mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
 inline Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }  // a * b + c
 // Transposes the 16 x 16 block held in rows[0..15] (rows[i] becomes lane i of every row): pairs
@@ -59,6 +61,7 @@ inline Vec zero() { return _mm256_setzero_ps(); }
 inline Vec load(const float* p) { return _mm256_loadu_ps(p); }
 inline Vec broadcast(const float* p) { return _mm256_broadcast_ss(p); }
 inline void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+inline Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
 inline Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
 inline Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
 inline void transpose(Vec (&rows)[kLanes]) {  // the 8 x 8 block: lanes, pairs, then halves
@@ -89,6 +92,10 @@ inline Vec load(const float* p) { return Vec{{p[0], p[1], p[2], p[3]}}; }
 inline Vec broadcast(const float* p) { return Vec{{*p, *p, *p, *p}}; }
 inline void store(float* p, Vec v) {
   for (int i = 0; i < kLanes; ++i) p[i] = v.v[i];
+}
+inline Vec add(Vec a, Vec b) {
+  for (int i = 0; i < kLanes; ++i) a.v[i] += b.v[i];
+  return a;
 }
 inline Vec mul(Vec a, Vec b) {
   for (int i = 0; i < kLanes; ++i) a.v[i] *= b.v[i];

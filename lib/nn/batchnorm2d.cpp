@@ -28,6 +28,8 @@ const char* BatchNorm2d::type() const {
       return "BatchNorm2d+ReLU6";
     case Fused::kHardswish:
       return "BatchNorm2d+Hardswish";
+    case Fused::kSiLU:
+      return "BatchNorm2d+SiLU";
     case Fused::kAddReLU:
       return "BatchNorm2d+Add+ReLU";
   }
@@ -74,6 +76,8 @@ kernels::Activation BatchNorm2d::activation() const {
       return kernels::Activation::kReLU6;
     case Fused::kHardswish:
       return kernels::Activation::kHardswish;
+    case Fused::kSiLU:
+      return kernels::Activation::kSiLU;
   }
   return kernels::Activation::kNone;
 }

@@ -3,9 +3,9 @@
 // eps 0.001 and momentum 0.01). Training normalizes with the batch statistics and updates the
 // running ones; evaluation uses the running ones. What follows it can run in the same passes
 // (Fused): the ReLU, y = max(bn(x), 0), as GraphBuilder::batchnorm_relu builds it; the ReLU6,
-// y = min(max(bn(x), 0), 6), MobileNet's activation, or the Hardswish, MobileNetV3's, as
-// GraphBuilder::batchnorm_activation builds them; or a residual sum and the ReLU,
-// y = max(bn(x) + residual, 0) with the residual as the second input, as
+// y = min(max(bn(x), 0), 6), MobileNet's activation, the Hardswish, MobileNetV3's, or the SiLU,
+// EfficientNet's, as GraphBuilder::batchnorm_activation builds them; or a residual sum and the
+// ReLU, y = max(bn(x) + residual, 0) with the residual as the second input, as
 // GraphBuilder::batchnorm_add_relu builds it. The backward takes dy through the activation's
 // derivative (the ReLU's mask where it clamped its output) and hands that to the residual. A
 // training plan rebuilds y from x and the saved statistics instead of keeping it
@@ -27,7 +27,7 @@ class BatchNorm2d : public Layer {
   static constexpr float kDefaultEps = 1e-5f;
   static constexpr float kMomentum = 0.1f;
 
-  enum class Fused { kNothing, kReLU, kReLU6, kHardswish, kAddReLU };
+  enum class Fused { kNothing, kReLU, kReLU6, kHardswish, kSiLU, kAddReLU };
 
   BatchNorm2d(std::string name, int num_features, Fused fused = Fused::kNothing,
               float eps = kDefaultEps, float momentum = kMomentum);

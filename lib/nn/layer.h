@@ -64,6 +64,11 @@ struct LayerCall {
   // Set with ex for every run, like it: the key of this training step's random draws (Dropout's
   // masks, see kernels/dropout.h). The backward and rebuilds see the forward's key.
   uint32_t step_key = 0;
+  // Set with step_key: the key of this step's draws per sample, which every core shares
+  // (StochasticDepth's masks), and the index of this call's first sample in the step's whole
+  // batch, so that a sample draws the same whichever core holds it.
+  uint32_t batch_key = 0;
+  int64_t first_sample = 0;
   // What convolutions and Linear layers multiply in (precision.h); the plan's, on every call.
   Precision precision = Precision::kFloat32;
   Exec ex;

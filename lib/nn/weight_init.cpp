@@ -30,6 +30,10 @@ ParamSpec weight_spec(const WeightInit& init, Shape shape, int64_t fan_in, int64
       spec.init = Init::kUniform;
       spec.scale = std::sqrt(6.0f / fan_in);
       break;
+    case Weight::kUniformFanOut:
+      spec.init = Init::kUniform;
+      spec.scale = std::sqrt(3.0f / fan_out);
+      break;
     case Weight::kNormal:
       spec.init = Init::kNormal;
       spec.scale = init.std;
@@ -37,6 +41,10 @@ ParamSpec weight_spec(const WeightInit& init, Shape shape, int64_t fan_in, int64
     case Weight::kTruncatedNormal:
       spec.init = Init::kTruncatedNormal;
       spec.scale = init.std;
+      break;
+    case Weight::kUniformInvSqrtFanOut:
+      spec.init = Init::kUniform;
+      spec.scale = 1.0f / std::sqrt(static_cast<float>(fan_out));
       break;
   }
   return spec;

@@ -11,12 +11,14 @@ namespace xtrain {
 
 struct WeightInit {
   enum class Weight {
-    kTorchDefault,         // nn.Conv2d / nn.Linear: uniform(+-1/sqrt(fan_in)) (AlexNet)
-    kKaimingNormalFanOut,  // normal(0, sqrt(2 / fan_out)) (ResNet, VGG convs)
-    kKaimingNormalFanIn,   // normal(0, sqrt(2 / fan_in)) (DenseNet convs)
-    kKaimingUniformFanIn,  // uniform(+-sqrt(6 / fan_in)) (SqueezeNet convs)
-    kNormal,               // normal(0, std) (VGG's Linear layers, SqueezeNet's final conv)
-    kTruncatedNormal,      // normal(0, std) cut to [-2, 2] (Inception)
+    kTorchDefault,          // nn.Conv2d / nn.Linear: uniform(+-1/sqrt(fan_in)) (AlexNet)
+    kKaimingNormalFanOut,   // normal(0, sqrt(2 / fan_out)) (ResNet, VGG convs)
+    kKaimingNormalFanIn,    // normal(0, sqrt(2 / fan_in)) (DenseNet convs)
+    kKaimingUniformFanIn,   // uniform(+-sqrt(6 / fan_in)) (SqueezeNet convs)
+    kUniformFanOut,         // uniform(+-sqrt(3 / fan_out)): kaiming_uniform_ at gain 1 (MNASNet)
+    kNormal,                // normal(0, std) (VGG's Linear layers, SqueezeNet's final conv)
+    kTruncatedNormal,       // normal(0, std) cut to [-2, 2] (Inception)
+    kUniformInvSqrtFanOut,  // uniform(+-1/sqrt(fan_out)) (EfficientNet's Linear layer)
   };
   Weight weight = Weight::kTorchDefault;
   float std = 0.0f;        // kNormal, kTruncatedNormal

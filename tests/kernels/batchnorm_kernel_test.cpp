@@ -354,6 +354,23 @@ TEST(BatchNorm2dKernel, FusedRelu6MatchesReference) {
   }
 }
 
+// fused (run_fast(s, d) on one thread) again on two threads, and from bfloat16 storage: the
+// float32 kernels' bits of the same (rounded) values, rounded once where stored.
+void expect_same_bits_on_two_threads_and_from_bfloat16(const BatchNormShape& s,
+                                                       const BatchNormData& d,
+                                                       const BatchNormOutputs& fused,
+                                                       testing::PoolExec& two) {
+  expect_outputs_bitwise_equal(fused, run_fast(s, d, two.exec()));
+  BatchNormData r = d;
+  r.x = widened(rounded(d.x));
+  r.dy = widened(rounded(d.dy));
+  BatchNormOutputs expected = run_fast(s, r, Exec{});
+  for (std::vector<float>* v : {&expected.y, &expected.y_again, &expected.y_eval, &expected.dx}) {
+    *v = widened(rounded(*v));
+  }
+  expect_outputs_bitwise_equal(expected, run_fast(s, r, two.exec(), /*bf16_storage=*/true));
+}
+
 // The Hardswish (Activation::kHardswish, torch.nn.Hardswish, MobileNetV3's) on odd and
 // MobileNetV3 shapes, gamma widened so that outputs fall on all three pieces: below -3 (0),
 // between (x * (x + 3) / 6) and above 3 (x). Its backward rebuilds the value the Hardswish saw
@@ -375,15 +392,31 @@ TEST(BatchNorm2dKernel, FusedHardswishMatchesReferenceOnOneAndTwoThreads) {
     EXPECT_GT(count([](float v) { return v == 0.0f; }), s.m * s.c / 20) << "below -3";
     EXPECT_GT(count([](float v) { return v > 3.0f; }), s.m * s.c / 20) << "above 3";
     EXPECT_GT(count([](float v) { return v < 0.0f; }), s.m * s.c / 20) << "between";
-    expect_outputs_bitwise_equal(fused, run_fast(s, d, two.exec()));
-    BatchNormData r = d;
-    r.x = widened(rounded(d.x));
-    r.dy = widened(rounded(d.dy));
-    BatchNormOutputs expected = run_fast(s, r, Exec{});
-    for (std::vector<float>* v : {&expected.y, &expected.y_again, &expected.y_eval, &expected.dx}) {
-      *v = widened(rounded(*v));
-    }
-    expect_outputs_bitwise_equal(expected, run_fast(s, r, two.exec(), /*bf16_storage=*/true));
+    expect_same_bits_on_two_threads_and_from_bfloat16(s, d, fused, two);
+  }
+}
+
+// The SiLU (Activation::kSiLU, torch.nn.SiLU, EfficientNet's) on odd and EfficientNet shapes,
+// gamma widened so that outputs reach both the negative dip and the nearly linear part. Its
+// backward rebuilds the value the SiLU saw from x, as the reference does. At threads 1 and 2 the
+// same bits; from bfloat16 storage, the float32 kernels' bits of the same values, rounded once
+// where stored.
+TEST(BatchNorm2dKernel, FusedSiluMatchesReferenceOnOneAndTwoThreads) {
+  testing::PoolExec two(2);
+  for (const BatchNormShape& s : {BatchNormShape{3 * 5 * 7, 13, kEps, Activation::kSiLU},
+                                  BatchNormShape{28 * 28, 144, kEps, Activation::kSiLU},
+                                  BatchNormShape{7 * 7, 1152, kEps, Activation::kSiLU}}) {
+    SCOPED_TRACE(describe(s));
+    BatchNormData d(s, 5);
+    for (float& g : d.gamma) g *= 4.0f;
+    expect_matches_reference(s, d);
+    const BatchNormOutputs fused = run_fast(s, d, Exec{});
+    const auto count = [&](auto&& pred) {
+      return std::count_if(fused.y.begin(), fused.y.end(), pred);
+    };
+    EXPECT_GT(count([](float v) { return v < -0.1f; }), s.m * s.c / 20) << "the dip";
+    EXPECT_GT(count([](float v) { return v > 3.0f; }), s.m * s.c / 20) << "nearly linear";
+    expect_same_bits_on_two_threads_and_from_bfloat16(s, d, fused, two);
   }
 }
 

@@ -50,6 +50,7 @@ const Conv2dShape kShapes[] = {
     {1, 9, 9, 128, 128, 3, 3, 2, 1, 1, 32},  // ResNeXt's narrow groups, banded
     {2, 7, 9, 32, 64, 3, 3, 2, 1, 1, 4},     // groups of 8 inputs and 16 outputs
     {2, 7, 9, 12, 96, 3, 3, 1, 1, 1, 4},     // groups of 3 inputs: no direct pairs
+    {2, 9, 9, 48, 48, 3, 3, 2, 1, 1, 48},    // depthwise, banded in bfloat16
     {1, 7, 7, 512, 32, 3, 3, 1, 1, 1},       // direct over 512 channels, two rows a tile
     {1, 13, 13, 16, 32, 5, 5, 2, 2, 2},      // two padding rows, dx's phases 7 and 6 wide
     {1, 6, 6, 3, 16, 3, 3, 1, 0, 0},         // odd tap runs, unpadded: a pair past the input

@@ -292,7 +292,8 @@ const Conv2dShape kThreadSplitShapes[] = {{1, 56, 56, 64, 64, 3, 3, 1, 1, 1},
                                           {2, 9, 11, 48, 64, 1, 7, 1, 0, 3},
                                           {2, 9, 11, 192, 64, 7, 1, 1, 3, 0},
                                           {2, 14, 14, 128, 128, 3, 3, 1, 1, 1, /*groups=*/32},
-                                          {2, 28, 28, 256, 256, 3, 3, 2, 1, 1, /*groups=*/32}};
+                                          {2, 28, 28, 256, 256, 3, 3, 2, 1, 1, /*groups=*/32},
+                                          {2, 28, 28, 96, 96, 3, 3, 2, 1, 1, /*groups=*/96}};
 
 // The documented guarantee (gemm.h): each element is computed by one thread in a fixed chunk,
 // so two runs on the same thread count give the same bits.

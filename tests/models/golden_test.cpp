@@ -126,6 +126,11 @@ TEST(Golden, DenseNet121MatchesPyTorch) { check_against_pytorch("densenet121"); 
 TEST(Golden, InceptionV3MatchesPyTorch) { check_against_pytorch("inception_v3"); }
 TEST(Golden, MobileNetV2MatchesPyTorch) { check_against_pytorch("mobilenet_v2"); }
 TEST(Golden, MobileNetV3SmallMatchesPyTorch) { check_against_pytorch("mobilenet_v3_small"); }
+TEST(Golden, EfficientNetB0MatchesPyTorch) { check_against_pytorch("efficientnet_b0"); }
+TEST(Golden, GoogLeNetMatchesPyTorch) { check_against_pytorch("googlenet"); }
+TEST(Golden, ShuffleNetV2MatchesPyTorch) { check_against_pytorch("shufflenet_v2_x0_5"); }
+TEST(Golden, MnasNet05MatchesPyTorch) { check_against_pytorch("mnasnet0_5"); }
+TEST(Golden, RegNetX400mfMatchesPyTorch) { check_against_pytorch("regnet_x_400mf"); }
 TEST(Golden, ConvNeXtTinyMatchesPyTorch) { check_against_pytorch("convnext_tiny"); }
 
 }  // namespace

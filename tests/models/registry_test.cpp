@@ -54,6 +54,33 @@ TEST(Registry, ParameterCountsAreTorchvisions) {
       {"mobilenet_v2", 1000, 3504872},
       {"mobilenet_v3_large", 1000, 5483032},
       {"mobilenet_v3_small", 1000, 2542856},
+      {"efficientnet_b0", 1000, 5288548},
+      {"efficientnet_b1", 1000, 7794184},
+      {"efficientnet_b2", 1000, 9109994},
+      {"efficientnet_b3", 1000, 12233232},
+      {"efficientnet_b4", 1000, 19341616},
+      {"efficientnet_b5", 1000, 30389784},
+      {"efficientnet_b6", 1000, 43040704},
+      {"efficientnet_b7", 1000, 66347960},
+      {"efficientnet_v2_s", 1000, 21458488},
+      {"efficientnet_v2_m", 1000, 54139356},
+      {"efficientnet_v2_l", 1000, 118515272},
+      {"googlenet", 1000, 6624904},
+      {"shufflenet_v2_x0_5", 1000, 1366792},
+      {"shufflenet_v2_x1_0", 1000, 2278604},
+      {"shufflenet_v2_x1_5", 1000, 3503624},
+      {"shufflenet_v2_x2_0", 1000, 7393996},
+      {"mnasnet0_5", 1000, 2218512},
+      {"mnasnet0_75", 1000, 3170208},
+      {"mnasnet1_0", 1000, 4383312},
+      {"mnasnet1_3", 1000, 6282256},
+      {"regnet_x_400mf", 1000, 5495976},
+      {"regnet_x_800mf", 1000, 7259656},
+      {"regnet_x_1_6gf", 1000, 9190136},
+      {"regnet_x_3_2gf", 1000, 15296552},
+      {"regnet_x_8gf", 1000, 39572648},
+      {"regnet_x_16gf", 1000, 54278536},
+      {"regnet_x_32gf", 1000, 107811560},
       {"convnext_tiny", 1000, 28589128},
       {"convnext_small", 1000, 50223688},
       {"convnext_base", 1000, 88591464},
@@ -144,6 +171,24 @@ TEST(Registry, ClassifierIsTheLastLayerWithParameters) {
   EXPECT_EQ(build_model("mobilenet_v3_large", 10)->classifier(), "classifier.3");
   EXPECT_EQ(build_model("mobilenet_v3_small", 10)->classifier(), "classifier.3");
   EXPECT_EQ(build_model("convnext_tiny", 10)->classifier(), "classifier.2");
+  EXPECT_EQ(build_model("efficientnet_b0", 10)->classifier(), "classifier.1");
+  EXPECT_EQ(build_model("googlenet", 10)->classifier(), "fc");
+  EXPECT_EQ(build_model("shufflenet_v2_x1_0", 10)->classifier(), "fc");
+  EXPECT_EQ(build_model("mnasnet1_0", 10)->classifier(), "classifier.1");
+  EXPECT_EQ(build_model("regnet_x_400mf", 10)->classifier(), "fc");
+}
+
+// torchvision's weights' crop sizes where they are not 224 (EfficientNet_B1_Weights.DEFAULT's
+// transforms crop 240 px, and so on).
+TEST(Registry, DefaultImageSizesAreTheDefaultWeightsCrops) {
+  EXPECT_EQ(default_image_size("resnet50"), 224);
+  EXPECT_EQ(default_image_size("inception_v3"), 299);
+  EXPECT_EQ(default_image_size("efficientnet_b0"), 224);
+  EXPECT_EQ(default_image_size("efficientnet_b1"), 240);
+  EXPECT_EQ(default_image_size("efficientnet_b3"), 300);
+  EXPECT_EQ(default_image_size("efficientnet_b7"), 600);
+  EXPECT_EQ(default_image_size("efficientnet_v2_s"), 384);
+  EXPECT_EQ(default_image_size("efficientnet_v2_l"), 480);
 }
 
 // One line before any step: the flag, the model's smallest side and the layer that gave out.
@@ -152,10 +197,12 @@ TEST(Registry, TooSmallImagesNameTheFlagAndTheSmallestSide) {
   const struct {
     const char* model;
     int smallest;
-  } kCases[] = {{"alexnet", 63},           {"inception_v3", 75}, {"squeezenet1_0", 21},
-                {"squeezenet1_1", 17},     {"vgg11", 32},        {"densenet121", 29},
-                {"resnet50", 1},           {"mobilenet_v2", 1},  {"mobilenet_v3_large", 1},
-                {"mobilenet_v3_small", 1}, {"convnext_tiny", 32}};
+  } kCases[] = {{"alexnet", 63},           {"inception_v3", 75},  {"squeezenet1_0", 21},
+                {"squeezenet1_1", 17},     {"vgg11", 32},         {"densenet121", 29},
+                {"resnet50", 1},           {"mobilenet_v2", 1},   {"mobilenet_v3_large", 1},
+                {"mobilenet_v3_small", 1}, {"googlenet", 15},     {"shufflenet_v2_x1_0", 1},
+                {"mnasnet0_5", 1},         {"regnet_x_400mf", 1}, {"efficientnet_b0", 1},
+                {"efficientnet_v2_s", 1},  {"convnext_tiny", 32}};
   for (const auto& c : kCases) {
     const auto graph = build_model(c.model, 10);
     EXPECT_NO_THROW(check_image_size(c.model, *graph, c.smallest)) << c.model;
@@ -259,6 +306,144 @@ TEST(Registry, StateDictKeysOfMobileNetV3) {
   EXPECT_EQ(large.find("classifier.0.weight")->spec.shape, (Shape{1280, 960}));
 }
 
+// MBConv's layers counted in `block`: no expansion in features.1 (expand ratio 1), the
+// depthwise convolution, SqueezeExcitation's fc1 and fc2 (squeeze channels a quarter of the
+// block's input), the projection; B3's widths are B0's times 1.2 rounded to multiples of 8 and
+// its depths B0's times 1.4 rounded up.
+TEST(Registry, StateDictKeysOfEfficientNet) {
+  const ParamStore b0(*build_model("efficientnet_b0", 1000));
+  for (const char* key :
+       {"features.0.0.weight", "features.0.1.running_var", "features.1.0.block.0.0.weight",
+        "features.1.0.block.1.fc1.bias", "features.1.0.block.2.1.num_batches_tracked",
+        "features.2.0.block.0.0.weight", "features.2.1.block.2.fc2.weight",
+        "features.6.3.block.3.1.bias", "features.8.0.weight", "features.8.1.running_mean",
+        "classifier.1.weight", "classifier.1.bias"}) {
+    EXPECT_NE(b0.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(b0.find("features.1.0.block.3.0.weight"), nullptr);  // no expansion: three layers
+  EXPECT_EQ(b0.find("features.7.1.block.0.0.weight"), nullptr);  // features.7 has one block
+  // Weights are stored [KH, KW, C_in / groups, C_out].
+  EXPECT_EQ(b0.find("features.1.0.block.1.fc1.weight")->spec.shape, (Shape{1, 1, 32, 8}));
+  EXPECT_EQ(b0.find("features.3.0.block.1.0.weight")->spec.shape, (Shape{5, 5, 1, 144}));
+  EXPECT_EQ(b0.find("features.3.1.block.2.fc1.weight")->spec.shape, (Shape{1, 1, 240, 10}));
+  EXPECT_EQ(b0.find("features.8.0.weight")->spec.shape, (Shape{1, 1, 320, 1280}));
+  EXPECT_EQ(b0.find("classifier.1.weight")->spec.shape, (Shape{1000, 1280}));
+  const ParamStore b3(*build_model("efficientnet_b3", 1000));
+  EXPECT_EQ(b3.find("features.0.0.weight")->spec.shape, (Shape{3, 3, 3, 40}));
+  EXPECT_NE(b3.find("features.6.5.block.0.0.weight"), nullptr);  // ceil(4 * 1.4) = 6 blocks
+  EXPECT_EQ(b3.find("features.6.6.block.0.0.weight"), nullptr);
+  EXPECT_EQ(b3.find("features.8.0.weight")->spec.shape, (Shape{1, 1, 384, 1536}));
+}
+
+// V2's FusedMBConv: one full convolution with SiLU where the expand ratio is 1 (features.1),
+// else the strided full convolution to the expanded width and a 1x1 projection; no
+// squeeze-and-excitation. Its MBConv stages are V1's; the head is 1280 wide.
+TEST(Registry, StateDictKeysOfEfficientNetV2) {
+  const ParamStore s(*build_model("efficientnet_v2_s", 1000));
+  for (const char* key : {"features.1.0.block.0.0.weight", "features.1.1.block.0.1.running_var",
+                          "features.2.0.block.1.0.weight", "features.3.3.block.1.1.bias",
+                          "features.4.0.block.2.fc1.weight", "features.6.14.block.3.1.weight",
+                          "features.7.0.weight", "classifier.1.bias"}) {
+    EXPECT_NE(s.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(s.find("features.1.0.block.1.0.weight"), nullptr);  // expand ratio 1: one layer
+  EXPECT_EQ(s.find("features.2.0.block.2.0.weight"), nullptr);  // fused: two layers
+  EXPECT_EQ(s.find("features.1.0.block.0.0.weight")->spec.shape, (Shape{3, 3, 24, 24}));
+  EXPECT_EQ(s.find("features.2.0.block.0.0.weight")->spec.shape, (Shape{3, 3, 24, 96}));
+  EXPECT_EQ(s.find("features.2.0.block.1.0.weight")->spec.shape, (Shape{1, 1, 96, 48}));
+  EXPECT_EQ(s.find("features.4.0.block.2.fc1.weight")->spec.shape, (Shape{1, 1, 256, 16}));
+  EXPECT_EQ(s.find("features.7.0.weight")->spec.shape, (Shape{1, 1, 256, 1280}));
+}
+
+// BasicConv2d's conv and bn in each Inception branch, the Sequential branches numbered; branch 3's
+// convolution is 3x3 (torchvision's deviation from the paper's 5x5); no aux1 or aux2
+// (aux_logits=False).
+TEST(Registry, StateDictKeysOfGoogLeNet) {
+  const ParamStore googlenet(*build_model("googlenet", 1000));
+  for (const char* key : {"conv1.conv.weight", "conv1.bn.running_var",
+                          "conv3.bn.num_batches_tracked", "inception3a.branch1.conv.weight",
+                          "inception3a.branch2.1.bn.bias", "inception4e.branch3.0.conv.weight",
+                          "inception5b.branch4.1.bn.running_mean", "fc.weight", "fc.bias"}) {
+    EXPECT_NE(googlenet.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(googlenet.find("conv1.conv.bias"), nullptr);
+  EXPECT_EQ(googlenet.find("inception3a.branch3.1.conv.weight")->spec.shape, (Shape{3, 3, 16, 32}));
+  EXPECT_EQ(googlenet.find("inception5b.branch4.1.conv.weight")->spec.shape,
+            (Shape{1, 1, 832, 128}));
+  EXPECT_EQ(googlenet.find("fc.weight")->spec.shape, (Shape{1000, 1024}));
+  for (const ParamEntry& e : googlenet.entries()) {
+    EXPECT_EQ(e.name.rfind("aux", 0), std::string::npos) << e.name;
+  }
+}
+
+// Sequential indices counted as torchvision counts them (ReLUs take an index and no keys); branch1
+// only in each stage's first block (stride 2); depthwise weights [C, 1, 3, 3].
+TEST(Registry, StateDictKeysOfShuffleNetV2) {
+  const ParamStore shufflenet(*build_model("shufflenet_v2_x1_0", 1000));
+  for (const char* key :
+       {"conv1.0.weight", "conv1.1.running_var", "stage2.0.branch1.0.weight",
+        "stage2.0.branch1.1.bias", "stage2.0.branch1.2.weight", "stage2.0.branch1.3.running_mean",
+        "stage2.0.branch2.0.weight", "stage2.0.branch2.3.weight", "stage3.7.branch2.4.weight",
+        "stage4.3.branch2.6.num_batches_tracked", "conv5.0.weight", "conv5.1.bias", "fc.weight",
+        "fc.bias"}) {
+    EXPECT_NE(shufflenet.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(shufflenet.find("stage2.1.branch1.0.weight"), nullptr);
+  EXPECT_EQ(shufflenet.find("conv1.0.bias"), nullptr);
+  // Weights are stored [KH, KW, C_in / groups, C_out]: stage2's blocks after the first see half
+  // of its 116 channels.
+  EXPECT_EQ(shufflenet.find("stage2.0.branch1.0.weight")->spec.shape, (Shape{3, 3, 1, 24}));
+  EXPECT_EQ(shufflenet.find("stage2.0.branch2.0.weight")->spec.shape, (Shape{1, 1, 24, 58}));
+  EXPECT_EQ(shufflenet.find("stage2.1.branch2.0.weight")->spec.shape, (Shape{1, 1, 58, 58}));
+  EXPECT_EQ(shufflenet.find("stage2.1.branch2.3.weight")->spec.shape, (Shape{3, 3, 1, 58}));
+  EXPECT_EQ(shufflenet.find("fc.weight")->spec.shape, (Shape{1000, 1024}));
+}
+
+// One nn.Sequential, `layers`, whose ReLUs take indices: the stem's convolutions at 0, 3 and 6,
+// the six stacks at 8 to 13 (each block's own `layers` the same way), the last convolution at 14.
+// mnasnet0_5 halves every depth (rounded to a multiple of 8) but keeps the 1280 last channels.
+TEST(Registry, StateDictKeysOfMnasNet) {
+  const ParamStore mnasnet(*build_model("mnasnet0_5", 1000));
+  for (const char* key :
+       {"layers.0.weight", "layers.1.running_var", "layers.4.bias", "layers.7.running_var",
+        "layers.8.0.layers.0.weight", "layers.8.0.layers.4.weight", "layers.8.2.layers.7.bias",
+        "layers.13.0.layers.7.num_batches_tracked", "layers.15.bias", "classifier.1.bias"}) {
+    EXPECT_NE(mnasnet.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(mnasnet.find("layers.2.weight"), nullptr);  // a ReLU
+  EXPECT_EQ(mnasnet.find("layers.0.bias"), nullptr);
+  // Weights are stored [KH, KW, C_in / groups, C_out].
+  EXPECT_EQ(mnasnet.find("layers.3.weight")->spec.shape, (Shape{3, 3, 1, 16}));
+  EXPECT_EQ(mnasnet.find("layers.6.weight")->spec.shape, (Shape{1, 1, 16, 8}));
+  EXPECT_EQ(mnasnet.find("layers.9.2.layers.3.weight")->spec.shape, (Shape{5, 5, 1, 72}));
+  EXPECT_EQ(mnasnet.find("layers.14.weight")->spec.shape, (Shape{1, 1, 160, 1280}));
+  EXPECT_EQ(mnasnet.find("classifier.1.weight")->spec.shape, (Shape{1000, 1280}));
+}
+
+// Stages named blockN inside trunk_output, their blocks blockN-i; each block's transform f's
+// Conv2dNormActivations a, b and c, and proj (the shortcut's) where the first block of a stage
+// changes the width or halves the grid: every stage's first block, never the others.
+TEST(Registry, StateDictKeysOfRegNetX) {
+  const ParamStore regnet(*build_model("regnet_x_400mf", 1000));
+  for (const char* key :
+       {"stem.0.weight", "stem.1.running_var", "trunk_output.block1.block1-0.proj.0.weight",
+        "trunk_output.block1.block1-0.proj.1.num_batches_tracked",
+        "trunk_output.block1.block1-0.f.a.0.weight", "trunk_output.block2.block2-1.f.a.1.bias",
+        "trunk_output.block3.block3-6.f.b.1.running_mean",
+        "trunk_output.block4.block4-11.f.c.1.running_var", "fc.weight", "fc.bias"}) {
+    EXPECT_NE(regnet.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(regnet.find("trunk_output.block2.block2-1.proj.0.weight"), nullptr);
+  EXPECT_EQ(regnet.find("trunk_output.block4.block4-12.f.a.0.weight"), nullptr);
+  EXPECT_EQ(regnet.find("stem.0.bias"), nullptr);
+  // Weights are stored [KH, KW, C_in / groups, C_out]: 32 channels in groups of 16.
+  EXPECT_EQ(regnet.find("trunk_output.block1.block1-0.f.b.0.weight")->spec.shape,
+            (Shape{3, 3, 16, 32}));
+  EXPECT_EQ(regnet.find("trunk_output.block4.block4-11.f.c.0.weight")->spec.shape,
+            (Shape{1, 1, 400, 400}));
+  EXPECT_EQ(regnet.find("fc.weight")->spec.shape, (Shape{1000, 400}));
+}
+
 // CNBlock's layers counted in `block` (the permutes, 1 and 6, have none), its layer scale a tensor
 // of the block itself; the stem's and the downsamplings' LayerNorm2d and convolutions (with
 // biases); the classifier's LayerNorm2d and Linear at 0 and 2.
@@ -320,6 +505,15 @@ TEST(Registry, MultiplyAddsOfTheOtherFamilies) {
   EXPECT_EQ(build_model("mobilenet_v2", 1000)->macs(image), 300774272);  // the same hooks
   EXPECT_EQ(build_model("mobilenet_v3_large", 1000)->macs(image), 216589760);
   EXPECT_EQ(build_model("mobilenet_v3_small", 1000)->macs(image), 56510400);
+  EXPECT_EQ(build_model("efficientnet_b0", 1000)->macs(image), 385814752);
+  EXPECT_EQ(build_model("efficientnet_v2_s", 1000)->macs(Shape{1, 384, 384, 3}), 8365617152);
+  EXPECT_EQ(build_model("googlenet", 1000)->macs(image), 1498376192);
+  EXPECT_EQ(build_model("shufflenet_v2_x0_5", 1000)->macs(image), 40476448);
+  EXPECT_EQ(build_model("shufflenet_v2_x1_0", 1000)->macs(image), 144907992);
+  EXPECT_EQ(build_model("shufflenet_v2_x1_5", 1000)->macs(image), 295759392);
+  EXPECT_EQ(build_model("shufflenet_v2_x2_0", 1000)->macs(image), 583253464);
+  EXPECT_EQ(build_model("mnasnet0_5", 1000)->macs(image), 104455968);
+  EXPECT_EQ(build_model("regnet_x_400mf", 1000)->macs(image), 413812608);
   EXPECT_EQ(build_model("convnext_tiny", 1000)->macs(image), 4455531264);  // the same hooks
   EXPECT_EQ(build_model("vgg11", 10)->infer_shapes(Shape{2, 32, 32, 3}).back(), (Shape{2, 10}));
   EXPECT_EQ(build_model("alexnet", 10)->infer_shapes(Shape{2, 63, 63, 3}).back(), (Shape{2, 10}));

@@ -53,6 +53,16 @@ TEST(BatchNorm2d, WithHardswishGradientsMatchFiniteDifferences) {
   check_layer_gradients(bn_hardswish, {Shape{2, 3, 3, 3}}, options);
 }
 
+// The fused SiLU with EfficientNet-V2's eps. Parameters in [-5, 5) put outputs on its dip and on
+// its nearly linear part.
+TEST(BatchNorm2d, WithSiluGradientsMatchFiniteDifferences) {
+  BatchNorm2d bn_silu("bn", /*num_features=*/3, BatchNorm2d::Fused::kSiLU, 1e-3f);
+  testing::GradCheckOptions options;
+  options.step = 1e-3f;
+  options.param_scale = 5.0f;
+  check_layer_gradients(bn_silu, {Shape{2, 3, 3, 3}}, options);
+}
+
 // The fused residual sum and ReLU: relu(bn(x) + residual), both inputs get gradients. As above, a
 // step of 1e-3 keeps every output on its side of the kink for seed 1.
 TEST(BatchNorm2d, WithResidualAndReluGradientsMatchFiniteDifferences) {
@@ -110,7 +120,7 @@ TEST(BatchNorm2d, ParametersAndBuffersAreTorchvisions) {
 TEST(BatchNorm2d, WritesItsOutputAsColumnsOfWiderRows) {
   for (const BatchNorm2d::Fused fused :
        {BatchNorm2d::Fused::kNothing, BatchNorm2d::Fused::kReLU, BatchNorm2d::Fused::kReLU6,
-        BatchNorm2d::Fused::kHardswish}) {
+        BatchNorm2d::Fused::kHardswish, BatchNorm2d::Fused::kSiLU}) {
     const BatchNorm2d bn("bn", /*num_features=*/37, fused);
     testing::check_output_in_columns(bn, {Shape{2, 5, 7, 37}}, testing::GradCheckOptions{});
     const BatchNorm2d parts("bn", /*num_features=*/37, fused);

@@ -24,9 +24,13 @@ TEST(WeightInit, EachRuleIsTorchsFormulaOverItsFan) {
   EXPECT_FLOAT_EQ(spec({Weight::kKaimingNormalFanIn}).scale, std::sqrt(2.0f / 147));
   EXPECT_EQ(spec({Weight::kKaimingUniformFanIn}).init, Init::kUniform);
   EXPECT_FLOAT_EQ(spec({Weight::kKaimingUniformFanIn}).scale, std::sqrt(6.0f / 147));
+  EXPECT_EQ(spec({Weight::kUniformFanOut}).init, Init::kUniform);
+  EXPECT_FLOAT_EQ(spec({Weight::kUniformFanOut}).scale, std::sqrt(3.0f / 3136));
   EXPECT_EQ(spec({Weight::kNormal, 0.01f}).init, Init::kNormal);
   EXPECT_FLOAT_EQ(spec({Weight::kNormal, 0.01f}).scale, 0.01f);
   EXPECT_EQ(spec({Weight::kTruncatedNormal, 0.1f}).init, Init::kTruncatedNormal);
+  EXPECT_EQ(spec({Weight::kUniformInvSqrtFanOut}).init, Init::kUniform);
+  EXPECT_FLOAT_EQ(spec({Weight::kUniformInvSqrtFanOut}).scale, 1.0f / std::sqrt(3136.0f));
   EXPECT_EQ(spec({}).shape, shape);
 }
 

@@ -202,6 +202,28 @@ TEST(Trainer, DataParallelEqualsOneLargeBatch) {
   testing::expect_close(params_of(parallel, 0), params_of(large, 0), 1e-4f, 1e-6f, "params");
 }
 
+// A residual branch under StochasticDepth(0.5): its masks are drawn per sample of the step's
+// whole batch under a key every core shares, so 4 cores x batch B still take the steps of one
+// core x batch 4B (with masks drawn per core, the cores would drop other samples).
+TEST(Trainer, DataParallelWithStochasticDepthEqualsOneLargeBatch) {
+  const auto model = [] {
+    GraphBuilder g(3);
+    Value x = g.relu(g.conv2d("conv1", g.input(), 6, 3, 1, 1, /*bias=*/true));
+    Value branch = g.relu(g.conv2d("block.conv", x, 6, 3, 1, 1, /*bias=*/true));
+    branch = g.stochastic_depth("block.stochastic_depth", branch, 0.5);
+    x = g.global_avg_pool_flatten("avgpool", g.add(branch, x));
+    g.linear("fc", x, kClasses);
+    return g.finish();
+  };
+  constexpr int kBatch = 3, kSteps = 3;
+  Trainer large(model(), small_options(1, 4 * kBatch), slices(4 * kBatch, kSteps),
+                slices(4 * kBatch, 1));
+  large.run();
+  Trainer parallel(model(), small_options(4, kBatch), slices(kBatch, kSteps), slices(kBatch, 1));
+  parallel.run();
+  testing::expect_close(params_of(parallel, 0), params_of(large, 0), 1e-4f, 1e-6f, "params");
+}
+
 std::vector<float> statistics_of(Trainer& trainer, int rank) {
   ParamStore& store = trainer.replica(rank).store();
   return std::vector<float>(store.buffers(), store.buffers() + store.num_buffers());

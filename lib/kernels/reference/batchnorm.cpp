@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "lib/kernels/reference/hard_activations.h"
+#include "lib/kernels/reference/activations.h"
 
 namespace xtrain::kernels::reference {
 namespace {
@@ -12,17 +12,7 @@ namespace {
 // act(v + residual[i]): the residual (when there is one), then BatchNormShape::activation.
 float activate(const BatchNormShape& s, double v, const float* residual, int64_t i) {
   if (residual != nullptr) v += residual[i];
-  switch (s.activation) {
-    case Activation::kNone:
-      return static_cast<float>(v);
-    case Activation::kReLU:
-      return static_cast<float>(std::max(v, 0.0));
-    case Activation::kReLU6:
-      return static_cast<float>(std::clamp(v, 0.0, 6.0));
-    case Activation::kHardswish:
-      return static_cast<float>(hardswish(v));
-  }
-  return static_cast<float>(v);
+  return static_cast<float>(activation(s.activation, v));
 }
 
 }  // namespace
@@ -88,8 +78,8 @@ void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y,
   const float* mean = saved;
   const float* inv_std = saved + s.c;
   std::vector<float> dy(dy_in, dy_in + s.m * s.c);
-  if (s.activation == Activation::kHardswish) {
-    // Its derivative at the value it saw, rebuilt from x: its output does not give it back.
+  if (s.activation == Activation::kHardswish || s.activation == Activation::kSiLU) {
+    // Their derivative at the value they saw, rebuilt from x: their output does not give it back.
     std::vector<float> v(s.m * s.c);
     for (int64_t r = 0; r < s.m; ++r) {
       for (int c = 0; c < s.c; ++c) {
@@ -97,7 +87,7 @@ void batchnorm_backward(const BatchNormShape& s, const float* x, const float* y,
             static_cast<float>(double{x[r * s.c + c]} * saved[2 * s.c + c] + saved[3 * s.c + c]);
       }
     }
-    hardswish_backward(s.m * s.c, v.data(), dy.data(), dy.data());
+    activation_backward(s.activation, s.m * s.c, v.data(), dy.data(), dy.data());
   } else if (s.activation != Activation::kNone) {
     const bool relu6 = s.activation == Activation::kReLU6;
     for (int64_t i = 0; i < s.m * s.c; ++i) {

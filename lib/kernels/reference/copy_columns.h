@@ -6,5 +6,6 @@
 namespace xtrain::kernels::reference {
 
 void copy_columns(int64_t rows, const ColumnBlock& b);
+void copy_columns_zero_others(int64_t rows, const ColumnBlock& b);
 
 }  // namespace xtrain::kernels::reference
