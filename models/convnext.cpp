@@ -22,7 +22,8 @@ Value cn_block(GraphBuilder& g, const std::string& name, Value x) {
   const int channels = g.channels(x);
   Value out = g.conv2d(name + ".block.0", x, channels, 7, 1, 3, /*bias=*/true, /*groups=*/channels);
   out = g.layer_norm(name + ".block.2", out, kLayerNormEps);
-  out = g.gelu(g.pointwise_linear(name + ".block.3", out, 4 * channels));
+  out = g.activation(g.pointwise_linear(name + ".block.3", out, 4 * channels),
+                     kernels::Activation::kGELU);
   out = g.pointwise_linear(name + ".block.5", out, channels);
   out = g.layer_scale(name, out, kLayerScale);
   return g.add(out, x);

@@ -15,7 +15,6 @@
 #include "lib/nn/conv2d.h"
 #include "lib/nn/dropout.h"
 #include "lib/nn/flatten.h"
-#include "lib/nn/gelu.h"
 #include "lib/nn/global_avg_pool_flatten.h"
 #include "lib/nn/layer_norm.h"
 #include "lib/nn/layer_scale.h"
@@ -126,10 +125,6 @@ Value GraphBuilder::layer_norm(const std::string& name, Value x, float eps) {
 Value GraphBuilder::layer_scale(const std::string& name, Value x, float initial_value) {
   return append(std::make_unique<LayerScale>(name, channels(x), initial_value), {x.id},
                 channels(x));
-}
-
-Value GraphBuilder::gelu(Value x) {
-  return append(std::make_unique<GELU>(name_of(x) + ".gelu"), {x.id}, channels(x));
 }
 
 Value GraphBuilder::channel_scale(Value x, Value scale) {

@@ -59,11 +59,9 @@ class GraphBuilder {
   // torchvision's LayerNorm2d on a feature map, a ConvNeXt block's LayerNorm after its permute.
   Value layer_norm(const std::string& name, Value x, float eps = 1e-5f);
   Value relu(Value x);
-  // An element-wise activation on its own (torch.nn.Hardswish, SiLU, ... after a Linear or a
-  // convolution), named like the ReLU after its input: <x>.hardswish, <x>.silu, ...
+  // An element-wise activation on its own (torch.nn.Hardswish, SiLU, GELU, ... after a Linear or
+  // a convolution), named like the ReLU after its input: <x>.hardswish, <x>.silu, <x>.gelu, ...
   Value activation(Value x, kernels::Activation kind);
-  // torch.nn.GELU() (the exact erf form), named like the ReLU after its input.
-  Value gelu(Value x);
   // x * scale per channel: scale [N, 1, 1, C] (one value per image and channel) times x
   // [N, H, W, C], SqueezeExcitation's `scale * input`; named after x.
   Value channel_scale(Value x, Value scale);
