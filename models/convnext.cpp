@@ -15,10 +15,11 @@ constexpr float kLayerScale = 1e-6f;
 
 std::string feature(int index) { return "features." + std::to_string(index); }
 
-// CNBlock: x + layer_scale * block(x), block = depthwise 7x7 (with bias), Permute, LayerNorm,
-// Linear(C, 4C), GELU, Linear(4C, C), Permute; the permutes are no-ops on NHWC values, so
-// block.1 and block.6 have no layer. The layer scale is a tensor of the block itself (<name>).
-Value cn_block(GraphBuilder& g, const std::string& name, Value x) {
+// CNBlock: x + stochastic_depth(layer_scale * block(x)), block = depthwise 7x7 (with bias),
+// Permute, LayerNorm, Linear(C, 4C), GELU, Linear(4C, C), Permute; the permutes are no-ops on
+// NHWC values, so block.1 and block.6 have no layer. The layer scale is a tensor of the block
+// itself (<name>). The stochastic depth of p = 0 (the first block's) is the identity, not built.
+Value cn_block(GraphBuilder& g, const std::string& name, Value x, double stochastic_depth_prob) {
   const int channels = g.channels(x);
   Value out = g.conv2d(name + ".block.0", x, channels, 7, 1, 3, /*bias=*/true, /*groups=*/channels);
   out = g.layer_norm(name + ".block.2", out, kLayerNormEps);
@@ -26,6 +27,9 @@ Value cn_block(GraphBuilder& g, const std::string& name, Value x) {
                      kernels::Activation::kGELU);
   out = g.pointwise_linear(name + ".block.5", out, channels);
   out = g.layer_scale(name, out, kLayerScale);
+  if (stochastic_depth_prob > 0.0) {
+    out = g.stochastic_depth(name + ".stochastic_depth", out, stochastic_depth_prob);
+  }
   return g.add(out, x);
 }
 
@@ -35,7 +39,9 @@ struct Stage {
   int channels, blocks;
 };
 
-std::shared_ptr<const Graph> convnext(const std::vector<Stage>& stages, int num_classes) {
+// stochastic_depth_prob is the last block's; torchvision's ramps it linearly from 0 at the first.
+std::shared_ptr<const Graph> convnext(const std::vector<Stage>& stages,
+                                      double stochastic_depth_prob, int num_classes) {
   GraphBuilder g(/*input_channels=*/3);
   const WeightInit init{WeightInit::Weight::kTruncatedNormal, 0.02f, /*zero_bias=*/true};
   g.init_convs(init);
@@ -46,9 +52,16 @@ std::shared_ptr<const Graph> convnext(const std::vector<Stage>& stages, int num_
   const std::string stem = feature(index++);
   Value x = g.conv2d(stem + ".0", g.input(), stages[0].channels, 4, 4, 0, /*bias=*/true);
   x = g.layer_norm(stem + ".1", x, kLayerNormEps);
+  int total_blocks = 0;
+  for (const Stage& s : stages) total_blocks += s.blocks;
+  int block_id = 0;
   for (size_t s = 0; s < stages.size(); ++s) {
     const std::string stage = feature(index++);
-    for (int b = 0; b < stages[s].blocks; ++b) x = cn_block(g, stage + "." + std::to_string(b), x);
+    for (int b = 0; b < stages[s].blocks; ++b) {
+      // torchvision's sd_prob: stochastic_depth_prob * stage_block_id / (total_stage_blocks - 1.0).
+      const double p = stochastic_depth_prob * block_id++ / (total_blocks - 1.0);
+      x = cn_block(g, stage + "." + std::to_string(b), x, p);
+    }
     if (s + 1 == stages.size()) break;
     const std::string downsample = feature(index++);
     x = g.layer_norm(downsample + ".0", x, kLayerNormEps);
@@ -64,19 +77,19 @@ std::shared_ptr<const Graph> convnext(const std::vector<Stage>& stages, int num_
 }  // namespace
 
 std::shared_ptr<const Graph> convnext_tiny(int num_classes) {
-  return convnext({{96, 3}, {192, 3}, {384, 9}, {768, 3}}, num_classes);
+  return convnext({{96, 3}, {192, 3}, {384, 9}, {768, 3}}, 0.1, num_classes);
 }
 
 std::shared_ptr<const Graph> convnext_small(int num_classes) {
-  return convnext({{96, 3}, {192, 3}, {384, 27}, {768, 3}}, num_classes);
+  return convnext({{96, 3}, {192, 3}, {384, 27}, {768, 3}}, 0.4, num_classes);
 }
 
 std::shared_ptr<const Graph> convnext_base(int num_classes) {
-  return convnext({{128, 3}, {256, 3}, {512, 27}, {1024, 3}}, num_classes);
+  return convnext({{128, 3}, {256, 3}, {512, 27}, {1024, 3}}, 0.5, num_classes);
 }
 
 std::shared_ptr<const Graph> convnext_large(int num_classes) {
-  return convnext({{192, 3}, {384, 3}, {768, 27}, {1536, 3}}, num_classes);
+  return convnext({{192, 3}, {384, 3}, {768, 27}, {1536, 3}}, 0.5, num_classes);
 }
 
 }  // namespace xtrain

@@ -330,9 +330,7 @@ def main():
          10, 64),
         ("mnasnet0_5", lambda: torchvision.models.mnasnet0_5(num_classes=10), 10, 64),
         ("regnet_x_400mf", lambda: torchvision.models.regnet_x_400mf(num_classes=10), 10, 64),
-        # No stochastic depth: xtrain has none yet, and with p = 0 torchvision's is the identity.
-        ("convnext_tiny", lambda: torchvision.models.convnext_tiny(
-            num_classes=10, stochastic_depth_prob=0.0), 10, 64),
+        ("convnext_tiny", lambda: torchvision.models.convnext_tiny(num_classes=10), 10, 64),
     ]
     only = args[1:] or (["resnet50"] if bf16 else [])  # model names: write only these
     models = [m for m in models if not only or m[0] in only]

@@ -491,6 +491,29 @@ TEST(Registry, ConvNeXtInitializesAsTorchvision) {
   EXPECT_EQ(layer_scale.scale, 1e-6f);
 }
 
+// torchvision's training defaults: a StochasticDepth on every block's branch but the first (whose
+// probability is 0), between the layer scale (the layer named after the block) and the add.
+TEST(Registry, ConvNeXtDropsBranchesAfterTheLayerScale) {
+  for (const char* model : {"convnext_tiny", "convnext_large"}) {
+    SCOPED_TRACE(model);
+    const auto graph = build_model(model, 10);
+    const std::vector<Node>& nodes = graph->nodes();
+    std::vector<std::string> dropped;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (std::string(nodes[i].layer->type()) != "StochasticDepth") continue;
+      dropped.push_back(nodes[i].layer->name());
+      const Layer& before = *nodes[nodes[i].inputs[0] - 1].layer;
+      EXPECT_STREQ(before.type(), "LayerScale");
+      EXPECT_EQ(before.name() + ".stochastic_depth", nodes[i].layer->name());
+      EXPECT_STREQ(nodes[i + 1].layer->type(), "Add");
+    }
+    ASSERT_FALSE(dropped.empty());
+    EXPECT_EQ(dropped.front(), "features.1.1.stochastic_depth");
+    EXPECT_EQ(dropped.back(), "features.7.2.stochastic_depth");
+    EXPECT_EQ(dropped.size(), std::string(model) == "convnext_tiny" ? 17u : 35u);
+  }
+}
+
 // The classifiers' grids are fixed by adaptive pooling, so any image size from the smallest the
 // features allow gives the same logits shape; the features' own arithmetic is torchvision's
 // (published multiply-adds: vgg16 15.47 G, alexnet 0.71 G, squeezenet1_1 0.35 G at 224).
