@@ -8,6 +8,7 @@
 
 #include "lib/base/check.h"
 #include "models/cifar_resnet.h"
+#include "models/convnext.h"
 #include "models/densenet.h"
 #include "models/efficientnet.h"
 #include "models/googlenet.h"
@@ -92,6 +93,10 @@ const std::map<std::string, Builder>& builders() {
       {"regnet_y_16gf", regnet_y_16gf},
       {"regnet_y_32gf", regnet_y_32gf},
       {"regnet_y_128gf", regnet_y_128gf},
+      {"convnext_tiny", convnext_tiny},
+      {"convnext_small", convnext_small},
+      {"convnext_base", convnext_base},
+      {"convnext_large", convnext_large},
       {"resnet20", [](int k) { return cifar_resnet(20, k); }},
       {"resnet32", [](int k) { return cifar_resnet(32, k); }},
       {"resnet44", [](int k) { return cifar_resnet(44, k); }},

@@ -331,6 +331,7 @@ def main():
         ("mnasnet0_5", lambda: torchvision.models.mnasnet0_5(num_classes=10), 10, 64),
         ("regnet_x_400mf", lambda: torchvision.models.regnet_x_400mf(num_classes=10), 10, 64),
         ("regnet_y_400mf", lambda: torchvision.models.regnet_y_400mf(num_classes=10), 10, 64),
+        ("convnext_tiny", lambda: torchvision.models.convnext_tiny(num_classes=10), 10, 64),
     ]
     only = args[1:] or (["resnet50"] if bf16 else [])  # model names: write only these
     models = [m for m in models if not only or m[0] in only]

@@ -16,8 +16,11 @@
 #include "lib/nn/dropout.h"
 #include "lib/nn/flatten.h"
 #include "lib/nn/global_avg_pool_flatten.h"
+#include "lib/nn/layer_norm.h"
+#include "lib/nn/layer_scale.h"
 #include "lib/nn/linear.h"
 #include "lib/nn/max_pool2d.h"
+#include "lib/nn/pointwise_linear.h"
 #include "lib/nn/relu.h"
 #include "lib/nn/shortcut_pad.h"
 #include "lib/nn/stochastic_depth.h"
@@ -117,6 +120,15 @@ Value GraphBuilder::activation(Value x, kernels::Activation kind) {
   return append(std::make_unique<Activation>(name_of(x) + "." + name, kind), {x.id}, channels(x));
 }
 
+Value GraphBuilder::layer_norm(const std::string& name, Value x, float eps) {
+  return append(std::make_unique<LayerNorm>(name, channels(x), eps), {x.id}, channels(x));
+}
+
+Value GraphBuilder::layer_scale(const std::string& name, Value x, float initial_value) {
+  return append(std::make_unique<LayerScale>(name, channels(x), initial_value), {x.id},
+                channels(x));
+}
+
 Value GraphBuilder::channel_scale(Value x, Value scale) {
   return append(std::make_unique<ChannelScale>(name_of(x) + ".scale"), {x.id, scale.id},
                 channels(x));
@@ -156,6 +168,11 @@ Value GraphBuilder::global_avg_pool_flatten(const std::string& name, Value x) {
 Value GraphBuilder::linear(const std::string& name, Value x, int out_features) {
   return append(std::make_unique<Linear>(name, channels(x), out_features, linear_init_), {x.id},
                 out_features);
+}
+
+Value GraphBuilder::pointwise_linear(const std::string& name, Value x, int out_features) {
+  return append(std::make_unique<PointwiseLinear>(name, channels(x), out_features, linear_init_),
+                {x.id}, out_features);
 }
 
 Value GraphBuilder::flatten(Value x, int height, int width) {

@@ -55,9 +55,12 @@ class GraphBuilder {
   // relu(batchnorm(x) + residual) as one layer, named and checkpointed like the batchnorm: a
   // residual block's last normalization, its sum and its ReLU in one pass over memory.
   Value batchnorm_add_relu(const std::string& name, Value x, Value residual);
+  // torch.nn.LayerNorm(C, eps) over each row's channels (an NHWC pixel's, or an [N, C] row's):
+  // torchvision's LayerNorm2d on a feature map, a ConvNeXt block's LayerNorm after its permute.
+  Value layer_norm(const std::string& name, Value x, float eps = 1e-5f);
   Value relu(Value x);
-  // An element-wise activation on its own (torch.nn.Hardswish, SiLU, ... after a Linear or a
-  // convolution), named like the ReLU after its input: <x>.hardswish, <x>.silu, ...
+  // An element-wise activation on its own (torch.nn.Hardswish, SiLU, GELU, ... after a Linear or
+  // a convolution), named like the ReLU after its input: <x>.hardswish, <x>.silu, <x>.gelu, ...
   // The ReLU is the ReLU layer, relu(x).
   Value activation(Value x, kernels::Activation kind);
   // x * scale per channel: scale [N, 1, 1, C] (one value per image and channel) times x
@@ -69,6 +72,9 @@ class GraphBuilder {
   // (SiLU, Sigmoid), RegNetY's (ReLU, Sigmoid).
   Value squeeze_excitation(const std::string& name, Value x, int squeeze_channels,
                            kernels::Activation activation, kernels::Activation scale_activation);
+  // ConvNeXt's layer scale: x times a learned value per channel, the tensor "<name>.layer_scale"
+  // ([C, 1, 1], every value initial_value at first); name is the block's ("features.1.0").
+  Value layer_scale(const std::string& name, Value x, float initial_value);
   Value max_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding,
                    bool ceil_mode = false);
   Value avg_pool2d(const std::string& name, Value x, int kernel_size, int stride, int padding = 0);
@@ -76,6 +82,9 @@ class GraphBuilder {
   // AdaptiveAvgPool2d(1) and flatten, to [N, C].
   Value global_avg_pool_flatten(const std::string& name, Value x);
   Value linear(const std::string& name, Value x, int out_features);
+  // torch.nn.Linear over each pixel's channels of an NHWC value (ConvNeXt's block, between its
+  // permutes): a PointwiseLinear, drawn as the Linear layers are.
+  Value pointwise_linear(const std::string& name, Value x, int out_features);
   // torch.flatten(x, 1) of an [N, height, width, C] value: [N, C * height * width] in PyTorch's
   // (channel-major) order, so the next Linear's weight is torchvision's as it stands.
   Value flatten(Value x, int height, int width);

@@ -36,6 +36,9 @@ void fill(const ParamSpec& spec, float* out, int64_t n, std::mt19937_64& rng) {
       for (int64_t i = 0; i < n; ++i) out[i] = uniform(rng);
       return;
     }
+    case Init::kConstant:
+      std::fill_n(out, n, spec.scale);
+      return;
   }
 }
 

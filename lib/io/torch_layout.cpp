@@ -6,7 +6,8 @@
 namespace xtrain {
 namespace {
 
-// Walks a conv weight once: f(ours index, PyTorch index) for every element.
+// Walks a conv weight once: f(ours index, PyTorch index) for every element (a PointwiseLinear's
+// too: with KH = KW = 1, OIHW's order is Linear's [out, in]).
 template <typename F>
 void for_each_conv_element(const Shape& ours, F f) {
   const int64_t kh = ours[0], kw = ours[1], c_in = ours[2], c_out = ours[3];
@@ -24,12 +25,16 @@ void for_each_conv_element(const Shape& ours, F f) {
 }  // namespace
 
 TorchLayout torch_layout(const Layer& layer, const ParamSpec& spec) {
-  const bool conv_weight = std::strcmp(layer.type(), "Conv2d") == 0 && spec.name == "weight";
-  return conv_weight ? TorchLayout::kConvOIHW : TorchLayout::kSame;
+  if (spec.name != "weight") return TorchLayout::kSame;
+  if (std::strcmp(layer.type(), "Conv2d") == 0) return TorchLayout::kConvOIHW;
+  // A Linear whose weight is stored as a 1x1 convolution's: a PointwiseLinear.
+  const bool pointwise = std::strcmp(layer.type(), "Linear") == 0 && spec.shape.rank() == 4;
+  return pointwise ? TorchLayout::kPointwiseLinear : TorchLayout::kSame;
 }
 
 std::vector<int64_t> torch_shape(TorchLayout layout, const Shape& ours) {
   if (layout == TorchLayout::kSame) return ours.dims();
+  if (layout == TorchLayout::kPointwiseLinear) return {ours[3], ours[2]};
   return {ours[3], ours[2], ours[0], ours[1]};
 }
 

@@ -10,7 +10,7 @@ template <typename Fn>
 void with_any_activation(Activation a, Fn&& fn) {
   using A = Activation;
   with_activation<A::kNone, A::kReLU, A::kReLU6, A::kHardswish, A::kHardsigmoid, A::kSiLU,
-                  A::kSigmoid>(a, fn);
+                  A::kSigmoid, A::kGELU>(a, fn);
 }
 
 }  // namespace
@@ -33,13 +33,13 @@ void activation_forward(Activation a, int64_t n, ConstElements x, Elements y, co
 
 void activation_backward(Activation a, int64_t n, ConstElements x, ConstElements dy, Elements dx,
                          const Exec& ex) {
-  XTRAIN_CHECK(dy.type == dx.type, "activation_backward: dy and dx differ in element type");
+  XTRAIN_CHECK(dx.type == x.type, "activation_backward: dx's element type differs from x's");
   with_any_activation(a, [&](auto act) {
     constexpr Activation kAct = decltype(act)::value;
     with_typed(x, [&](const auto* in) {
+      using X = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
+      X* dgrad = static_cast<X*>(dx.data);
       with_typed(dy, [&](const auto* grad) {
-        using G = std::remove_const_t<std::remove_pointer_t<decltype(grad)>>;
-        G* dgrad = static_cast<G*>(dx.data);
         parallel_for(
             ex, n,
             [&](int64_t b, int64_t e) {

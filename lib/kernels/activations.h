@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "lib/base/check.h"
+#include "lib/kernels/vector_math.h"
 #include "lib/parallel/exec.h"
 #include "lib/tensor/elements.h"
 
@@ -24,7 +25,8 @@ namespace xtrain::kernels {
 //   kHardsigmoid y = relu6(x + 3) / 6, torch.nn.Hardsigmoid (MobileNetV3's gate)
 //   kSiLU        y = x * sigmoid(x), torch.nn.SiLU (EfficientNet's)
 //   kSigmoid     y = 1 / (1 + exp(-x)), torch.nn.Sigmoid (EfficientNet's and RegNetY's gate)
-enum class Activation { kNone, kReLU, kReLU6, kHardswish, kHardsigmoid, kSiLU, kSigmoid };
+//   kGELU        y = x * Phi(x) = x / 2 * (1 + erf(x / sqrt(2))), torch.nn.GELU() (ConvNeXt's)
+enum class Activation { kNone, kReLU, kReLU6, kHardswish, kHardsigmoid, kSiLU, kSigmoid, kGELU };
 
 // torch's hardswish: x * relu6(x + 3) / 6.
 inline float hardswish(float x) {
@@ -71,6 +73,23 @@ inline float sigmoid_grad(float x, float dy) {
   return dy * (1.0f - s) * s;
 }
 
+// torch's gelu (approximate='none'): x * 0.5 * (1 + erf(x * sqrt(1/2))). erf is vector_erf, not
+// std::erf, so that the loop vectorizes; torch's vectorized CPU loop has its own erf too, and the
+// two land within an ulp or two of each other.
+inline float gelu(float x) {
+  constexpr float kAlpha = 0.70710678118654752440f;  // sqrt(1/2)
+  return x * 0.5f * (1.0f + vector_erf(x * kAlpha));
+}
+
+// torch's gelu_backward: dy * (Phi(x) + x * phi(x)), the normal distribution's cdf and density.
+inline float gelu_grad(float x, float dy) {
+  constexpr float kAlpha = 0.70710678118654752440f;  // sqrt(1/2)
+  constexpr float kBeta = 0.39894228040143267794f;   // 1 / sqrt(2 pi)
+  const float cdf = 0.5f * (1.0f + vector_erf(x * kAlpha));
+  const float pdf = kBeta * vector_exp(x * x * -0.5f);
+  return dy * (cdf + x * pdf);
+}
+
 // The activation is a template parameter and the ReLU6's clamp a compile-time constant: compared
 // with a value read at run time (even infinity, for a plain ReLU), BatchNorm's backward loops ran
 // several times slower, as GCC no longer vectorized them.
@@ -84,6 +103,7 @@ float activate(float v) {
   if constexpr (kAct == Activation::kHardsigmoid) return hardsigmoid(v);
   if constexpr (kAct == Activation::kSiLU) return silu(v);
   if constexpr (kAct == Activation::kSigmoid) return sigmoid(v);
+  if constexpr (kAct == Activation::kGELU) return gelu(v);
   v = v > 0.0f ? v : 0.0f;
   if constexpr (kAct == Activation::kReLU6) v = v < kReLU6Max ? v : kReLU6Max;
   return v;
@@ -99,6 +119,7 @@ float through_activation(float v, float g) {
   if constexpr (kAct == Activation::kHardswish) return hardswish_grad(v, g);
   if constexpr (kAct == Activation::kHardsigmoid) return hardsigmoid_grad(v, g);
   if constexpr (kAct == Activation::kSiLU) return silu_grad(v, g);
+  if constexpr (kAct == Activation::kGELU) return gelu_grad(v, g);
   return sigmoid_grad(v, g);
 }
 
@@ -113,7 +134,8 @@ void with_activation(Activation a, Fn&& fn) {
 
 // y = activate<a>(x)
 void activation_forward(Activation a, int64_t n, ConstElements x, Elements y, const Exec& ex);
-// dx = through_activation<a>(x, dy), from the forward's input x. dx is overwritten.
+// dx = through_activation<a>(x, dy), from the forward's input x. dx is overwritten; it has x's
+// element type and dy y's (a bfloat16 x may have a float32 y, and so a float32 dy).
 void activation_backward(Activation a, int64_t n, ConstElements x, ConstElements dy, Elements dx,
                          const Exec& ex);
 

@@ -18,6 +18,8 @@ const char* Activation::torch_name(kernels::Activation kind) {
       return "SiLU";
     case kernels::Activation::kSigmoid:
       return "Sigmoid";
+    case kernels::Activation::kGELU:
+      return "GELU";
   }
   return "Identity";
 }

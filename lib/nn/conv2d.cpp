@@ -46,7 +46,10 @@ kernels::Conv2dShape Conv2d::kernel_shape(const Shape& x) const {
 Shape Conv2d::output_shape(const std::vector<Shape>& inputs) const {
   check_nhwc(name(), inputs[0], in_channels_);
   const kernels::Conv2dShape k = kernel_shape(inputs[0]);
-  XTRAIN_CHECK(k.out_h() > 0 && k.out_w() > 0, "Conv2d {}: input {} is too small", name(),
+  // The padded input must hold one whole window: out_h() alone would round a span of -1 (a 1x1
+  // map under a 2x2 window of stride 2) up to one output row.
+  const bool fits = k.h + 2 * k.pad_h >= k.kh && k.w + 2 * k.pad_w >= k.kw;
+  XTRAIN_CHECK(fits && k.out_h() > 0 && k.out_w() > 0, "Conv2d {}: input {} is too small", name(),
                inputs[0].str());
   return Shape{k.n, k.out_h(), k.out_w(), out_channels_};
 }

@@ -28,6 +28,7 @@ enum class Init {
   kNormal,           // normal(0, scale)
   kTruncatedNormal,  // normal(0, scale) cut to [-2, 2], as torch's trunc_normal_(a=-2, b=2)
   kUniform,          // uniform(-scale, scale)
+  kConstant,         // every element = scale (ConvNeXt's layer scale)
 };
 
 struct ParamSpec {
@@ -35,7 +36,8 @@ struct ParamSpec {
   Shape shape;       // in the layout the kernels use (Conv2d weight: [KH, KW, C_in, C_out])
   ParamKind kind = ParamKind::kParameter;
   Init init = Init::kZeros;
-  float scale = 0.0f;  // the standard deviation or bound of kNormal, kTruncatedNormal, kUniform
+  // The standard deviation or bound of kNormal, kTruncatedNormal, kUniform; kConstant's value.
+  float scale = 0.0f;
 };
 
 // The views a plan hands a layer for one call. Built once when a plan is compiled; a training

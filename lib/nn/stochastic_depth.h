@@ -1,10 +1,10 @@
 // StochasticDepth: torchvision.ops.StochasticDepth(p, mode="row") made deterministic, on the
-// residual branch of EfficientNet's blocks. Training zeroes each sample's branch with
-// probability p and scales the kept ones by 1 / (1 - p); evaluation passes x through. The mask is
-// a pure function of the step's key for draws per sample, the layer's name and the sample's index
-// in the step's whole batch (LayerCall::batch_key and first_sample; kernels/stochastic_depth.h,
-// Dropout's hash): a sample draws the same on any core, and the backward and a rebuild draw it
-// again instead of saving it.
+// residual branch of EfficientNet's and ConvNeXt's blocks. Training zeroes each sample's branch
+// with probability p and scales the kept ones by 1 / (1 - p); evaluation passes x through. The
+// mask is a pure function of the step's key for draws per sample, the layer's name and the
+// sample's index in the step's whole batch (LayerCall::batch_key and first_sample;
+// kernels/stochastic_depth.h, Dropout's hash): a sample draws the same on any core, and the
+// backward and a rebuild draw it again instead of saving it.
 #pragma once
 
 #include "lib/kernels/stochastic_depth.h"

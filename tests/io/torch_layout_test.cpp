@@ -5,12 +5,13 @@
 #include "lib/nn/batchnorm2d.h"
 #include "lib/nn/conv2d.h"
 #include "lib/nn/linear.h"
+#include "lib/nn/pointwise_linear.h"
 #include "tests/test_util.h"
 
 namespace xtrain {
 namespace {
 
-TEST(TorchLayout, OnlyConvWeightsChangeLayout) {
+TEST(TorchLayout, OnlyConvAndPointwiseLinearWeightsChangeLayout) {
   const Conv2d conv("conv", 3, 8, 5, 1, 2, /*bias=*/true);
   const std::vector<ParamSpec> conv_specs = conv.param_specs();
   EXPECT_EQ(torch_layout(conv, conv_specs[0]), TorchLayout::kConvOIHW);
@@ -23,6 +24,14 @@ TEST(TorchLayout, OnlyConvWeightsChangeLayout) {
   const ParamSpec fc_weight = fc.param_specs()[0];
   EXPECT_EQ(torch_layout(fc, fc_weight), TorchLayout::kSame);
   EXPECT_EQ(torch_shape(TorchLayout::kSame, fc_weight.shape), (std::vector<int64_t>{5, 12}));
+
+  // A Linear over NHWC channels keeps a 1x1 convolution's weight, Linear's [out, in] in PyTorch.
+  const PointwiseLinear pointwise("block.3", 12, 48);
+  const std::vector<ParamSpec> pointwise_specs = pointwise.param_specs();
+  EXPECT_EQ(torch_layout(pointwise, pointwise_specs[0]), TorchLayout::kPointwiseLinear);
+  EXPECT_EQ(torch_shape(TorchLayout::kPointwiseLinear, pointwise_specs[0].shape),
+            (std::vector<int64_t>{48, 12}));
+  EXPECT_EQ(torch_layout(pointwise, pointwise_specs[1]), TorchLayout::kSame);  // bias [out]
 
   const BatchNorm2d bn("bn", 4);
   for (const ParamSpec& spec : bn.param_specs()) {
@@ -39,6 +48,18 @@ TEST(TorchLayout, ConvWeightsGoToOIHWAndBack) {
   EXPECT_EQ(torch[((4 * 4 + 3) * 3 + 2) * 2 + 1], x[((2 * 2 + 1) * 4 + 3) * 5 + 4]);
   EXPECT_EQ(torch[((1 * 4 + 0) * 3 + 0) * 2 + 1], x[((0 * 2 + 1) * 4 + 0) * 5 + 1]);
   from_torch(TorchLayout::kConvOIHW, ours, torch.data(), back.data());
+  EXPECT_EQ(back, x);
+}
+
+TEST(TorchLayout, PointwiseLinearWeightsGoToOutByInAndBack) {
+  const Shape ours{1, 1, 4, 5};  // in, out
+  const std::vector<float> x = testing::random_floats(ours.numel(), 4);
+  std::vector<float> torch(x.size()), back(x.size());
+  to_torch(TorchLayout::kPointwiseLinear, ours, x.data(), torch.data());
+  for (int i = 0; i < 4; ++i) {
+    for (int o = 0; o < 5; ++o) EXPECT_EQ(torch[o * 4 + i], x[i * 5 + o]);
+  }
+  from_torch(TorchLayout::kPointwiseLinear, ours, torch.data(), back.data());
   EXPECT_EQ(back, x);
 }
 

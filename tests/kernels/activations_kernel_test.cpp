@@ -1,7 +1,7 @@
 // The element-wise activation kernels (activations.h): against their reference twin over values
 // on both sides of every kink and through every bend, torch's values (and at the kinks its
-// gradients), in place, bfloat16 storage giving the float32 kernels' bits rounded once, and 1 vs 2
-// threads bitwise.
+// gradients), in place, bfloat16 storage giving the float32 kernels' bits rounded once (from a
+// float32 dy too), and 1 vs 2 threads bitwise.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -44,6 +44,9 @@ const Case kCases[] = {
     // [-12, 12): the tails and the bend; a few float32 roundings (exp, the sum, the division).
     {Activation::kSiLU, "silu", -12.0f, 12.0f, 1e-5f},
     {Activation::kSigmoid, "sigmoid", -12.0f, 12.0f, 1e-5f},
+    // [-6, 6): the flat tail, the dip below zero and the near-identity side; erf and exp within
+    // about an ulp (vector_math.h), then a rounding or two.
+    {Activation::kGELU, "gelu", -6.0f, 6.0f, 1e-6f},
 };
 
 std::vector<float> inputs(const Case& c, int64_t n, uint32_t seed) {
@@ -110,6 +113,25 @@ TEST(ActivationsKernel, TorchsSmoothValues) {
   expect_near(dx, {0.0f, 0.10499359f, 0.25f, 0.19661193f, 0.0f}, "sigmoid'");
 }
 
+// torch 1.13's F.gelu and its backward with dy = 1 (a tensor of 64 elements, all in its
+// vectorized loop, whose erf is its own approximation: equal within a few ulps, not bitwise).
+TEST(ActivationsKernel, TorchsGELUValuesAndGradients) {
+  const std::vector<float> x = {-4.0f, -1.5f, -0.5f, 0.0f, 0.25f, 1.0f, 3.0f};
+  const int64_t n = static_cast<int64_t>(x.size());
+  const std::vector<float> dy(n, 1.0f);
+  std::vector<float> y = nans(n), dx = nans(n);
+  kernels::activation_forward(Activation::kGELU, n, x.data(), y.data(), Exec{});
+  testing::expect_close(y,
+                        {-0.00012671947479248047f, -0.10021086037158966f, -0.1542687863111496f,
+                         0.0f, 0.14967656135559082f, 0.8413447141647339f, 2.995950222015381f},
+                        1e-5f, 1e-8f, "y");
+  kernels::activation_backward(Activation::kGELU, n, x.data(), dy.data(), dx.data(), Exec{});
+  testing::expect_close(dx,
+                        {-0.0005036294460296631f, -0.12746915221214294f, 0.1325049102306366f, 0.5f,
+                         0.6953732967376709f, 1.083315372467041f, 1.0119456052780151f},
+                        1e-5f, 1e-8f, "dx");
+}
+
 // y may alias x and dx may alias dy.
 TEST(ActivationsKernel, InPlace) {
   const int64_t n = 3 * 5 * 7 * 13;
@@ -129,7 +151,8 @@ TEST(ActivationsKernel, InPlace) {
 }
 
 // From bfloat16 x and dy into bfloat16 y and dx: the float32 kernels' results on the same
-// (exactly representable) values, rounded once as they are stored.
+// (exactly representable) values, rounded once as they are stored; and from a float32 dy into a
+// bfloat16 dx (x stored in bfloat16, y not).
 TEST(ActivationsKernel, BFloat16GivesTheFloat32KernelsBitsRounded) {
   const int64_t n = 3 * 5 * 7 * 13;
   for (const Case& c : kCases) {
@@ -145,6 +168,9 @@ TEST(ActivationsKernel, BFloat16GivesTheFloat32KernelsBitsRounded) {
     kernels::activation_backward(c.kind, n, x_b.data(), dy_b.data(), dx_b.data(), Exec{});
     expect_bitwise_equal(to_floats(y_b), rounded_to_bfloat16(y), "y");
     expect_bitwise_equal(to_floats(dx_b), rounded_to_bfloat16(dx), "dx");
+    std::vector<BFloat16> dx_mixed = to_bfloat16s(nans(n));
+    kernels::activation_backward(c.kind, n, x_b.data(), dy.data(), dx_mixed.data(), Exec{});
+    expect_bitwise_equal(to_floats(dx_mixed), rounded_to_bfloat16(dx), "dx from a float32 dy");
   }
 }
 

@@ -132,6 +132,7 @@ TEST(Golden, ShuffleNetV2MatchesPyTorch) { check_against_pytorch("shufflenet_v2_
 TEST(Golden, MnasNet05MatchesPyTorch) { check_against_pytorch("mnasnet0_5"); }
 TEST(Golden, RegNetX400mfMatchesPyTorch) { check_against_pytorch("regnet_x_400mf"); }
 TEST(Golden, RegNetY400mfMatchesPyTorch) { check_against_pytorch("regnet_y_400mf"); }
+TEST(Golden, ConvNeXtTinyMatchesPyTorch) { check_against_pytorch("convnext_tiny"); }
 
 }  // namespace
 }  // namespace xtrain

@@ -89,6 +89,10 @@ TEST(Registry, ParameterCountsAreTorchvisions) {
       {"regnet_y_16gf", 1000, 83590140},
       {"regnet_y_32gf", 1000, 145046770},
       {"regnet_y_128gf", 1000, 644812894},
+      {"convnext_tiny", 1000, 28589128},
+      {"convnext_small", 1000, 50223688},
+      {"convnext_base", 1000, 88591464},
+      {"convnext_large", 1000, 197767336},
   };
   for (const ModelCount& m : kCounts) {
     EXPECT_EQ(build_model(m.name, m.num_classes)->num_parameters(), m.parameters) << m.name;
@@ -174,6 +178,7 @@ TEST(Registry, ClassifierIsTheLastLayerWithParameters) {
   EXPECT_EQ(build_model("mobilenet_v2", 10)->classifier(), "classifier.1");
   EXPECT_EQ(build_model("mobilenet_v3_large", 10)->classifier(), "classifier.3");
   EXPECT_EQ(build_model("mobilenet_v3_small", 10)->classifier(), "classifier.3");
+  EXPECT_EQ(build_model("convnext_tiny", 10)->classifier(), "classifier.2");
   EXPECT_EQ(build_model("efficientnet_b0", 10)->classifier(), "classifier.1");
   EXPECT_EQ(build_model("googlenet", 10)->classifier(), "fc");
   EXPECT_EQ(build_model("shufflenet_v2_x1_0", 10)->classifier(), "fc");
@@ -206,7 +211,7 @@ TEST(Registry, TooSmallImagesNameTheFlagAndTheSmallestSide) {
                 {"resnet50", 1},           {"mobilenet_v2", 1},   {"mobilenet_v3_large", 1},
                 {"mobilenet_v3_small", 1}, {"googlenet", 15},     {"shufflenet_v2_x1_0", 1},
                 {"mnasnet0_5", 1},         {"regnet_x_400mf", 1}, {"efficientnet_b0", 1},
-                {"efficientnet_v2_s", 1},  {"regnet_y_400mf", 1}};
+                {"efficientnet_v2_s", 1},  {"regnet_y_400mf", 1}, {"convnext_tiny", 32}};
   for (const auto& c : kCases) {
     const auto graph = build_model(c.model, 10);
     EXPECT_NO_THROW(check_image_size(c.model, *graph, c.smallest)) << c.model;
@@ -476,6 +481,76 @@ TEST(Registry, StateDictKeysOfRegNetY) {
   EXPECT_EQ(regnet.find("fc.weight")->spec.shape, (Shape{1000, 440}));
 }
 
+// CNBlock's layers counted in `block` (the permutes, 1 and 6, have none), its layer scale a tensor
+// of the block itself; the stem's and the downsamplings' LayerNorm2d and convolutions (with
+// biases); the classifier's LayerNorm2d and Linear at 0 and 2.
+TEST(Registry, StateDictKeysOfConvNeXt) {
+  const ParamStore tiny(*build_model("convnext_tiny", 1000));
+  for (const char* key :
+       {"features.0.0.weight", "features.0.0.bias", "features.0.1.weight", "features.0.1.bias",
+        "features.1.0.layer_scale", "features.1.0.block.0.bias", "features.1.0.block.2.weight",
+        "features.1.0.block.3.bias", "features.1.2.block.5.weight", "features.2.0.weight",
+        "features.2.1.bias", "features.5.8.layer_scale", "features.7.2.block.5.bias",
+        "classifier.0.weight", "classifier.0.bias", "classifier.2.weight", "classifier.2.bias"}) {
+    EXPECT_NE(tiny.find(key), nullptr) << key;
+  }
+  EXPECT_EQ(tiny.find("features.5.9.layer_scale"), nullptr);  // 9 blocks in stage 3
+  EXPECT_EQ(tiny.find("features.7.0.block.1.weight"), nullptr);
+  // Weights are stored [KH, KW, C_in / groups, C_out]; the Linear layers over channels as 1x1
+  // convolutions' (PyTorch's [4C, C] in a checkpoint), the layer scale as PyTorch's [C, 1, 1].
+  EXPECT_EQ(tiny.find("features.0.0.weight")->spec.shape, (Shape{4, 4, 3, 96}));
+  EXPECT_EQ(tiny.find("features.1.0.block.0.weight")->spec.shape, (Shape{7, 7, 1, 96}));
+  EXPECT_EQ(tiny.find("features.1.0.block.3.weight")->spec.shape, (Shape{1, 1, 96, 384}));
+  EXPECT_EQ(tiny.find("features.1.0.block.5.weight")->spec.shape, (Shape{1, 1, 384, 96}));
+  EXPECT_EQ(tiny.find("features.1.0.layer_scale")->spec.shape, (Shape{96, 1, 1}));
+  EXPECT_EQ(tiny.find("features.6.1.weight")->spec.shape, (Shape{2, 2, 384, 768}));
+  EXPECT_EQ(tiny.find("classifier.2.weight")->spec.shape, (Shape{1000, 768}));
+}
+
+// torchvision's initialization: convolutions and Linear layers truncated normal with std 0.02 and
+// zero biases, LayerNorm ones and zeros, the layer scale 1e-6 everywhere.
+TEST(Registry, ConvNeXtInitializesAsTorchvision) {
+  const ParamStore tiny(*build_model("convnext_tiny", 1000));
+  for (const char* key :
+       {"features.0.0.weight", "features.1.0.block.0.weight", "features.1.0.block.3.weight",
+        "features.2.1.weight", "classifier.2.weight"}) {
+    const ParamSpec& spec = tiny.find(key)->spec;
+    EXPECT_EQ(spec.init, Init::kTruncatedNormal) << key;
+    EXPECT_EQ(spec.scale, 0.02f) << key;
+  }
+  for (const char* key : {"features.0.0.bias", "features.1.0.block.0.bias",
+                          "features.1.0.block.5.bias", "classifier.2.bias", "classifier.0.bias"}) {
+    EXPECT_EQ(tiny.find(key)->spec.init, Init::kZeros) << key;
+  }
+  EXPECT_EQ(tiny.find("features.1.0.block.2.weight")->spec.init, Init::kOnes);
+  const ParamSpec& layer_scale = tiny.find("features.3.1.layer_scale")->spec;
+  EXPECT_EQ(layer_scale.init, Init::kConstant);
+  EXPECT_EQ(layer_scale.scale, 1e-6f);
+}
+
+// torchvision's training defaults: a StochasticDepth on every block's branch but the first (whose
+// probability is 0), between the layer scale (the layer named after the block) and the add.
+TEST(Registry, ConvNeXtDropsBranchesAfterTheLayerScale) {
+  for (const char* model : {"convnext_tiny", "convnext_large"}) {
+    SCOPED_TRACE(model);
+    const auto graph = build_model(model, 10);
+    const std::vector<Node>& nodes = graph->nodes();
+    std::vector<std::string> dropped;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (std::string(nodes[i].layer->type()) != "StochasticDepth") continue;
+      dropped.push_back(nodes[i].layer->name());
+      const Layer& before = *nodes[nodes[i].inputs[0] - 1].layer;
+      EXPECT_STREQ(before.type(), "LayerScale");
+      EXPECT_EQ(before.name() + ".stochastic_depth", nodes[i].layer->name());
+      EXPECT_STREQ(nodes[i + 1].layer->type(), "Add");
+    }
+    ASSERT_FALSE(dropped.empty());
+    EXPECT_EQ(dropped.front(), "features.1.1.stochastic_depth");
+    EXPECT_EQ(dropped.back(), "features.7.2.stochastic_depth");
+    EXPECT_EQ(dropped.size(), std::string(model) == "convnext_tiny" ? 17u : 35u);
+  }
+}
+
 // The classifiers' grids are fixed by adaptive pooling, so any image size from the smallest the
 // features allow gives the same logits shape; the features' own arithmetic is torchvision's
 // (published multiply-adds: vgg16 15.47 G, alexnet 0.71 G, squeezenet1_1 0.35 G at 224).
@@ -500,6 +575,7 @@ TEST(Registry, MultiplyAddsOfTheOtherFamilies) {
   EXPECT_EQ(build_model("mnasnet0_5", 1000)->macs(image), 104455968);
   EXPECT_EQ(build_model("regnet_x_400mf", 1000)->macs(image), 413812608);
   EXPECT_EQ(build_model("regnet_y_400mf", 1000)->macs(image), 401842848);
+  EXPECT_EQ(build_model("convnext_tiny", 1000)->macs(image), 4455531264);  // the same hooks
   EXPECT_EQ(build_model("vgg11", 10)->infer_shapes(Shape{2, 32, 32, 3}).back(), (Shape{2, 10}));
   EXPECT_EQ(build_model("alexnet", 10)->infer_shapes(Shape{2, 63, 63, 3}).back(), (Shape{2, 10}));
 }

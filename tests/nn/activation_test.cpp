@@ -31,11 +31,24 @@ TEST(SiLU, GradientsMatchFiniteDifferences) { check_gradients(kernels::Activatio
 
 TEST(Sigmoid, GradientsMatchFiniteDifferences) { check_gradients(kernels::Activation::kSigmoid); }
 
+TEST(GELU, GradientsMatchFiniteDifferences) { check_gradients(kernels::Activation::kGELU); }
+
 // torch's module names, which the profile and the layer listings show.
 TEST(Activation, TypesAreTorchsModuleNames) {
   EXPECT_STREQ(Activation("a", kernels::Activation::kHardswish).type(), "Hardswish");
   EXPECT_STREQ(Activation("a", kernels::Activation::kSiLU).type(), "SiLU");
   EXPECT_STREQ(Activation("a", kernels::Activation::kSigmoid).type(), "Sigmoid");
+  EXPECT_STREQ(Activation("a", kernels::Activation::kGELU).type(), "GELU");
+}
+
+// GELU's values may be stored in bfloat16 (it sits between ConvNeXt's Linear layers); the others'
+// stay float32.
+TEST(Activation, OnlyGELUReadsAndWritesBFloat16) {
+  const Activation gelu("a", kernels::Activation::kGELU), silu("a", kernels::Activation::kSiLU);
+  EXPECT_TRUE(gelu.reads_bfloat16(0));
+  EXPECT_TRUE(gelu.writes_bfloat16());
+  EXPECT_FALSE(silu.reads_bfloat16(0));
+  EXPECT_FALSE(silu.writes_bfloat16());
 }
 
 }  // namespace

@@ -90,6 +90,17 @@ TEST(Conv2d, OutputShapeAndErrors) {
   EXPECT_THROW(conv.output_shape({Shape{2, 224, 3}}), Error);
 }
 
+// A map smaller than the window is refused, as torch refuses it, even where the stride would
+// round the span up to one output (a 1x1 map under ConvNeXt's 2x2 downsampling of stride 2).
+TEST(Conv2d, RefusesAMapSmallerThanItsWindow) {
+  const Conv2d downsample("features.6.1", 4, 8, 2, 2, 0, /*bias=*/true);
+  EXPECT_EQ(downsample.output_shape({Shape{1, 2, 2, 4}}), (Shape{1, 1, 1, 8}));
+  EXPECT_THROW(downsample.output_shape({Shape{1, 1, 1, 4}}), Error);
+  EXPECT_THROW(downsample.output_shape({Shape{1, 2, 1, 4}}), Error);
+  const Conv2d padded("conv", 4, 8, 3, 2, 1, false);
+  EXPECT_EQ(padded.output_shape({Shape{1, 1, 1, 4}}), (Shape{1, 1, 1, 8}));
+}
+
 TEST(Conv2d, WeightIsDrawnByItsFamilysRuleInKernelLayout) {
   Conv2d conv("conv1", 3, 64, 7, 2, 3, false, 1, WeightInit::kaiming_normal_fan_out());
   const std::vector<ParamSpec> specs = conv.param_specs();

@@ -8,6 +8,10 @@ namespace {
 
 double logistic(double v) { return 1.0 / (1.0 + std::exp(-v)); }
 
+// The standard normal distribution's cdf and density (GELU's Phi and phi).
+double normal_cdf(double v) { return 0.5 * std::erfc(-v / std::sqrt(2.0)); }
+double normal_pdf(double v) { return std::exp(-0.5 * v * v) / std::sqrt(2.0 * std::acos(-1.0)); }
+
 }  // namespace
 
 double activation(Activation a, double v) {
@@ -26,6 +30,8 @@ double activation(Activation a, double v) {
       return v * logistic(v);
     case Activation::kSigmoid:
       return logistic(v);
+    case Activation::kGELU:
+      return v * normal_cdf(v);
   }
   return v;
 }
@@ -47,6 +53,8 @@ double activation_slope(Activation a, double v) {
       return logistic(v) + v * logistic(v) * (1.0 - logistic(v));
     case Activation::kSigmoid:
       return logistic(v) * (1.0 - logistic(v));
+    case Activation::kGELU:
+      return normal_cdf(v) + v * normal_pdf(v);  // d/dv v Phi(v)
   }
   return 1.0;
 }
