@@ -22,7 +22,17 @@ namespace {
 
 using nlohmann::json;
 
+// How far from PyTorch's float64 run xtrain may land, in multiples of PyTorch's own float32 error
+// there. PyTorch's CPU kernels fuse multiply and add, as xtrain's do where the build targets FMA.
+// A build without FMA (XTRAIN_PORTABLE) rounds BatchNorm's x * scale + shift twice, so an output
+// within rounding of 0 may take the other sign, and the ReLU after it pass a gradient the exact
+// computation blocks: on these goldens' small maps one such flip moves a channel's gradient sums
+// visibly. Those builds get a wider band, still far inside a wiring error's whole tensor.
+#if defined(__FMA__)
 constexpr double kRoundingFactor = 10.0;
+#else
+constexpr double kRoundingFactor = 50.0;
+#endif
 
 json load_golden(const std::string& model) { return testing::load_golden_file(model + ".json"); }
 
@@ -44,8 +54,8 @@ std::vector<double> summary(TorchLayout layout, const Shape& shape, const float*
 
 // PyTorch's float32 run lands this far from its float64 reference (relative to the magnitude);
 // xtrain rounds differently again (measured: up to ~5x that on BatchNorm parameters after two
-// steps), so allow ten times that, and at least `floor`. A wrong layout or a mis-wired gradient
-// is off by the tensor's whole size.
+// steps), so allow kRoundingFactor times that, and at least `floor`. A wrong layout or a mis-wired
+// gradient is off by the tensor's whole size.
 void expect_summary(const std::vector<double>& ours, const json& golden, const std::string& key,
                     const std::string& name, double floor, const std::string& what) {
   const json& theirs = golden[key][name];
@@ -57,7 +67,8 @@ void expect_summary(const std::vector<double>& ours, const json& golden, const s
   EXPECT_NEAR(ours[1], magnitude, tol) << what << " (sum of magnitudes)";
 }
 
-// Values against golden[key] within max(floor, 10 x PyTorch's float32 error) of their largest.
+// Values against golden[key] within max(floor, kRoundingFactor x PyTorch's float32 error) of their
+// largest.
 void expect_values(const float* ours, size_t n, const json& golden, const std::string& key,
                    double floor) {
   const std::vector<double> expected = golden[key].get<std::vector<double>>();
