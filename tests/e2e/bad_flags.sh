@@ -70,7 +70,7 @@ done
 # first, then the flags train lacks, all in one line; a torch.save file is refused by name; and
 # its spellings of train's flags run.
 expect_error 2 "--model: expected one of alexnet, " "$train" --data-path "$dir/imagenet" \
-  --model convnext_tiny --batch-size 128 --opt adamw --mixup-alpha 0.2 --model-ema
+  --model vit_b_16 --batch-size 128 --opt adamw --mixup-alpha 0.2 --model-ema
 expect_error 2 "--backend, --use-v2: not supported yet" "$train" "${quick[@]}" \
   --logdir="$dir/logdir" --sync-bn --backend PIL --use-v2
 [ ! -e "$dir/logdir" ] || fail "--backend: the logdir was created"
