@@ -68,7 +68,9 @@ TEST(PredictGolden, GivesTorchvisionsProbabilities) {
   replica.store().initialize(0);  // BatchNorm statistics as a fresh torchvision model
   testing::set_formula_parameters(replica);
   const std::string checkpoint = folder.path() + "/weights.safetensors";
-  save_model(checkpoint, replica, CheckpointInfo{model});
+  CheckpointInfo info;
+  info.model = model;
+  save_model(checkpoint, replica, info);
 
   int status = 0;
   const std::string out =
