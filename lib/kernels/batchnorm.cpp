@@ -8,15 +8,14 @@
 #include "lib/base/check.h"
 #include "lib/kernels/bf16_pairs.h"
 #include "lib/kernels/prefetch.h"
+#include "lib/kernels/row_sums.h"
 #include "lib/parallel/all_reduce.h"
 
 namespace xtrain::kernels {
 namespace {
 
-// Rows per chunk of the reductions: a fixed count, so how rows are grouped and the order the
-// chunk sums are added in depend on M alone, never on the thread count.
-constexpr int64_t kRowsPerChunk = 256;
-int64_t num_chunks(const BatchNormShape& s) { return (s.m + kRowsPerChunk - 1) / kRowsPerChunk; }
+// The reductions' two sums per channel, in chunks of a fixed count of rows.
+RowChunks row_chunks(const BatchNormShape& s) { return {s.m, s.c, 2, 256}; }
 
 // Rows per chunk for the element-wise passes.
 constexpr int64_t kMinRowChunk = 64;
@@ -61,38 +60,21 @@ inline void put_rows(BFloat16* out, int64_t stride, int64_t r0, int64_t r1, int 
   }
 }
 
-// Two per-channel sums over all rows, in double: add_rows(r0, r1, a, b) adds rows [r0, r1) into
-// a[C] and b[C]. Each chunk of kRowsPerChunk rows is summed on its own (threads split the
-// chunks), then the chunk sums are added in chunk order into sum_a and sum_b [C]. Inside a
-// chunk the channel loops are contiguous, so they vectorize; add_rows takes four rows at a time
-// (their sum first, then into a and b), since a and b [C] live in memory, not in registers, and
-// one round trip per row would cost more than reading the row. add_rows declares a and b
-// __restrict (they are the call's own scratch): otherwise GCC checks at run time whether they
-// overlap the rows, and at 16 channels took its scalar loop, with a branch per ReLU mask, several
-// times slower.
+// Two per-channel sums over all rows, in double (row_sums.h), into sum_a and sum_b [C]:
+// add_rows(r0, r1, a, b) adds rows [r0, r1) into a[C] and b[C]. Inside a chunk the channel loops
+// are contiguous, so they vectorize; add_rows takes four rows at a time (their sum first, then
+// into a and b), since a and b [C] live in memory, not in registers, and one round trip per row
+// would cost more than reading the row. add_rows declares a and b __restrict (they are the call's
+// own scratch): otherwise GCC checks at run time whether they overlap the rows, and at 16
+// channels took its scalar loop, with a branch per ReLU mask, several times slower.
 void sum_over_rows(const BatchNormShape& s,
                    const std::function<void(int64_t, int64_t, double*, double*)>& add_rows,
                    double* partial, double* sum_a, double* sum_b, const Exec& ex) {
-  const int64_t chunks = num_chunks(s);
-  const int64_t stride = 2 * int64_t{s.c};  // one chunk's a then b
-  parallel_for(ex, chunks, [&](int64_t k0, int64_t k1) {
-    for (int64_t k = k0; k < k1; ++k) {
-      double* a = partial + k * stride;
-      double* b = a + s.c;
-      std::fill(a, a + stride, 0.0);
-      add_rows(k * kRowsPerChunk, std::min(s.m, (k + 1) * kRowsPerChunk), a, b);
-    }
-  });
-  std::fill(sum_a, sum_a + s.c, 0.0);
-  std::fill(sum_b, sum_b + s.c, 0.0);
-  for (int64_t k = 0; k < chunks; ++k) {
-    const double* a = partial + k * stride;
-    const double* b = a + s.c;
-    for (int c = 0; c < s.c; ++c) {
-      sum_a[c] += a[c];
-      sum_b[c] += b[c];
-    }
-  }
+  const double* totals = sum_rows_in_chunks(
+      row_chunks(s), partial,
+      [&](int64_t r0, int64_t r1, double* p) { add_rows(r0, r1, p, p + s.c); }, ex);
+  std::copy(totals, totals + s.c, sum_a);
+  std::copy(totals + s.c, totals + 2 * s.c, sum_b);
 }
 
 // A call's scratch, carved from its workspace (batchnorm_workspace_floats): the reductions'
@@ -106,7 +88,7 @@ struct Scratch {
 
 Scratch carve(const BatchNormShape& s, float* workspace) {
   double* partials = reinterpret_cast<double*>(workspace);
-  double* sums = partials + num_chunks(s) * 2 * s.c;
+  double* sums = partials + row_chunks(s).partial_doubles();
   return {partials, sums, reinterpret_cast<float*>(sums + 2 * s.c + 1)};
 }
 
@@ -179,7 +161,7 @@ void scale_shift(const BatchNormShape& s, ConstElements x, ConstElements residua
 }  // namespace
 
 size_t batchnorm_workspace_floats(const BatchNormShape& s) {
-  return 2 * size_t(num_chunks(s) * 2 * s.c + 2 * s.c + 1) + 2 * size_t(s.c);
+  return 2 * (row_chunks(s).partial_doubles() + 2 * size_t(s.c) + 1) + 2 * size_t(s.c);
 }
 
 namespace {

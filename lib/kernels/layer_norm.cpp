@@ -1,20 +1,18 @@
 #include "lib/kernels/layer_norm.h"
 
-#include <algorithm>
 #include <cmath>
 #include <type_traits>
 
 #include "lib/base/check.h"
+#include "lib/kernels/row_sums.h"
 
 namespace xtrain::kernels {
 namespace {
 
-// Rows per chunk of the backward's parameter sums: fixed by the shape alone, so the partial sums
-// and the order they are added in are the same for any thread count.
-constexpr int64_t kRowsPerChunk = 128;
 constexpr int64_t kMinRowChunk = 16;  // rows per thread's share of the forward
 
-int64_t num_chunks(const LayerNormShape& s) { return (s.m + kRowsPerChunk - 1) / kRowsPerChunk; }
+// The backward's parameter sums, dweight's and dbias's per channel, in chunks of rows.
+RowChunks row_chunks(const LayerNormShape& s) { return {s.m, s.c, 2, 128}; }
 
 template <typename X, typename Y>
 void forward(const LayerNormShape& s, const X* x, const float* weight, const float* bias, Y* y,
@@ -48,58 +46,47 @@ template <typename X, typename Y>
 void backward(const LayerNormShape& s, const X* x, const Y* dy, const float* weight,
               const float* mean, const float* rstd, X* dx, float* dweight, float* dbias,
               double* partials, const Exec& ex) {
-  const int64_t chunks = num_chunks(s);
-  const int64_t stride = 2 * int64_t{s.c};  // one chunk's dweight then dbias
-  parallel_for(ex, chunks, [&](int64_t k0, int64_t k1) {
-    for (int64_t k = k0; k < k1; ++k) {
-      double* __restrict dw = partials + k * stride;
-      double* __restrict db = dw + s.c;
-      std::fill(dw, dw + stride, 0.0);
-      const int64_t r1 = std::min(s.m, (k + 1) * kRowsPerChunk);
-      for (int64_t r = k * kRowsPerChunk; r < r1; ++r) {
-        const X* xr = x + r * s.c;
-        const Y* dyr = dy + r * s.c;
-        const float mu = mean[r], rs = rstd[r];
-        double sum_g = 0.0, sum_g_xhat = 0.0;
-        for (int c = 0; c < s.c; ++c) {
-          const float d = value(dyr + c);
-          const float xhat = (value(xr + c) - mu) * rs;
-          const float g = d * weight[c];
-          dw[c] += double{d} * xhat;
-          db[c] += d;
-          sum_g += g;
-          sum_g_xhat += double{g} * xhat;
-        }
-        if (dx == nullptr) continue;
-        const float mean_g = static_cast<float>(sum_g / s.c);
-        const float mean_g_xhat = static_cast<float>(sum_g_xhat / s.c);
-        X* dxr = dx + r * s.c;
-        // The row's x and dy are read again (from cache) rather than kept: a step allocates
-        // nothing, and a row may be any length.
-        for (int c = 0; c < s.c; ++c) {
-          const float xhat = (value(xr + c) - mu) * rs;
-          const float g = value(dyr + c) * weight[c];
-          store(rs * (g - mean_g - xhat * mean_g_xhat), dxr + c);
-        }
+  const auto add_rows = [&](int64_t r0, int64_t r1, double* partial) {
+    double* __restrict dw = partial;
+    double* __restrict db = partial + s.c;
+    for (int64_t r = r0; r < r1; ++r) {
+      const X* xr = x + r * s.c;
+      const Y* dyr = dy + r * s.c;
+      const float mu = mean[r], rs = rstd[r];
+      double sum_g = 0.0, sum_g_xhat = 0.0;
+      for (int c = 0; c < s.c; ++c) {
+        const float d = value(dyr + c);
+        const float xhat = (value(xr + c) - mu) * rs;
+        const float g = d * weight[c];
+        dw[c] += double{d} * xhat;
+        db[c] += d;
+        sum_g += g;
+        sum_g_xhat += double{g} * xhat;
+      }
+      if (dx == nullptr) continue;
+      const float mean_g = static_cast<float>(sum_g / s.c);
+      const float mean_g_xhat = static_cast<float>(sum_g_xhat / s.c);
+      X* dxr = dx + r * s.c;
+      // The row's x and dy are read again (from cache) rather than kept: a step allocates
+      // nothing, and a row may be any length.
+      for (int c = 0; c < s.c; ++c) {
+        const float xhat = (value(xr + c) - mu) * rs;
+        const float g = value(dyr + c) * weight[c];
+        store(rs * (g - mean_g - xhat * mean_g_xhat), dxr + c);
       }
     }
-  });
-  // The chunks' sums in chunk order, each channel's total added to its gradient once.
+  };
+  const double* totals = sum_rows_in_chunks(row_chunks(s), partials, add_rows, ex);
   for (int c = 0; c < s.c; ++c) {
-    double dw = 0.0, db = 0.0;
-    for (int64_t k = 0; k < chunks; ++k) {
-      dw += partials[k * stride + c];
-      db += partials[k * stride + s.c + c];
-    }
-    dweight[c] += static_cast<float>(dw);
-    dbias[c] += static_cast<float>(db);
+    dweight[c] += static_cast<float>(totals[c]);
+    dbias[c] += static_cast<float>(totals[s.c + c]);
   }
 }
 
 }  // namespace
 
 size_t layer_norm_workspace_floats(const LayerNormShape& s) {
-  return 2 * size_t(num_chunks(s) * 2 * s.c);  // doubles
+  return 2 * row_chunks(s).partial_doubles();
 }
 
 void layer_norm_forward(const LayerNormShape& s, ConstElements x, const float* weight,
