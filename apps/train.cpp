@@ -287,27 +287,21 @@ StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
   MemoryPlanOptions memory_options = memory_plan_options(flags, processes);
   int num_classes = flags.num_classes > 0 ? flags.num_classes : kImageNetClasses;
   // --fake_images=noise: its samples, drawn after the memory check (which counts them).
+  const bool noise_images = flags.fake_data && flags.fake_images == "noise";
   auto noise = std::make_shared<FakeNoise>();
   if (flags.fake_data) {
-    if (flags.fake_images == "noise") {
+    if (noise_images) {
       memory_options.fake_image_bytes = noise->bytes(options.image_size, test_image_side(options));
     }
-    train_data = [&, noise](int rank, int num_replicas) -> std::unique_ptr<BatchSource> {
-      const int64_t batches = FakeData::train_batches(options.batch_size, num_replicas);
-      if (!noise->train) {
-        return std::make_unique<FakeData>(batches, options.batch_size, options.image_size);
-      }
-      return std::make_unique<FakeData>(batches, options.batch_size, noise->train, rank,
+    train_data = [&, noise](int rank, int num_replicas) {
+      return std::make_unique<FakeData>(FakeData::train_batches(options.batch_size, num_replicas),
+                                        options.batch_size, options.image_size, noise->train, rank,
                                         num_replicas);
     };
-    test_data = [&, noise](int rank, int num_replicas) -> std::unique_ptr<BatchSource> {
-      const int64_t batches = FakeData::test_batches(options.batch_size, num_replicas);
-      if (!noise->test) {
-        return std::make_unique<FakeData>(batches, options.test_set_batch_size,
-                                          test_image_side(options));
-      }
-      return std::make_unique<FakeData>(batches, options.test_set_batch_size, noise->test, rank,
-                                        num_replicas);
+    test_data = [&, noise](int rank, int num_replicas) {
+      return std::make_unique<FakeData>(FakeData::test_batches(options.batch_size, num_replicas),
+                                        options.test_set_batch_size, test_image_side(options),
+                                        noise->test, rank, num_replicas);
     };
   } else {
     ImageFolderSources folders =
@@ -349,7 +343,7 @@ StartUp start_up(TrainFlags& flags, ProcessGroup& processes) {
   run.fit = fit_cores(memory, flags.num_cores_given ? options.num_cores : 0, run.max_cores,
                       options.batch_size, run.available);
   share_malloc_arenas_under_address_space_limit();  // before the trainer starts its threads
-  if (flags.fake_data && flags.fake_images == "noise") {
+  if (noise_images) {
     noise->draw(options.image_size, test_image_side(options), num_classes, options.seed);
   }
   options.num_cores = run.fit.num_cores;

@@ -7,21 +7,19 @@
 
 namespace xtrain {
 
-FakeData::FakeData(int64_t batches_per_epoch, int batch_size, int image_size)
-    : batches_per_epoch_(batches_per_epoch),
-      batch_size_(batch_size),
-      image_elements_(int64_t{image_size} * image_size * 3) {}
-
-FakeData::FakeData(int64_t batches_per_epoch, int batch_size,
+FakeData::FakeData(int64_t batches_per_epoch, int batch_size, int image_size,
                    std::shared_ptr<const NoiseSamples> noise, int rank, int num_replicas)
     : batches_per_epoch_(batches_per_epoch),
       batch_size_(batch_size),
-      image_elements_(noise->image_elements()),
+      image_elements_(int64_t{image_size} * image_size * 3),
       noise_(std::move(noise)),
       rank_(rank),
       num_replicas_(num_replicas) {
   XTRAIN_CHECK(rank >= 0 && rank < num_replicas, "FakeData: rank {} of {} replicas", rank,
                num_replicas);
+  XTRAIN_CHECK(noise_ == nullptr || noise_->image_size() == image_size,
+               "FakeData: noise samples of side {} for images of side {}", noise_->image_size(),
+               image_size);
 }
 
 int FakeData::next(Elements images, int32_t* labels) {

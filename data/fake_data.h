@@ -17,15 +17,14 @@ namespace xtrain {
 
 class FakeData : public BatchSource {
  public:
-  // Full batches of `batch_size` all-zero images [image_size, image_size, 3] labelled 0.
-  FakeData(int64_t batches_per_epoch, int batch_size, int image_size);
-  // Full batches of `noise`'s samples for core `rank` of `num_replicas`: slot j of its batch b
-  // holds data set index rank + num_replicas * (b * batch_size + j), as DistributedSampler deals
-  // out a set it does not shuffle, so what a core reads does not depend on its worker threads
-  // and an index's sample not on the cores. Every epoch reads the same indices: the XLA
-  // script's fake data is the same in every step too.
-  FakeData(int64_t batches_per_epoch, int batch_size, std::shared_ptr<const NoiseSamples> noise,
-           int rank, int num_replicas);
+  // Full batches of `batch_size` images [image_size, image_size, 3]: all zeros labelled 0, or,
+  // given `noise` (of that image size), its samples for core `rank` of `num_replicas`: slot j of
+  // its batch b holds data set index rank + num_replicas * (b * batch_size + j), as
+  // DistributedSampler deals out a set it does not shuffle, so what a core reads does not depend
+  // on its worker threads and an index's sample not on the cores. Every epoch reads the same
+  // indices: the XLA script's fake data is the same in every step too.
+  FakeData(int64_t batches_per_epoch, int batch_size, int image_size,
+           std::shared_ptr<const NoiseSamples> noise = nullptr, int rank = 0, int num_replicas = 1);
 
   int64_t batches_per_epoch() const override { return batches_per_epoch_; }
   void start_epoch(int epoch) override { next_batch_ = 0; }

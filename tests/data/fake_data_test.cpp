@@ -49,8 +49,8 @@ TEST(FakeData, ZerosAreLabelledZero) {
 // in each step the indices one core reads at batch 4, each index as the same sample.
 TEST(FakeData, AnIndexIsTheSameSampleWhateverTheCores) {
   const auto samples = noise();
-  FakeData one(3, 4, samples, 0, 1);
-  FakeData core0(3, 2, samples, 0, 2), core1(3, 2, samples, 1, 2);
+  FakeData one(3, 4, kSide, samples, 0, 1);
+  FakeData core0(3, 2, kSide, samples, 0, 2), core1(3, 2, kSide, samples, 1, 2);
   for (FakeData* data : {&one, &core0, &core1}) data->start_epoch(1);
   for (int step = 0; step < 3; ++step) {
     const Batch whole = next_batch(one, 4);
@@ -73,7 +73,7 @@ TEST(FakeData, AnIndexIsTheSameSampleWhateverTheCores) {
 
 // The XLA script's fake data is the same every step; here every epoch reads the same indices.
 TEST(FakeData, EveryEpochReadsTheSameSamples) {
-  FakeData data(2, 3, noise(), 1, 3);
+  FakeData data(2, 3, kSide, noise(), 1, 3);
   std::vector<Batch> first;
   data.start_epoch(1);
   for (int step = 0; step < 2; ++step) first.push_back(next_batch(data, 3));
@@ -89,7 +89,7 @@ TEST(FakeData, EveryEpochReadsTheSameSamples) {
 // A bfloat16 plan's input gets the samples rounded, as write_floats rounds any batch.
 TEST(FakeData, WritesABFloat16BatchRounded) {
   const auto samples = noise();
-  FakeData data(1, 2, samples, 0, 1);
+  FakeData data(1, 2, kSide, samples, 0, 1);
   data.start_epoch(1);
   std::vector<BFloat16> images(2 * kImage);
   int32_t labels[2];
